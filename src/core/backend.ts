@@ -1,0 +1,37 @@
+/**
+ * The one contract between the scheduling core and whatever runs the cluster (YuniKorn's
+ * "shim" idea): the YARN backend and the simulator both implement it, and one conformance
+ * suite (test/conformance) runs against both.
+ */
+import type { Action } from './actions.js';
+import type { ClusterSnapshot } from './model.js';
+
+/** Version of this contract; bumped on any incompatible change to snapshot or actions. */
+export const BACKEND_CONTRACT_VERSION = 1;
+
+export type ApplyOutcome =
+  /** The backend carried the action out. */
+  | { readonly status: 'applied'; readonly detail?: string }
+  /** The cluster already was as asked; nothing was sent. */
+  | { readonly status: 'noop'; readonly detail: string }
+  /** The backend refused or failed; the cluster is unchanged by this action. */
+  | { readonly status: 'failed'; readonly error: string; readonly retryable: boolean };
+
+export interface Capabilities {
+  /** Can the backend change queue capacities (false: read-only scheduler conf → advisory). */
+  readonly queueWrites: boolean;
+  /** Can it suspend/resume containers (needs the NodeManager shim). */
+  readonly containerSuspend: boolean;
+  /** Does it honour rankNodes (needs the RM node-ordering plugin). */
+  readonly nodeRanking: boolean;
+  /** Human-readable reasons for each missing capability. */
+  readonly notes: readonly string[];
+}
+
+export interface ClusterBackend {
+  readonly name: string;
+  /** Reads the whole cluster. Throws RmUnavailableError when it cannot. */
+  snapshot(): Promise<ClusterSnapshot>;
+  apply(action: Action): Promise<ApplyOutcome>;
+  capabilities(): Promise<Capabilities>;
+}

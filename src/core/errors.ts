@@ -1,0 +1,60 @@
+/**
+ * Small typed errors. Callers branch on the class, operators read the message.
+ */
+export class SchedbrainError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad operator input: the API answers 400 with `field` and the message as reason. */
+export class ValidationError extends SchedbrainError {
+  constructor(
+    readonly field: string,
+    reason: string,
+  ) {
+    super(`${field}: ${reason}`);
+  }
+}
+
+/** The ResourceManager (or a shim) could not be reached, or answered 5xx / timed out. Retryable. */
+export class RmUnavailableError extends SchedbrainError {
+  readonly retryable = true;
+}
+
+/** The ResourceManager refused a request (4xx). Not retryable as is. */
+export class RmRejectedError extends SchedbrainError {
+  readonly retryable = false;
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly body?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The RM answered with a shape we do not understand (schema mismatch). */
+export class RmProtocolError extends SchedbrainError {
+  readonly retryable = false;
+}
+
+/** The scheduler configuration cannot be changed through the REST API (file-based store). */
+export class ReadOnlySchedulerConfError extends SchedbrainError {
+  readonly retryable = false;
+}
+
+/** A policy asked for something the backend cannot do (e.g. suspend without a shim). */
+export class UnsupportedActionError extends SchedbrainError {
+  readonly retryable = false;
+}
+
+export class ConflictError extends SchedbrainError {
+  constructor(
+    message: string,
+    readonly detail?: unknown,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The cluster as a policy sees it. Both backends produce this shape: the YARN backend builds it
+ * from the ResourceManager REST API (plus the NodeManager shim), the simulator exposes its own
+ * state through it. A policy cannot tell which one it is looking at.
+ *
+ * Conventions:
+ * - times are epoch milliseconds (`...Ms`), durations are milliseconds (`...Ms`);
+ * - percentages are 0–100, as YARN reports them (`...Pct`);
+ * - every collection is read-only: a policy never mutates the snapshot, it returns actions.
+ * - The simulator hands out live views for speed; a policy must not keep references to snapshot
+ *   objects across cycles (copy what it needs into its state).
+ */
+import type { Resources } from './resources.js';
+
+export type NodeId = string;
+export type AppId = string;
+export type ContainerId = string;
+/** Full queue path, e.g. `root.default` (CapacityScheduler style). */
+export type QueuePath = string;
+
+export type NodeState = 'RUNNING' | 'UNHEALTHY' | 'DECOMMISSIONING' | 'DECOMMISSIONED' | 'LOST' | 'NEW' | 'REBOOTED' | 'SHUTDOWN';
+
+export interface NodeView {
+  readonly id: NodeId;
+  readonly state: NodeState;
+  readonly rack: string;
+  /** Capacity the RM currently advertises for the node (after any over-commit). */
+  readonly capacity: Resources;
+  /** Physical capacity before any over-commit by the brain (equals `capacity` when untouched). */
+  readonly physicalCapacity: Resources;
+  readonly used: Resources;
+  /** Containers allocated on the node, running or suspended. */
+  readonly containerIds: readonly ContainerId[];
+}
+
+export type ContainerState = 'RUNNING' | 'SUSPENDED';
+
+export interface ContainerView {
+  readonly id: ContainerId;
+  readonly appId: AppId;
+  readonly nodeId: NodeId;
+  readonly resource: Resources;
+  readonly state: ContainerState;
+  /** When the container was allocated. */
+  readonly startedAtMs: number;
+  /**
+   * CPU service the container has received so far (kernel accounting through the NodeManager
+   * shim, or the simulator's exact figure). Undefined when no source knows it.
+   */
+  readonly attainedServiceMs?: number;
+  /** When the container last went from SUSPENDED to RUNNING (or started). */
+  readonly runningSinceMs?: number;
+}
+
+export type AppState = 'NEW' | 'NEW_SAVING' | 'SUBMITTED' | 'ACCEPTED' | 'RUNNING' | 'FINISHED' | 'FAILED' | 'KILLED';
+
+export interface AppView {
+  readonly id: AppId;
+  readonly name: string;
+  readonly user: string;
+  readonly queue: QueuePath;
+  readonly state: AppState;
+  readonly priority: number;
+  readonly submittedAtMs: number;
+  readonly startedAtMs?: number;
+  /** Containers the app is still asking for (sum of outstanding resource requests). */
+  readonly pendingContainers: number;
+  /** Resource of one pending container (the largest outstanding request), if any is pending. */
+  readonly pendingContainerResource?: Resources;
+  readonly runningContainers: number;
+  readonly allocated: Resources;
+  /**
+   * Application tags as key=value (YARN application tags; the simulator sets them from the
+   * workload). Policies read hints such as `schedbrain.estimate-ms` from here.
+   */
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+export type QueueState = 'RUNNING' | 'STOPPED' | 'DRAINING';
+
+export interface QueueView {
+  readonly path: QueuePath;
+  readonly name: string;
+  readonly state: QueueState;
+  /** Capacity guaranteed relative to the parent, 0–100. */
+  readonly capacityPct: number;
+  /** Maximum capacity relative to the parent, 0–100. */
+  readonly maxCapacityPct: number;
+  /** Capacity relative to the whole cluster, 0–100. */
+  readonly absoluteCapacityPct: number;
+  readonly absoluteMaxCapacityPct: number;
+  /** Share of its own guaranteed capacity in use (can exceed 100 when elastic). */
+  readonly usedCapacityPct: number;
+  readonly used: Resources;
+  readonly numApplications: number;
+  readonly children: readonly QueueView[];
+}
+
+export interface ClusterSnapshot {
+  /** When the snapshot was taken (virtual time in the simulator). */
+  readonly nowMs: number;
+  /** Sum of RUNNING nodes' capacities. */
+  readonly totalCapacity: Resources;
+  readonly nodes: ReadonlyMap<NodeId, NodeView>;
+  readonly apps: ReadonlyMap<AppId, AppView>;
+  readonly containers: ReadonlyMap<ContainerId, ContainerView>;
+  /** Queue tree root (`root`). */
+  readonly rootQueue: QueueView;
+  /**
+   * Nodes whose containers changed since the previous snapshot handed to this policy.
+   * Undefined means "assume everything changed" (the YARN backend always says so).
+   * The simulator uses it so per-node rules do not rescan thousands of idle nodes per event.
+   */
+  readonly changedNodeIds?: ReadonlySet<NodeId>;
+}
+
+export function* walkQueues(q: QueueView): Generator<QueueView> {
+  yield q;
+  for (const c of q.children) yield* walkQueues(c);
+}
+
+export function findQueue(root: QueueView, path: QueuePath): QueueView | undefined {
+  for (const q of walkQueues(root)) if (q.path === path) return q;
+  return undefined;
+}
+
+export function leafQueues(root: QueueView): QueueView[] {
+  return [...walkQueues(root)].filter((q) => q.children.length === 0);
+}
+
+/** Apps that are alive from the scheduler's point of view. */
+export function isActiveApp(app: AppView): boolean {
+  return app.state === 'ACCEPTED' || app.state === 'RUNNING' || app.state === 'SUBMITTED';
+}

@@ -1,0 +1,15 @@
+/**
+ * Policy registry: every policy the engine, the admin API and the simulator can run, by name.
+ * One import line and one entry per policy.
+ */
+import type { AnyPolicy } from '../core/policy.js';
+
+export const POLICIES: Record<string, AnyPolicy> = {};
+
+export function getPolicy(name: string): AnyPolicy | undefined {
+  return Object.prototype.hasOwnProperty.call(POLICIES, name) ? POLICIES[name] : undefined;
+}
+
+export function policyNames(): string[] {
+  return Object.keys(POLICIES).sort();
+}
