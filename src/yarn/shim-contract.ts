@@ -1,0 +1,33 @@
+/**
+ * What the YARN backend needs from the Java shim (yarn-adapter/…/shim): per-container CPU
+ * accounting and suspend/resume on the NodeManagers, and a node ranking the RM's placement
+ * plugin honours. The HTTP implementation lives in shim-client.ts; the JSON on the wire is
+ * described by yarn-adapter/src/main/resources/schedbrain-shim-contract.json, shared by both sides.
+ */
+export interface ShimContainer {
+  readonly containerId: string;
+  readonly nodeId: string;
+  readonly state: 'RUNNING' | 'SUSPENDED';
+  /** CPU time (user + system) the container's processes have consumed, in ms. */
+  readonly attainedServiceMs: number;
+  /** When the shim last started or resumed it, epoch ms. */
+  readonly runningSinceMs: number;
+}
+
+export interface RankingPublication {
+  /** Ascending score = preferred. */
+  readonly scores: Readonly<Record<string, number>>;
+  readonly leastLoadedFirst: boolean;
+  /** The plugin falls back to the stock order when the ranking is older than this. */
+  readonly ttlMs: number;
+}
+
+export interface NodeShim {
+  /** Containers the shims know about, across all nodes. Throws RmUnavailableError if unreachable. */
+  containers(): Promise<ShimContainer[]>;
+  suspend(nodeId: string, containerId: string): Promise<void>;
+  resume(nodeId: string, containerId: string): Promise<void>;
+  /** Renews the brain's lease on every shim (the watchdog resumes everything when it lapses). */
+  renewLease(ttlMs: number): Promise<void>;
+  publishRanking(ranking: RankingPublication): Promise<void>;
+}
