@@ -1,0 +1,175 @@
+/**
+ * The embedded store: one LevelDB (classic-level) under the state directory. Every write is
+ * `{ sync: true }` so an acknowledged write survives a crash or power loss.
+ *
+ * Layout (LevelDB sublevels, so prefixes never collide):
+ *   engine!config            the running policy, its params and the dry-run flag
+ *   engine!ranking           the last node ranking the engine published (for reconciliation)
+ *   state!<policy>           each policy's state (JSON), saved after each committed cycle
+ *   journal!<time>.<seq>     the decision journal, ordered by time then sequence
+ *   kv!<namespace>!<key>     namespaced key/value space for other modules (e.g. BoPF admissions)
+ *
+ * Values are JSON, validated with zod on read (and on write), so a corrupt or outdated value is
+ * reported as a StoreDecodeError naming the key instead of travelling on as `any`.
+ */
+import { ClassicLevel } from 'classic-level';
+import { mkdirSync } from 'node:fs';
+import { z } from 'zod';
+import { SchedbrainError } from '../core/errors.js';
+import { decodeValue, StoreDecodeError, type RawLevel } from './codec.js';
+import { DecisionJournal } from './journal.js';
+
+export { StoreDecodeError, decodeValue } from './codec.js';
+
+/**
+ * A typed key/value namespace. Keys are strings; `list(prefix)` returns entries in key order.
+ * Obtain one with `store.namespace(name, schema)`.
+ */
+type Level = ClassicLevel<string, string>;
+const SYNC = { sync: true } as const;
+
+export class KvNamespace<T> {
+  constructor(
+    readonly name: string,
+    private readonly level: RawLevel,
+    private readonly schema: z.ZodType<T, z.ZodTypeDef, unknown>,
+  ) {}
+
+  async get(key: string): Promise<T | undefined> {
+    const raw = await this.level.get(key);
+    return raw === undefined ? undefined : decodeValue(`${this.name}/${key}`, raw, this.schema);
+  }
+
+  async put(key: string, value: T): Promise<void> {
+    if (key.length === 0) throw new SchedbrainError('store key must not be empty');
+    const checked = this.schema.safeParse(value);
+    if (!checked.success) {
+      const i = checked.error.issues[0];
+      throw new StoreDecodeError(`${this.name}/${key}`, `refusing to write: ${i.path.join('.') || '(value)'}: ${i.message}`);
+    }
+    await this.level.put(key, JSON.stringify(value), SYNC);
+  }
+
+  async del(key: string): Promise<void> {
+    await this.level.del(key, SYNC);
+  }
+
+  /** Entries whose key starts with `prefix` (all entries when omitted), in key order. */
+  async list(prefix = '', opts: { limit?: number } = {}): Promise<Array<{ key: string; value: T }>> {
+    const out: Array<{ key: string; value: T }> = [];
+    const range = prefix ? { gte: prefix, lt: `${prefix}\uffff` } : {};
+    for await (const [k, v] of this.level.iterator({ ...range, limit: opts.limit ?? -1 })) {
+      out.push({ key: k, value: decodeValue(`${this.name}/${k}`, v, this.schema) });
+    }
+    return out;
+  }
+}
+
+/** What the engine runs; persisted so a restart resumes the same policy. */
+export const engineConfigSchema = z.object({
+  policy: z.string().min(1),
+  params: z.unknown(),
+  dryRun: z.boolean(),
+  updatedAtMs: z.number(),
+});
+export type EngineConfig = z.infer<typeof engineConfigSchema>;
+
+export const policyStateRecordSchema = z.object({
+  state: z.unknown(),
+  savedAtMs: z.number(),
+  cycleId: z.string(),
+});
+export type PolicyStateRecord = z.infer<typeof policyStateRecordSchema>;
+
+export const rankingSchema = z.object({
+  scores: z.record(z.string(), z.number()),
+  leastLoadedFirst: z.boolean(),
+});
+export type PublishedRanking = z.infer<typeof rankingSchema>;
+
+const NAMESPACE_RE = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
+
+export class Store {
+  readonly journal: DecisionJournal;
+  private readonly engine: KvNamespace<unknown>;
+  private readonly states: KvNamespace<PolicyStateRecord>;
+  private closed = false;
+
+  private constructor(
+    readonly dir: string,
+    private readonly db: Level,
+  ) {
+    this.engine = new KvNamespace('engine', this.sub('engine'), z.unknown());
+    this.states = new KvNamespace('state', this.sub('state'), policyStateRecordSchema);
+    this.journal = new DecisionJournal(this.sub('journal'));
+  }
+
+  /** Opens (creating if needed) the store in `dir`. */
+  static async open(dir: string): Promise<Store> {
+    mkdirSync(dir, { recursive: true });
+    const db = new ClassicLevel<string, string>(dir, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+    try {
+      await db.open();
+    } catch (e) {
+      const cause = (e as { cause?: Error }).cause;
+      throw new SchedbrainError(`cannot open store in ${dir}: ${cause?.message ?? (e as Error).message}`, { cause: e });
+    }
+    const store = new Store(dir, db);
+    await store.journal.init();
+    return store;
+  }
+
+  private sub(name: string): RawLevel {
+    return this.db.sublevel<string, string>(name, { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as RawLevel;
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.db.close();
+  }
+
+  /**
+   * A typed KV namespace for another module (e.g. `store.namespace('bopf.admissions', schema)`).
+   * Values are validated with `schema` on write and on read.
+   */
+  namespace<T>(name: string, schema: z.ZodType<T, z.ZodTypeDef, unknown>): KvNamespace<T> {
+    if (!NAMESPACE_RE.test(name)) throw new SchedbrainError(`invalid namespace name "${name}" (letters, digits, . _ -)`);
+    return new KvNamespace<T>(`kv/${name}`, this.db.sublevel('kv').sublevel<string, string>(name, { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as RawLevel, schema);
+  }
+
+  async getEngineConfig(): Promise<EngineConfig | undefined> {
+    const raw = await this.engine.get('config');
+    return raw === undefined ? undefined : decodeValue('engine/config', JSON.stringify(raw), engineConfigSchema);
+  }
+
+  async putEngineConfig(c: EngineConfig): Promise<void> {
+    await this.engine.put('config', engineConfigSchema.parse(c));
+  }
+
+  async getPolicyState(policy: string): Promise<PolicyStateRecord | undefined> {
+    return this.states.get(policy);
+  }
+
+  async putPolicyState(policy: string, rec: PolicyStateRecord): Promise<void> {
+    // Round-trip through JSON now so a non-serialisable state fails loudly at save time.
+    await this.states.put(policy, { ...rec, state: JSON.parse(JSON.stringify(rec.state ?? null)) });
+  }
+
+  async delPolicyState(policy: string): Promise<void> {
+    await this.states.del(policy);
+  }
+
+  async getRanking(): Promise<PublishedRanking | undefined> {
+    const raw = await this.engine.get('ranking');
+    return raw === undefined ? undefined : decodeValue('engine/ranking', JSON.stringify(raw), rankingSchema);
+  }
+
+  async putRanking(r: PublishedRanking): Promise<void> {
+    await this.engine.put('ranking', rankingSchema.parse(r));
+  }
+}
