@@ -1,0 +1,397 @@
+/**
+ * The YARN implementation of ClusterBackend: snapshots come from the ResourceManager REST API
+ * (plus the NodeManager shim for CPU accounting and suspension), actions go back through the
+ * RM's own knobs (scheduler-conf, app priority/queue/state, node resource, container signals)
+ * or the shim (suspend/resume, node ranking).
+ */
+import type { Logger } from 'pino';
+import { describeAction, type Action, type ActionOf } from '../core/actions.js';
+import type { ApplyOutcome, Capabilities, ClusterBackend } from '../core/backend.js';
+import { ReadOnlySchedulerConfError, RmProtocolError, RmRejectedError, RmUnavailableError, SchedbrainError, UnsupportedActionError } from '../core/errors.js';
+import type { AppState, AppView, ClusterSnapshot, ContainerView, NodeState, NodeView, QueueState, QueueView } from '../core/model.js';
+import { ZERO, type Resources } from '../core/resources.js';
+import { buildSnapshot } from '../core/snapshot.js';
+import type { NodeShim, ShimContainer } from './shim-contract.js';
+import { RmClient, type QueueConfigChange, type RmAppState } from './client.js';
+import { mapWithConcurrency } from './retry.js';
+import type { RmAppInfo, RmCapacitySchedulerInfo, RmContainerInfo, RmNodeInfo, RmQueueInfo, RmResourceInfo } from './schemas.js';
+
+export interface YarnBackendOptions {
+  readonly rmUrl: string;
+  readonly user?: string;
+  readonly requestTimeoutMs?: number;
+  readonly shim?: NodeShim;
+  readonly logger?: Logger;
+  /** Pre-known physical capacities (e.g. from config), for nodes over-committed before we started. */
+  readonly physicalCapacities?: Readonly<Record<string, Resources>>;
+  /** How long the RM plugin honours a published ranking before falling back to its stock order. */
+  readonly rankingTtlMs?: number;
+  /** In-flight per-app container reads during a snapshot. */
+  readonly snapshotConcurrency?: number;
+  /** For tests: a ready client (e.g. with a fake adapter or a fast retry policy). */
+  readonly client?: RmClient;
+}
+
+/** States in which an app is still of interest to a policy (finished apps are history). */
+const LIVE_APP_STATES: readonly RmAppState[] = ['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED', 'RUNNING'];
+const APP_STATES: ReadonlySet<string> = new Set<AppState>(['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED', 'RUNNING', 'FINISHED', 'FAILED', 'KILLED']);
+const NODE_STATES: ReadonlySet<string> = new Set<NodeState>(['RUNNING', 'UNHEALTHY', 'DECOMMISSIONING', 'DECOMMISSIONED', 'LOST', 'NEW', 'REBOOTED', 'SHUTDOWN']);
+const QUEUE_STATES: ReadonlySet<string> = new Set<QueueState>(['RUNNING', 'STOPPED', 'DRAINING']);
+/** The YARN resource-request name meaning "anywhere": its count is the app's total outstanding ask. */
+const ANY_RESOURCE_NAME = '*';
+const DEFAULT_RANKING_TTL_MS = 60_000;
+
+export class YarnBackend implements ClusterBackend {
+  readonly name = 'yarn';
+  readonly client: RmClient;
+  private readonly shim?: NodeShim;
+  private readonly logger?: Logger;
+  private readonly rankingTtlMs: number;
+  private readonly concurrency: number;
+  /** First capacity seen per node, before the brain over-commits it. */
+  private readonly physical = new Map<string, Resources>();
+  /** Last full ranking published, so a `partial` ranking can be merged into it. */
+  private publishedScores: Record<string, number> = {};
+
+  constructor(opts: YarnBackendOptions) {
+    this.client = opts.client ?? new RmClient({ rmUrl: opts.rmUrl, user: opts.user, requestTimeoutMs: opts.requestTimeoutMs, logger: opts.logger });
+    this.shim = opts.shim;
+    this.logger = opts.logger;
+    this.rankingTtlMs = opts.rankingTtlMs ?? DEFAULT_RANKING_TTL_MS;
+    this.concurrency = opts.snapshotConcurrency ?? 4;
+    for (const [id, r] of Object.entries(opts.physicalCapacities ?? {})) this.physical.set(id, r);
+  }
+
+  // ---- snapshot --------------------------------------------------------------------------------
+
+  async snapshot(): Promise<ClusterSnapshot> {
+    const [rmNodes, scheduler, rmApps, shimContainers] = await Promise.all([
+      this.client.nodes(),
+      this.client.scheduler(),
+      this.client.apps({ states: LIVE_APP_STATES }),
+      this.shimContainers(),
+    ]);
+    const nowMs = Date.now();
+    const rootQueue = toQueueTree(scheduler);
+    const leafPaths = leafPathsByName(rootQueue);
+    const apps = rmApps.map((a, i) => toAppView(a, i, leafPaths));
+
+    const running = rmApps.filter((a) => a.state === 'RUNNING');
+    const perApp = await mapWithConcurrency(running, this.concurrency, (a) => this.liveContainers(a.id));
+    const shimById = new Map(shimContainers.map((c) => [c.containerId, c]));
+    const containers = perApp.flatMap((list, i) => list.map((c) => toContainerView(c, running[i]!.id, shimById.get(c.containerId))));
+
+    const containersByNode = new Map<string, string[]>();
+    for (const c of containers) {
+      const ids = containersByNode.get(c.nodeId) ?? [];
+      ids.push(c.id);
+      containersByNode.set(c.nodeId, ids);
+    }
+    const nodes = rmNodes.map((n, i) => this.toNodeView(n, i, containersByNode.get(n.id) ?? []));
+    return buildSnapshot({ nowMs, nodes, apps, containers, rootQueue });
+  }
+
+  /** Containers of the app's current attempt that still hold resources. */
+  private async liveContainers(appId: string): Promise<RmContainerInfo[]> {
+    try {
+      const attempts = await this.client.appAttempts(appId);
+      const current = attempts.reduce<(typeof attempts)[number] | undefined>((best, a) => (!best || a.id > best.id ? a : best), undefined);
+      if (!current) return [];
+      const list = await this.client.attemptContainers(appId, current.appAttemptId);
+      return list.filter((c) => c.containerState !== 'COMPLETE');
+    } catch (err) {
+      // The app can finish between the apps listing and this read: the RM then answers 404.
+      if (err instanceof RmRejectedError && err.status === 404) return [];
+      throw err;
+    }
+  }
+
+  private async shimContainers(): Promise<ShimContainer[]> {
+    if (!this.shim) return [];
+    try {
+      return await this.shim.containers();
+    } catch (err) {
+      // The RM view is still right without the shim; the policy just loses CPU accounting.
+      this.logger?.warn({ err: (err as Error).message }, 'shim unreachable, snapshot without container accounting');
+      return [];
+    }
+  }
+
+  private toNodeView(n: RmNodeInfo, index: number, containerIds: string[]): NodeView {
+    if (!NODE_STATES.has(n.state)) throw new RmProtocolError(`GET /nodes: nodes.node.${index}.state: unknown node state ${n.state}`);
+    const capacity = nodeCapacity(n);
+    if (!this.physical.has(n.id)) this.physical.set(n.id, capacity);
+    return {
+      id: n.id,
+      state: n.state as NodeState,
+      rack: n.rack,
+      capacity,
+      physicalCapacity: this.physical.get(n.id)!,
+      used: n.usedResource ? toResources(n.usedResource) : { memoryMB: n.usedMemoryMB, vcores: n.usedVirtualCores },
+      containerIds,
+    };
+  }
+
+  // ---- apply -----------------------------------------------------------------------------------
+
+  async apply(action: Action): Promise<ApplyOutcome> {
+    try {
+      return await this.applyUnchecked(action);
+    } catch (err) {
+      const outcome = toFailedOutcome(err);
+      this.logger?.warn({ action: describeAction(action), error: outcome.error, retryable: outcome.retryable }, 'action failed');
+      return outcome;
+    }
+  }
+
+  private async applyUnchecked(action: Action): Promise<ApplyOutcome> {
+    switch (action.kind) {
+      case 'updateQueues':
+        return this.applyUpdateQueues(action);
+      case 'setAppPriority': {
+        const effective = await this.client.setAppPriority(action.appId, action.priority);
+        // The RM clamps to yarn.cluster.max-application-priority (and the queue's limit).
+        if (effective !== undefined && effective !== action.priority) {
+          return { status: 'applied', detail: `RM set priority ${effective} (asked ${action.priority}; capped by the cluster/queue maximum)` };
+        }
+        return { status: 'applied' };
+      }
+      case 'moveApp':
+        await this.client.moveApp(action.appId, action.queue);
+        return { status: 'applied' };
+      case 'killApp': {
+        const { status } = await this.client.killApp(action.appId);
+        return { status: 'applied', detail: status === 202 ? 'kill in progress' : 'killed' };
+      }
+      case 'setNodeResource':
+        return this.applySetNodeResource(action);
+      case 'killContainer':
+        await this.client.signalContainer(action.containerId, 'FORCEFUL_SHUTDOWN');
+        return { status: 'applied' };
+      case 'suspendContainer':
+        await this.requireShim('suspend containers').suspend(action.nodeId, action.containerId);
+        return { status: 'applied' };
+      case 'resumeContainer':
+        await this.requireShim('resume containers').resume(action.nodeId, action.containerId);
+        return { status: 'applied' };
+      case 'rankNodes': {
+        const shim = this.requireShim('rank nodes');
+        const scores = action.partial ? { ...this.publishedScores, ...action.scores } : { ...action.scores };
+        await shim.publishRanking({ scores, leastLoadedFirst: action.leastLoadedFirst, ttlMs: this.rankingTtlMs });
+        this.publishedScores = scores;
+        return { status: 'applied', detail: `${Object.keys(scores).length} nodes ranked` };
+      }
+    }
+  }
+
+  private async applyUpdateQueues(action: ActionOf<'updateQueues'>): Promise<ApplyOutcome> {
+    if (action.add.length === 0 && action.update.length === 0) return { status: 'noop', detail: 'no queue changes' };
+    const addQueues: QueueConfigChange[] = action.add.map((q) => ({
+      queue: q.path,
+      params: { capacity: pct(q.capacityPct), 'maximum-capacity': pct(q.maxCapacityPct) },
+    }));
+    const updateQueues: QueueConfigChange[] = [];
+    for (const u of action.update) {
+      const params: Record<string, string> = {};
+      if (u.capacityPct !== undefined) params.capacity = pct(u.capacityPct);
+      if (u.maxCapacityPct !== undefined) params['maximum-capacity'] = pct(u.maxCapacityPct);
+      if (Object.keys(params).length) updateQueues.push({ queue: u.path, params });
+    }
+    const message = await this.client.updateSchedulerConf({ addQueues, updateQueues });
+    return { status: 'applied', detail: message.trim() || undefined };
+  }
+
+  private async applySetNodeResource(action: ActionOf<'setNodeResource'>): Promise<ApplyOutcome> {
+    if (!this.physical.has(action.nodeId)) {
+      // Remember the capacity before our first change, or a later snapshot would mistake the
+      // over-committed figure for the physical one.
+      this.physical.set(action.nodeId, nodeCapacity(await this.client.node(action.nodeId)));
+    }
+    await this.client.setNodeResource(action.nodeId, action.resource, -1);
+    return { status: 'applied' };
+  }
+
+  private requireShim(what: string): NodeShim {
+    if (!this.shim) throw new UnsupportedActionError(`cannot ${what}: no NodeManager shim configured`);
+    return this.shim;
+  }
+
+  // ---- capabilities ----------------------------------------------------------------------------
+
+  async capabilities(): Promise<Capabilities> {
+    const notes: string[] = [];
+    let queueWrites = false;
+    let conf: Map<string, string> | undefined;
+    try {
+      conf = await this.client.schedulerConf();
+      queueWrites = true;
+    } catch (err) {
+      if (err instanceof ReadOnlySchedulerConfError) {
+        notes.push(
+          'queueWrites: the scheduler configuration store is read-only (set yarn.scheduler.configuration.store.class to memory, leveldb or zk); queue decisions are advisory',
+        );
+      } else {
+        notes.push(`queueWrites: could not read the scheduler configuration: ${(err as Error).message}`);
+      }
+    }
+
+    let shimReachable = false;
+    if (!this.shim) {
+      notes.push('containerSuspend: no NodeManager shim configured');
+      notes.push('nodeRanking: no NodeManager shim configured (the RM placement plugin learns the ranking through it)');
+    } else {
+      try {
+        await this.shim.containers();
+        shimReachable = true;
+      } catch (err) {
+        notes.push(`containerSuspend: NodeManager shim unreachable: ${(err as Error).message}`);
+        notes.push(`nodeRanking: NodeManager shim unreachable: ${(err as Error).message}`);
+      }
+    }
+    if (shimReachable && conf && conf.get('yarn.scheduler.capacity.multi-node-placement-enabled') !== 'true') {
+      notes.push('nodeRanking: yarn.scheduler.capacity.multi-node-placement-enabled is not true in the scheduler configuration; the ranking may be ignored');
+    }
+    return { queueWrites, containerSuspend: shimReachable, nodeRanking: shimReachable, notes };
+  }
+}
+
+// ---- mapping helpers (exported for unit tests) ---------------------------------------------------
+
+export function toResources(r: RmResourceInfo): Resources {
+  return { memoryMB: Math.max(0, r.memory), vcores: Math.max(0, r.vCores) };
+}
+
+/** What the RM advertises for the node: `totalResource` (Hadoop 3.3+), else available + used. */
+export function nodeCapacity(n: RmNodeInfo): Resources {
+  if (n.totalResource) return toResources(n.totalResource);
+  return { memoryMB: n.availMemoryMB + n.usedMemoryMB, vcores: n.availableVirtualCores + n.usedVirtualCores };
+}
+
+/** CapacityScheduler capacities travel as strings; keep integers integral (`50`, not `50.0`). */
+function pct(v: number): string {
+  return Number.isInteger(v) ? String(v) : String(Math.round(v * 1000) / 1000);
+}
+
+export function toQueueTree(root: RmCapacitySchedulerInfo): QueueView {
+  const rootPath = root.queuePath ?? root.queueName;
+  const children = (root.queues?.queue ?? []).map((q, i) => toQueueView(q, rootPath, `queues.queue.${i}`));
+  return {
+    path: rootPath,
+    name: root.queueName,
+    // CapacitySchedulerInfo carries no state for root; a stopped root would stop every queue.
+    state: 'RUNNING',
+    capacityPct: root.capacity,
+    maxCapacityPct: root.maxCapacity,
+    absoluteCapacityPct: 100,
+    absoluteMaxCapacityPct: 100,
+    usedCapacityPct: root.usedCapacity,
+    used: sumQueueUsage(children),
+    numApplications: children.reduce((n, c) => n + c.numApplications, 0),
+    children,
+  };
+}
+
+function toQueueView(q: RmQueueInfo, parentPath: string, field: string): QueueView {
+  const path = q.queuePath ?? `${parentPath}.${q.queueName}`;
+  const state = q.state ?? 'RUNNING';
+  if (!QUEUE_STATES.has(state)) throw new RmProtocolError(`GET /scheduler: ${field}.state: unknown queue state ${state}`);
+  const children = (q.queues?.queue ?? []).map((c, i) => toQueueView(c, path, `${field}.queues.queue.${i}`));
+  return {
+    path,
+    name: q.queueName,
+    state: state as QueueState,
+    capacityPct: q.capacity,
+    maxCapacityPct: q.maxCapacity,
+    absoluteCapacityPct: q.absoluteCapacity ?? q.capacity,
+    absoluteMaxCapacityPct: q.absoluteMaxCapacity ?? q.maxCapacity,
+    usedCapacityPct: q.usedCapacity,
+    used: q.resourcesUsed ? toResources(q.resourcesUsed) : sumQueueUsage(children),
+    numApplications: q.numApplications ?? children.reduce((n, c) => n + c.numApplications, 0),
+    children,
+  };
+}
+
+function sumQueueUsage(queues: readonly QueueView[]): Resources {
+  return queues.reduce((acc, q) => ({ memoryMB: acc.memoryMB + q.used.memoryMB, vcores: acc.vcores + q.used.vcores }), ZERO);
+}
+
+/** Leaf name → full path, for RMs that report an app's queue by leaf name only. */
+export function leafPathsByName(root: QueueView): Map<string, string[]> {
+  const byName = new Map<string, string[]>();
+  const walk = (q: QueueView): void => {
+    if (q.children.length === 0) byName.set(q.name, [...(byName.get(q.name) ?? []), q.path]);
+    q.children.forEach(walk);
+  };
+  walk(root);
+  return byName;
+}
+
+export function resolveQueuePath(queue: string, leafPaths: ReadonlyMap<string, readonly string[]>): string {
+  if (queue === 'root' || queue.startsWith('root.')) return queue;
+  const candidates = leafPaths.get(queue);
+  return candidates && candidates.length === 1 ? candidates[0]! : `root.${queue}`;
+}
+
+/** `applicationTags` is comma-separated; `k=v` tags become entries, bare tags map to `''`. */
+export function parseTags(raw: string | undefined): Record<string, string> {
+  const tags: Record<string, string> = {};
+  for (const tag of (raw ?? '').split(',')) {
+    const t = tag.trim();
+    if (!t) continue;
+    const eq = t.indexOf('=');
+    if (eq < 0) tags[t] = '';
+    else tags[t.slice(0, eq)] = t.slice(eq + 1);
+  }
+  return tags;
+}
+
+export function toAppView(a: RmAppInfo, index: number, leafPaths: ReadonlyMap<string, readonly string[]>): AppView {
+  if (!APP_STATES.has(a.state)) throw new RmProtocolError(`GET /apps: apps.app.${index}.state: unknown application state ${a.state}`);
+  // Only the ANY ("*") request counts containers: node and rack requests repeat the same asks.
+  const anyRequests = (a.resourceRequests ?? []).filter((r) => r.resourceName === ANY_RESOURCE_NAME && r.numContainers > 0);
+  const pendingContainers = anyRequests.reduce((n, r) => n + r.numContainers, 0);
+  const largest = anyRequests
+    .map((r) => toResources(r.capability))
+    .reduce<Resources | undefined>((best, r) => (!best || r.memoryMB > best.memoryMB || (r.memoryMB === best.memoryMB && r.vcores > best.vcores) ? r : best), undefined);
+  return {
+    id: a.id,
+    name: a.name,
+    user: a.user,
+    queue: resolveQueuePath(a.queue, leafPaths),
+    state: a.state as AppState,
+    priority: a.priority ?? 0,
+    submittedAtMs: a.startedTime,
+    ...(a.launchTime && a.launchTime > 0 ? { startedAtMs: a.launchTime } : {}),
+    pendingContainers,
+    ...(largest ? { pendingContainerResource: largest } : {}),
+    runningContainers: Math.max(0, a.runningContainers ?? 0),
+    // -1 while the app holds nothing.
+    allocated: { memoryMB: Math.max(0, a.allocatedMB ?? 0), vcores: Math.max(0, a.allocatedVCores ?? 0) },
+    tags: parseTags(a.applicationTags),
+  };
+}
+
+export function toContainerView(c: RmContainerInfo, appId: string, shim: ShimContainer | undefined): ContainerView {
+  const nodeId = c.assignedNodeId ?? c.nodeId;
+  if (!nodeId) throw new RmProtocolError(`containers of ${appId}: container ${c.containerId} has neither assignedNodeId nor nodeId`);
+  return {
+    id: c.containerId,
+    appId,
+    nodeId,
+    resource: { memoryMB: c.allocatedMB, vcores: c.allocatedVCores },
+    state: shim?.state ?? 'RUNNING',
+    startedAtMs: c.startedTime,
+    ...(shim ? { attainedServiceMs: shim.attainedServiceMs, runningSinceMs: shim.runningSinceMs } : {}),
+  };
+}
+
+/** Never throws: turns any error into a failed outcome with the reason an operator can act on. */
+export function toFailedOutcome(err: unknown): Extract<ApplyOutcome, { status: 'failed' }> {
+  if (err instanceof RmRejectedError) return { status: 'failed', error: `RM refused (${err.status}): ${err.message}`, retryable: false };
+  if (err instanceof RmUnavailableError) return { status: 'failed', error: err.message, retryable: true };
+  if (err instanceof SchedbrainError) {
+    const retryable = (err as { retryable?: unknown }).retryable === true;
+    return { status: 'failed', error: err.message, retryable };
+  }
+  return { status: 'failed', error: err instanceof Error ? err.message : String(err), retryable: false };
+}

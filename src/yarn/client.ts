@@ -1,0 +1,393 @@
+/**
+ * Typed client for the ResourceManager REST API (`/ws/v1/cluster`). Reads are parsed with the
+ * zod schemas in schemas.ts; writes carry `?user.name=` (simple auth). Every call has a timeout
+ * and a bounded retry on transient failures; everything else surfaces as a typed error from
+ * src/core/errors.ts so callers branch on the class:
+ * - RmUnavailableError: unreachable, timed out, 5xx (after the retries);
+ * - RmRejectedError: 4xx, with the RM's own message (RemoteException JSON or plain text body);
+ * - RmProtocolError: a 2xx answer that does not match the schema (names the field);
+ * - ReadOnlySchedulerConfError: the scheduler configuration store is not mutable.
+ */
+import axios, { type AxiosAdapter, type AxiosInstance, type AxiosResponse, type Method } from 'axios';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { ReadOnlySchedulerConfError, RmProtocolError, RmRejectedError, RmUnavailableError } from '../core/errors.js';
+import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './retry.js';
+import {
+  appAttemptsResponseSchema,
+  appResponseSchema,
+  appsResponseSchema,
+  capacitySchedulerInfoSchema,
+  clusterInfoResponseSchema,
+  clusterMetricsResponseSchema,
+  containersResponseSchema,
+  describeZodError,
+  nodeResponseSchema,
+  nodesResponseSchema,
+  remoteExceptionSchema,
+  schedulerConfResponseSchema,
+  schedulerConfVersionResponseSchema,
+  schedulerResponseSchema,
+  type RmAppAttempt,
+  type RmAppInfo,
+  type RmCapacitySchedulerInfo,
+  type RmClusterInfo,
+  type RmClusterMetrics,
+  type RmContainerInfo,
+  type RmNodeInfo,
+} from './schemas.js';
+
+export const RM_WS_PATH = '/ws/v1/cluster';
+
+export interface RmClientOptions {
+  /** e.g. `http://rm.example:8088` (with or without trailing slash). */
+  readonly rmUrl: string;
+  /** Principal for writes with simple auth (`?user.name=`). Defaults to the OS user. */
+  readonly user?: string;
+  /** Per-attempt timeout. */
+  readonly requestTimeoutMs?: number;
+  readonly retry?: Partial<RetryPolicy>;
+  readonly logger?: Logger;
+  /** For tests: a custom axios adapter instead of the network. */
+  readonly adapter?: AxiosAdapter;
+}
+
+export type RmAppState = 'NEW' | 'NEW_SAVING' | 'SUBMITTED' | 'ACCEPTED' | 'RUNNING' | 'FINISHED' | 'FAILED' | 'KILLED';
+
+/** Signals the RM forwards to a container's NodeManager (`SignalContainerCommand`). */
+export type ContainerSignal = 'OUTPUT_THREAD_DUMP' | 'GRACEFUL_SHUTDOWN' | 'FORCEFUL_SHUTDOWN';
+
+/** One queue entry of a scheduler-conf mutation: full queue path and CapacityScheduler keys. */
+export interface QueueConfigChange {
+  /** Full path, e.g. `root.analytics`. */
+  readonly queue: string;
+  /** Keys relative to the queue, e.g. `capacity`, `maximum-capacity`, `state`. */
+  readonly params: Readonly<Record<string, string>>;
+}
+
+/** `SchedConfUpdateInfo`: applied by the RM as one transaction (validated as a whole). */
+export interface SchedConfUpdate {
+  readonly addQueues?: readonly QueueConfigChange[];
+  readonly updateQueues?: readonly QueueConfigChange[];
+  readonly removeQueues?: readonly string[];
+  readonly globalUpdates?: Readonly<Record<string, string>>;
+}
+
+/**
+ * JSON body for `PUT /scheduler-conf`. `SchedConfUpdateInfo` is not registered in the RM's
+ * natural-JSON context, so Jersey reads it with its default "mapped" convention: root element
+ * unwrapped, JAXB maps (`params`, `global-updates`) as `{"entry":[{"key":..,"value":..}]}`.
+ */
+export function schedConfUpdateBody(update: SchedConfUpdate): Record<string, unknown> {
+  const entries = (params: Readonly<Record<string, string>>) => ({
+    entry: Object.entries(params).map(([key, value]) => ({ key, value })),
+  });
+  const queueInfo = (q: QueueConfigChange) => ({ 'queue-name': q.queue, params: entries(q.params) });
+  const body: Record<string, unknown> = {};
+  if (update.addQueues?.length) body['add-queue'] = update.addQueues.map(queueInfo);
+  if (update.removeQueues?.length) body['remove-queue'] = [...update.removeQueues];
+  if (update.updateQueues?.length) body['update-queue'] = update.updateQueues.map(queueInfo);
+  if (update.globalUpdates && Object.keys(update.globalUpdates).length) body['global-updates'] = entries(update.globalUpdates);
+  return body;
+}
+
+/** Messages the RM uses when the scheduler configuration cannot be changed over REST. */
+const READ_ONLY_CONF_MARKERS = [
+  'only supported by MutableConfScheduler',
+  'only supported by mutable configuration store',
+  'only supports to retrieve scheduler configuration from a mutable-conf scheduler',
+];
+
+export function isReadOnlyConfMessage(message: string): boolean {
+  return READ_ONLY_CONF_MARKERS.some((m) => message.includes(m));
+}
+
+/** Transient failure: retryable, plus whether the RM may have acted on the request anyway. */
+export class RmTransientError extends RmUnavailableError {
+  constructor(
+    message: string,
+    /** False only when the request certainly never reached the RM (connection refused). */
+    readonly mayHaveBeenProcessed: boolean,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Error codes of a request that never got an answer. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const TRANSIENT_CODES = new Set([...NOT_SENT_CODES, 'ECONNRESET', 'ETIMEDOUT', 'ECONNABORTED', 'EPIPE', 'ERR_SOCKET_CONNECTION_TIMEOUT', 'ESOCKETTIMEDOUT']);
+
+interface RequestSpec<T> {
+  readonly method: Method;
+  /** Relative to `/ws/v1/cluster`, already encoded. */
+  readonly path: string;
+  readonly query?: Record<string, string>;
+  readonly body?: unknown;
+  readonly schema?: z.ZodType<T, z.ZodTypeDef, unknown>;
+  /** Writes carry `user.name`. */
+  readonly write?: boolean;
+  /**
+   * Safe to repeat after an ambiguous failure (timeout, reset, 5xx). Non-idempotent writes are
+   * retried only when the RM certainly did not act (connection refused, 503 from a standby RM).
+   */
+  readonly idempotent: boolean;
+}
+
+export interface RmResponse<T> {
+  readonly status: number;
+  readonly data: T;
+  readonly headers: Record<string, unknown>;
+}
+
+export class RmClient {
+  readonly rmUrl: string;
+  readonly user: string;
+  private readonly http: AxiosInstance;
+  private readonly retryPolicy: RetryPolicy;
+  private readonly logger?: Logger;
+
+  constructor(opts: RmClientOptions) {
+    this.rmUrl = opts.rmUrl.replace(/\/+$/, '');
+    this.user = opts.user ?? process.env.USER ?? 'yarn';
+    this.retryPolicy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
+    this.logger = opts.logger;
+    this.http = axios.create({
+      baseURL: this.rmUrl + RM_WS_PATH,
+      timeout: opts.requestTimeoutMs ?? 10_000,
+      headers: { Accept: 'application/json' },
+      // Raw text in, parsed here: error bodies may be plain text, and we want them verbatim.
+      responseType: 'text',
+      transformResponse: [(d: unknown) => d],
+      validateStatus: () => true,
+      maxRedirects: 0,
+      ...(opts.adapter ? { adapter: opts.adapter } : {}),
+    });
+  }
+
+  // ---- reads -----------------------------------------------------------------------------------
+
+  async clusterInfo(): Promise<RmClusterInfo> {
+    return (await this.get('/info', clusterInfoResponseSchema)).clusterInfo;
+  }
+
+  async metrics(): Promise<RmClusterMetrics> {
+    return (await this.get('/metrics', clusterMetricsResponseSchema)).clusterMetrics;
+  }
+
+  /** All nodes the RM knows (optionally only some states, e.g. `['RUNNING']`). */
+  async nodes(states?: readonly string[]): Promise<RmNodeInfo[]> {
+    const query = states?.length ? { states: states.join(',') } : undefined;
+    return (await this.get('/nodes', nodesResponseSchema, query)).nodes?.node ?? [];
+  }
+
+  async node(nodeId: string): Promise<RmNodeInfo> {
+    return (await this.get(`/nodes/${encodeURIComponent(nodeId)}`, nodeResponseSchema)).node;
+  }
+
+  /** The CapacityScheduler root queue with its nested `queues.queue` tree. */
+  async scheduler(): Promise<RmCapacitySchedulerInfo> {
+    const info = (await this.get('/scheduler', schedulerResponseSchema)).scheduler.schedulerInfo;
+    if (info.type !== 'capacityScheduler') {
+      throw new RmProtocolError(`scheduler.schedulerInfo.type: expected capacityScheduler, the RM runs ${info.type}`);
+    }
+    return parseOrThrow(capacitySchedulerInfoSchema, info, 'GET /scheduler');
+  }
+
+  async apps(filter: { states?: readonly RmAppState[]; queue?: string } = {}): Promise<RmAppInfo[]> {
+    const query: Record<string, string> = {};
+    if (filter.states?.length) query.states = filter.states.join(',');
+    if (filter.queue) query.queue = filter.queue;
+    return (await this.get('/apps', appsResponseSchema, query)).apps?.app ?? [];
+  }
+
+  async app(appId: string): Promise<RmAppInfo> {
+    return (await this.get(`/apps/${encodeURIComponent(appId)}`, appResponseSchema)).app;
+  }
+
+  async appAttempts(appId: string): Promise<RmAppAttempt[]> {
+    return (await this.get(`/apps/${encodeURIComponent(appId)}/appattempts`, appAttemptsResponseSchema)).appAttempts?.appAttempt ?? [];
+  }
+
+  /** Live containers of one attempt (the RM asks the scheduler; the AM container included). */
+  async attemptContainers(appId: string, appAttemptId: string): Promise<RmContainerInfo[]> {
+    return this.get(`/apps/${encodeURIComponent(appId)}/appattempts/${encodeURIComponent(appAttemptId)}/containers`, containersResponseSchema);
+  }
+
+  /**
+   * The scheduler configuration held by the mutable store, as key → value.
+   * Throws ReadOnlySchedulerConfError when the store is not mutable (file-based, or not CS).
+   */
+  async schedulerConf(): Promise<Map<string, string>> {
+    let props: z.infer<typeof schedulerConfResponseSchema>;
+    try {
+      props = await this.get('/scheduler-conf', schedulerConfResponseSchema);
+    } catch (err) {
+      // 400 with the MutableConfScheduler message; 404/405 on RMs without the endpoint.
+      if (err instanceof RmRejectedError && (isReadOnlyConfMessage(err.message) || err.status === 404 || err.status === 405)) {
+        throw new ReadOnlySchedulerConfError(`scheduler configuration is read-only: ${err.message}`);
+      }
+      throw err;
+    }
+    return new Map(props.map((p) => [p.name, p.value === null || p.value === undefined ? '' : String(p.value)]));
+  }
+
+  /** Version counter of the mutable scheduler configuration (bumps on every applied mutation). */
+  async schedulerConfVersion(): Promise<number> {
+    return this.get('/scheduler-conf/version', schedulerConfVersionResponseSchema);
+  }
+
+  // ---- writes ----------------------------------------------------------------------------------
+
+  /**
+   * One scheduler-configuration transaction. The RM validates the resulting configuration as a
+   * whole (e.g. sibling capacities summing to 100), so related changes must travel together.
+   */
+  async updateSchedulerConf(update: SchedConfUpdate): Promise<string> {
+    try {
+      const res = await this.request<string>({ method: 'PUT', path: '/scheduler-conf', body: schedConfUpdateBody(update), write: true, idempotent: false });
+      return typeof res.data === 'string' ? res.data : 'applied';
+    } catch (err) {
+      if (err instanceof RmRejectedError && isReadOnlyConfMessage(err.message)) {
+        throw new ReadOnlySchedulerConfError(`scheduler configuration is read-only: ${err.message}`);
+      }
+      throw err;
+    }
+  }
+
+  async setAppPriority(appId: string, priority: number): Promise<number | undefined> {
+    const res = await this.request<unknown>({ method: 'PUT', path: `/apps/${encodeURIComponent(appId)}/priority`, body: { priority }, write: true, idempotent: true });
+    const data = res.data as { priority?: unknown; appPriority?: { priority?: unknown } } | undefined;
+    const p = data?.priority ?? data?.appPriority?.priority;
+    return p === undefined ? undefined : Number(p);
+  }
+
+  /** `queue` may be a leaf name or (Hadoop 3.3+) a full path. */
+  async moveApp(appId: string, queue: string): Promise<void> {
+    await this.request({ method: 'PUT', path: `/apps/${encodeURIComponent(appId)}/queue`, body: { queue }, write: true, idempotent: true });
+  }
+
+  /** Asks the RM to kill the app; 202 means the kill is in progress, 200 that it is done. */
+  async killApp(appId: string): Promise<{ status: number }> {
+    const res = await this.request({ method: 'PUT', path: `/apps/${encodeURIComponent(appId)}/state`, body: { state: 'KILLED' }, write: true, idempotent: true });
+    return { status: res.status };
+  }
+
+  /**
+   * Sets the capacity the RM advertises for a node. `overCommitTimeoutMs = -1` keeps running
+   * containers however long the node stays over its new capacity (no forced preemption).
+   */
+  async setNodeResource(nodeId: string, resource: { memoryMB: number; vcores: number }, overCommitTimeoutMs = -1): Promise<void> {
+    await this.request({
+      method: 'POST',
+      path: `/nodes/${encodeURIComponent(nodeId)}/resource`,
+      body: { resource: { memory: resource.memoryMB, vCores: resource.vcores }, overCommitTimeout: overCommitTimeoutMs },
+      write: true,
+      idempotent: true,
+    });
+  }
+
+  async signalContainer(containerId: string, signal: ContainerSignal): Promise<void> {
+    // A repeated FORCEFUL_SHUTDOWN is harmless, a repeated thread dump is noise: both acceptable.
+    await this.request({ method: 'POST', path: `/containers/${encodeURIComponent(containerId)}/signal/${signal}`, write: true, idempotent: true });
+  }
+
+  // ---- plumbing --------------------------------------------------------------------------------
+
+  private async get<T>(path: string, schema: z.ZodType<T, z.ZodTypeDef, unknown>, query?: Record<string, string>): Promise<T> {
+    return (await this.request({ method: 'GET', path, query, schema, idempotent: true })).data;
+  }
+
+  async request<T>(spec: RequestSpec<T>): Promise<RmResponse<T>> {
+    const what = `${spec.method} ${spec.path}`;
+    return withRetry(
+      async () => {
+        const res = await this.send(spec, what);
+        return { status: res.status, headers: res.headers as Record<string, unknown>, data: this.decode(spec, res, what) };
+      },
+      this.retryPolicy,
+      {
+        isRetryable: (err) =>
+          err instanceof RmTransientError && (spec.idempotent || !err.mayHaveBeenProcessed || err.status === 503),
+        onRetry: (err, attempt, delayMs) =>
+          this.logger?.warn({ err: (err as Error).message, attempt, delayMs, request: what }, 'RM request failed, retrying'),
+      },
+    );
+  }
+
+  private async send(spec: RequestSpec<unknown>, what: string): Promise<AxiosResponse<string>> {
+    const params: Record<string, string> = { ...spec.query };
+    if (spec.write) params['user.name'] = this.user;
+    try {
+      return await this.http.request<string>({
+        method: spec.method,
+        url: spec.path,
+        params,
+        data: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+        headers: spec.body === undefined ? undefined : { 'Content-Type': 'application/json' },
+      });
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? '';
+      const reason = (err as Error).message || code;
+      if (TRANSIENT_CODES.has(code) || axios.isAxiosError(err)) {
+        throw new RmTransientError(`${what}: RM at ${this.rmUrl} unreachable (${code || reason})`, !NOT_SENT_CODES.has(code));
+      }
+      throw new RmUnavailableError(`${what}: ${reason}`);
+    }
+  }
+
+  private decode<T>(spec: RequestSpec<T>, res: AxiosResponse<string>, what: string): T {
+    const body = typeof res.data === 'string' ? res.data : res.data === undefined || res.data === null ? '' : JSON.stringify(res.data);
+    if (res.status >= 500) {
+      throw new RmTransientError(`${what}: RM answered ${res.status}: ${rmMessage(body) || 'no message'}`, true, res.status);
+    }
+    if (res.status >= 300) {
+      throw new RmRejectedError(rmMessage(body) || `${what}: RM answered ${res.status}`, res.status, body);
+    }
+    if (!spec.schema) {
+      return (parseJsonOrText(body) ?? body) as T;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      throw new RmProtocolError(`${what}: RM answered ${res.status} with a body that is not JSON: ${body.slice(0, 200)}`);
+    }
+    return parseOrThrow(spec.schema, json, what);
+  }
+}
+
+function parseOrThrow<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, json: unknown, what: string): T {
+  const result = schema.safeParse(json);
+  if (!result.success) throw new RmProtocolError(`${what}: unexpected answer shape: ${describeZodError(result.error)}`);
+  return result.data;
+}
+
+function parseJsonOrText(body: string): unknown {
+  if (!body) return undefined;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+}
+
+/** The RM's own explanation: `RemoteException.message` from JSON, else the plain-text body. */
+export function rmMessage(body: string): string {
+  const trimmed = body.trim();
+  if (!trimmed) return '';
+  try {
+    const parsed = remoteExceptionSchema.safeParse(JSON.parse(trimmed));
+    if (parsed.success) {
+      const ex = parsed.data.RemoteException;
+      return [ex.exception, ex.message].filter(Boolean).join(': ');
+    }
+  } catch {
+    // not JSON: the scheduler-conf endpoint answers errors as plain text
+  }
+  if (trimmed.startsWith('<')) {
+    // An HTML error page (Jetty): keep just the text.
+    return trimmed.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 500);
+  }
+  return trimmed.slice(0, 2000);
+}

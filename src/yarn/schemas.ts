@@ -1,0 +1,289 @@
+/**
+ * Zod schemas for the ResourceManager REST answers we read (Hadoop 3.4 webapp DAOs:
+ * ClusterInfo, ClusterMetricsInfo, NodeInfo, CapacitySchedulerInfo / CapacitySchedulerQueueInfo /
+ * CapacitySchedulerLeafQueueInfo, AppInfo + ResourceRequestInfo, AppAttemptInfo, ContainerInfo).
+ *
+ * Only the fields the backend uses are declared; every object is `.passthrough()` so fields added
+ * by newer Hadoop releases never break parsing. Two Jersey JSON encodings reach us:
+ * - the DAOs registered in the RM's JAXBContextResolver use "natural" JSON (real numbers, real
+ *   arrays, root element kept: `{"nodes":{"node":[...]}}`), and an empty list is `null`;
+ * - other DAOs (e.g. the attempt containers list, the scheduler-conf dump) fall back to Jersey's
+ *   default "mapped" JSON, where numbers may be strings and a one-element list is a bare object.
+ * The helpers below accept both so one schema serves either.
+ */
+import { z } from 'zod';
+
+/** A list that may be `null`/absent (empty), a bare object (one element, mapped JSON) or an array. */
+export function list<T extends z.ZodTypeAny>(item: T) {
+  return z.preprocess((v) => (v === null || v === undefined || v === '' ? [] : Array.isArray(v) ? v : [v]), z.array(item));
+}
+
+/** A number that mapped JSON may send as a string. */
+export const num = z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v), z.number());
+
+const optNum = num.optional();
+
+export const resourceInfoSchema = z
+  .object({
+    memory: num,
+    vCores: num,
+  })
+  .passthrough();
+export type RmResourceInfo = z.infer<typeof resourceInfoSchema>;
+
+// ---- /info -------------------------------------------------------------------------------------
+
+export const clusterInfoSchema = z
+  .object({
+    id: num,
+    startedOn: num,
+    state: z.string(),
+    haState: z.string().optional(),
+    resourceManagerVersion: z.string().optional(),
+    hadoopVersion: z.string().optional(),
+  })
+  .passthrough();
+export const clusterInfoResponseSchema = z.object({ clusterInfo: clusterInfoSchema }).passthrough();
+export type RmClusterInfo = z.infer<typeof clusterInfoSchema>;
+
+// ---- /metrics ----------------------------------------------------------------------------------
+
+export const clusterMetricsSchema = z
+  .object({
+    appsSubmitted: num,
+    appsPending: num,
+    appsRunning: num,
+    availableMB: num,
+    allocatedMB: num,
+    totalMB: num,
+    availableVirtualCores: num,
+    allocatedVirtualCores: num,
+    totalVirtualCores: num,
+    containersAllocated: num,
+    containersPending: num,
+    activeNodes: num,
+  })
+  .passthrough();
+export const clusterMetricsResponseSchema = z.object({ clusterMetrics: clusterMetricsSchema }).passthrough();
+export type RmClusterMetrics = z.infer<typeof clusterMetricsSchema>;
+
+// ---- /nodes ------------------------------------------------------------------------------------
+
+export const nodeInfoSchema = z
+  .object({
+    id: z.string(),
+    rack: z.string(),
+    state: z.string(),
+    nodeHostName: z.string(),
+    nodeHTTPAddress: z.string().optional(),
+    numContainers: num,
+    usedMemoryMB: num,
+    availMemoryMB: num,
+    usedVirtualCores: num,
+    availableVirtualCores: num,
+    /** Present since Hadoop 3.3 (YARN-9878); the capacity the RM advertises, over-commit included. */
+    totalResource: resourceInfoSchema.optional(),
+    usedResource: resourceInfoSchema.optional(),
+    availableResource: resourceInfoSchema.optional(),
+  })
+  .passthrough();
+export type RmNodeInfo = z.infer<typeof nodeInfoSchema>;
+export const nodesResponseSchema = z
+  .object({ nodes: z.object({ node: list(nodeInfoSchema) }).passthrough().nullable() })
+  .passthrough();
+export const nodeResponseSchema = z.object({ node: nodeInfoSchema }).passthrough();
+
+// ---- /scheduler (CapacityScheduler) ------------------------------------------------------------
+
+export interface RmQueueInfo {
+  queueName: string;
+  queuePath?: string;
+  /** Present on leaf queues only (`capacitySchedulerLeafQueueInfo`). */
+  type?: string;
+  state?: string;
+  capacity: number;
+  maxCapacity: number;
+  usedCapacity: number;
+  absoluteCapacity?: number;
+  absoluteMaxCapacity?: number;
+  numApplications?: number;
+  resourcesUsed?: RmResourceInfo;
+  queues?: { queue: RmQueueInfo[] } | null;
+  numActiveApplications?: number;
+  numPendingApplications?: number;
+  numContainers?: number;
+  [k: string]: unknown;
+}
+
+export const queueInfoSchema: z.ZodType<RmQueueInfo, z.ZodTypeDef, unknown> = z.lazy(() =>
+  z
+    .object({
+      queueName: z.string(),
+      queuePath: z.string().optional(),
+      type: z.string().optional(),
+      state: z.string().optional(),
+      capacity: num,
+      maxCapacity: num,
+      usedCapacity: num,
+      absoluteCapacity: optNum,
+      absoluteMaxCapacity: optNum,
+      numApplications: optNum,
+      resourcesUsed: resourceInfoSchema.optional(),
+      queues: z.object({ queue: list(queueInfoSchema) }).passthrough().nullable().optional(),
+      numActiveApplications: optNum,
+      numPendingApplications: optNum,
+      numContainers: optNum,
+    })
+    .passthrough(),
+);
+
+/** The CapacityScheduler root (`CapacitySchedulerInfo`): like a queue, but no state or absolute figures. */
+export const capacitySchedulerInfoSchema = z
+  .object({
+    type: z.literal('capacityScheduler'),
+    queueName: z.string(),
+    queuePath: z.string().optional(),
+    capacity: num,
+    maxCapacity: num,
+    usedCapacity: num,
+    queues: z.object({ queue: list(queueInfoSchema) }).passthrough().nullable().optional(),
+  })
+  .passthrough();
+export type RmCapacitySchedulerInfo = z.infer<typeof capacitySchedulerInfoSchema>;
+
+export const schedulerResponseSchema = z
+  .object({
+    scheduler: z
+      .object({
+        // Other schedulers (fifoScheduler, fairScheduler) have a different `type`; the backend
+        // only understands the CapacityScheduler and reports the others as a protocol error.
+        schedulerInfo: z.object({ type: z.string() }).passthrough(),
+      })
+      .passthrough(),
+  })
+  .passthrough();
+
+// ---- /apps -------------------------------------------------------------------------------------
+
+export const resourceRequestSchema = z
+  .object({
+    priority: num,
+    resourceName: z.string(),
+    capability: resourceInfoSchema,
+    numContainers: num,
+    relaxLocality: z.boolean().optional(),
+  })
+  .passthrough();
+export type RmResourceRequest = z.infer<typeof resourceRequestSchema>;
+
+export const appInfoSchema = z
+  .object({
+    id: z.string(),
+    user: z.string(),
+    name: z.string(),
+    queue: z.string(),
+    state: z.string(),
+    finalStatus: z.string().optional(),
+    priority: num.optional(),
+    /** Submission time (RMApp start time). */
+    startedTime: num,
+    /** When the AM container was launched; 0 before. */
+    launchTime: optNum,
+    finishedTime: optNum,
+    /** Comma-separated; YARN lowercases tags on submission. */
+    applicationTags: z.string().optional(),
+    applicationType: z.string().optional(),
+    runningContainers: optNum,
+    allocatedMB: optNum,
+    allocatedVCores: optNum,
+    resourceRequests: list(resourceRequestSchema).optional(),
+  })
+  .passthrough();
+export type RmAppInfo = z.infer<typeof appInfoSchema>;
+export const appsResponseSchema = z
+  .object({ apps: z.object({ app: list(appInfoSchema) }).passthrough().nullable() })
+  .passthrough();
+export const appResponseSchema = z.object({ app: appInfoSchema }).passthrough();
+
+// ---- /apps/{id}/appattempts --------------------------------------------------------------------
+
+export const appAttemptSchema = z
+  .object({
+    id: num,
+    appAttemptId: z.string(),
+    startTime: num,
+    finishedTime: optNum,
+    containerId: z.string().optional(),
+    nodeId: z.string().optional(),
+    appAttemptState: z.string().optional(),
+  })
+  .passthrough();
+export type RmAppAttempt = z.infer<typeof appAttemptSchema>;
+export const appAttemptsResponseSchema = z
+  .object({ appAttempts: z.object({ appAttempt: list(appAttemptSchema) }).passthrough().nullable() })
+  .passthrough();
+
+// ---- /apps/{id}/appattempts/{attempt}/containers -----------------------------------------------
+
+export const containerInfoSchema = z
+  .object({
+    containerId: z.string(),
+    allocatedMB: num,
+    allocatedVCores: num,
+    assignedNodeId: z.string().optional(),
+    nodeId: z.string().optional(),
+    priority: optNum,
+    startedTime: num,
+    finishedTime: optNum,
+    containerState: z.string(),
+  })
+  .passthrough();
+export type RmContainerInfo = z.infer<typeof containerInfoSchema>;
+/** `ContainersInfo` is not in the RM's natural-JSON list: accept the wrapped and the bare forms. */
+export const containersResponseSchema = z
+  .union([
+    z.object({ containers: z.object({ container: list(containerInfoSchema) }).passthrough().nullable() }).passthrough(),
+    z.object({ container: list(containerInfoSchema) }).passthrough(),
+  ])
+  .transform((v): RmContainerInfo[] =>
+    'containers' in v ? ((v.containers as { container: RmContainerInfo[] } | null)?.container ?? []) : (v.container as RmContainerInfo[]),
+  );
+
+// ---- /scheduler-conf ---------------------------------------------------------------------------
+
+export const confPropertySchema = z.object({ name: z.string(), value: z.union([z.string(), z.number(), z.boolean()]).nullable().optional() }).passthrough();
+/** `ConfInfo`: root `configuration` with `property` entries (wrapped or not, depending on JSON mode). */
+type ConfProperty = z.infer<typeof confPropertySchema>;
+export const schedulerConfResponseSchema = z
+  .union([
+    z.object({ configuration: z.object({ property: list(confPropertySchema) }).passthrough().nullable() }).passthrough(),
+    z.object({ property: list(confPropertySchema) }).passthrough(),
+  ])
+  .transform((v): ConfProperty[] =>
+    'configuration' in v ? ((v.configuration as { property: ConfProperty[] } | null)?.property ?? []) : (v.property as ConfProperty[]),
+  );
+
+export const schedulerConfVersionResponseSchema = z
+  .union([
+    z.object({ configVersion: z.object({ versionID: num }).passthrough() }).passthrough(),
+    z.object({ versionID: num }).passthrough(),
+  ])
+  .transform((v): number => ('configVersion' in v ? (v.configVersion as { versionID: number }).versionID : (v.versionID as number)));
+
+// ---- errors ------------------------------------------------------------------------------------
+
+export const remoteExceptionSchema = z
+  .object({
+    RemoteException: z
+      .object({ exception: z.string().optional(), message: z.string().nullable().optional(), javaClassName: z.string().optional() })
+      .passthrough(),
+  })
+  .passthrough();
+
+/** `"a.b.0.c: Expected number, received string"` for the first issue, so operators see the field. */
+export function describeZodError(err: z.ZodError): string {
+  return err.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
+    .join('; ');
+}
