@@ -3,8 +3,11 @@
  * One import line and one entry per policy.
  */
 import type { AnyPolicy } from '../core/policy.js';
+import { kairosPolicy } from './kairos/index.js';
 
-export const POLICIES: Record<string, AnyPolicy> = {};
+export const POLICIES: Record<string, AnyPolicy> = {
+  kairos: kairosPolicy,
+};
 
 export function getPolicy(name: string): AnyPolicy | undefined {
   return Object.prototype.hasOwnProperty.call(POLICIES, name) ? POLICIES[name] : undefined;

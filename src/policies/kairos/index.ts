@@ -1,0 +1,144 @@
+/**
+ * Kairos (Delgado et al., SoCC'18): preemptive scheduling without runtime estimates.
+ *
+ * - Node level (`node-las.ts`): LAS with quantum W on each node's N cores, through
+ *   suspend/resume, with a starvation guard.
+ * - Central level (§3.3): every node accepts at most N + Q tasks (`node.cap`: the node's
+ *   advertised capacity is raised to N + Q vcores, memory scaled alike, so the RM places up to
+ *   N + Q containers), and a task goes to the node with the fewest tasks, ties broken by the
+ *   lowest variance of the attained service of the node's tasks (`dispatch.rank`: `rankNodes`
+ *   with `leastLoadedFirst`). `random` and `sum` tie-breaks reproduce the paper's Fig. 6.
+ */
+import type { Decision } from '../../core/actions.js';
+import type { ClusterSnapshot, NodeId, NodeView } from '../../core/model.js';
+import { definePolicy } from '../../core/policy.js';
+import { equals, type Resources } from '../../core/resources.js';
+import { coresOf, POLICY_NAME, scheduleNode, type NodeEntry } from './node-las.js';
+import { kairosParamsSchema, type KairosParams, type TieBreak } from './params.js';
+
+export { kairosParamsSchema, type KairosParams } from './params.js';
+export type { NodeEntry, TaskEntry } from './node-las.js';
+
+export interface KairosState {
+  nodes: Record<NodeId, NodeEntry>;
+  /** Last time every node was rescored (the heartbeat of §3.2); null before the first cycle. */
+  lastFullMs: number | null;
+  /** PRNG state of the `random` tie-break. */
+  rng: number;
+}
+
+/** Advertised capacity that lets the RM place N + Q one-core tasks on the node. */
+export function cappedCapacity(node: NodeView, params: KairosParams): Resources {
+  const phys = node.physicalCapacity;
+  const physCores = Math.max(1, phys.vcores);
+  const vcores = physCores + params.queueSlots;
+  return { memoryMB: Math.round((phys.memoryMB * vcores) / physCores), vcores };
+}
+
+/** mulberry32: small, seedable, state fits in one integer. */
+function nextRandom(state: number): [number, number] {
+  const s = (state + 0x6d2b79f5) | 0;
+  let t = s;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return [((t ^ (t >>> 14)) >>> 0) / 4294967296, s];
+}
+
+/** Dispatch score of a node from its tasks' attained service (seconds); lower is preferred. */
+export function dispatchScore(tieBreak: Exclude<TieBreak, 'random'>, attainedMs: readonly number[]): number {
+  if (attainedMs.length === 0) return 0;
+  const xs = attainedMs.map((ms) => ms / 1000);
+  const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
+  if (tieBreak === 'sum') return xs.reduce((s, x) => s + x, 0);
+  const variance = xs.reduce((s, x) => s + (x - mean) ** 2, 0) / xs.length;
+  return tieBreak === 'stddev' ? Math.sqrt(variance) : variance;
+}
+
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+export const kairosPolicy = definePolicy<KairosParams, KairosState>({
+  name: POLICY_NAME,
+  description:
+    'Kairos: node-level Least Attained Service with quantum W through suspend/resume, at most N+Q tasks per node, ' +
+    'central dispatch to the node with the fewest tasks then the lowest variance of attained service.',
+  paramsSchema: kairosParamsSchema,
+  initialState: (params) => ({ nodes: {}, lastFullMs: null, rng: params.seed >>> 0 }),
+  decide({ snapshot, params, state }) {
+    const now = snapshot.nowMs;
+    const full = snapshot.changedNodeIds === undefined || state.lastFullMs === null || now - state.lastFullMs >= params.rescoreIntervalMs;
+
+    // Nodes to schedule this cycle: all of them on a full pass; else those whose containers
+    // changed and those whose quantum or starvation deadline has come.
+    const toVisit = new Set<NodeId>();
+    if (full) {
+      for (const id of snapshot.nodes.keys()) toVisit.add(id);
+    } else {
+      for (const id of snapshot.changedNodeIds ?? []) toVisit.add(id);
+      for (const [id, e] of Object.entries(state.nodes)) if (e.wake !== null && e.wake <= now) toVisit.add(id);
+    }
+
+    const nodes: Record<NodeId, NodeEntry> = full ? {} : { ...state.nodes };
+    const decisions: Decision[] = [];
+    const scores: Record<NodeId, number> = {};
+    let rng = state.rng;
+    const capped: string[] = [];
+
+    for (const id of [...toVisit].sort()) {
+      const node = snapshot.nodes.get(id);
+      if (!node || node.state !== 'RUNNING') {
+        delete nodes[id];
+        continue;
+      }
+      const r = scheduleNode(snapshot, node, state.nodes[id], params);
+      if (r.entry.wake !== null || Object.keys(r.entry.tasks).length > 0) nodes[id] = r.entry;
+      else delete nodes[id];
+      decisions.push(...r.decisions);
+
+      const want = cappedCapacity(node, params);
+      if (!equals(node.capacity, want)) {
+        capped.push(id);
+        decisions.push({
+          action: { kind: 'setNodeResource', nodeId: id, resource: want },
+          policy: POLICY_NAME,
+          rule: 'node.cap',
+          reason: `${id} holds at most N+Q = ${coresOf(node, params)}+${params.queueSlots} tasks: advertise ${want.vcores} vcores / ${want.memoryMB} MB (physical ${node.physicalCapacity.vcores} vcores / ${node.physicalCapacity.memoryMB} MB)`,
+        });
+      }
+
+      if (params.tieBreak === 'random') {
+        const [x, s] = nextRandom(rng);
+        rng = s;
+        scores[id] = round3(x * 1000);
+      } else {
+        scores[id] = round3(dispatchScore(params.tieBreak, r.attainedMs));
+      }
+    }
+
+    const scored = Object.keys(scores);
+    if (scored.length > 0) {
+      let best: NodeId | undefined;
+      for (const id of scored) if (best === undefined || scores[id] < scores[best]) best = id;
+      const what = params.tieBreak === 'random' ? 'a random score' : params.tieBreak === 'sum' ? 'total attained service (s)' : params.tieBreak === 'stddev' ? 'std dev of attained service (s)' : 'variance of attained service (s²)';
+      decisions.push({
+        action: { kind: 'rankNodes', scores, leastLoadedFirst: true, partial: !full },
+        policy: POLICY_NAME,
+        rule: 'dispatch.rank',
+        reason:
+          `${full ? 'all' : 'changed'} ${scored.length} node(s) rescored: fewest tasks first, ties by lowest ${what}` +
+          (best !== undefined ? `; lowest ${best} = ${scores[best]}` : ''),
+      });
+    }
+
+    let wakeAtMs: number | undefined;
+    for (const e of Object.values(nodes)) if (e.wake !== null && e.wake > now && (wakeAtMs === undefined || e.wake < wakeAtMs)) wakeAtMs = e.wake;
+
+    return {
+      decisions,
+      state: { nodes, lastFullMs: full ? now : state.lastFullMs, rng },
+      wakeAtMs,
+      notes: capped.length ? [`capped ${capped.length} node(s) at N+Q`] : undefined,
+    };
+  },
+});
+
+export default kairosPolicy;

@@ -1,0 +1,202 @@
+/**
+ * Kairos node scheduler (paper §3.2, Algorithm 1): LAS with a quantum W on each node.
+ *
+ * The backend places up to N + Q containers on a node; this module decides which of them hold the
+ * node's N cores. It is written as a reconciliation of one node at time `nowMs`:
+ *
+ * 1. more tasks RUNNING than cores (a task arrived on a busy node) → suspend the running task
+ *    with the most attained service (Alg. 1 l. 10-15: the newcomer, youngest by definition, runs);
+ * 2. a running task's quantum expired → swap it with the youngest suspended task if that one has
+ *    attained no more service (l. 30-42), else it keeps its core for another W (l. 43-45);
+ * 3. starvation guard (§3.2, not in the pseudocode): a task suspended for `starvationQuanta`
+ *    consecutive quanta preempts the oldest running task and runs unpreemptible for
+ *    `starvationRunQuanta` quanta;
+ * 4. a core is free (a task finished) → resume the youngest suspended task (l. 19-27).
+ *
+ * Attained service comes from the snapshot (`attainedServiceMs`, kernel accounting or the
+ * simulator); without it, from the running time this module tracks in its state.
+ */
+import type { Decision } from '../../core/actions.js';
+import type { ClusterSnapshot, ContainerId, NodeView } from '../../core/model.js';
+import type { KairosParams } from './params.js';
+
+export const POLICY_NAME = 'kairos';
+
+/** Per-task bookkeeping. Small and JSON-serialisable. */
+export interface TaskEntry {
+  /** Service accounted while running, up to `since` (fallback when the snapshot has none). */
+  acc: number;
+  /** When the task last started running (our view); null while suspended. */
+  since: number | null;
+  /** End of the running task's current quantum; null while suspended. */
+  qEnd: number | null;
+  /** When the task was last suspended; null while running. */
+  susp: number | null;
+  /** The task may not be preempted before this time (starvation guard); 0 when unprotected. */
+  prot: number;
+}
+
+export interface NodeEntry {
+  tasks: Record<ContainerId, TaskEntry>;
+  /** When this node next needs the scheduler (quantum end or starvation deadline); null: never. */
+  wake: number | null;
+}
+
+/** A task on the node while the node is being scheduled. */
+export interface Work {
+  id: ContainerId;
+  vcores: number;
+  running: boolean;
+  attainedMs: number;
+  e: TaskEntry;
+  /** Suspended during this cycle (not a resume candidate again in the same cycle). */
+  justSuspended: boolean;
+}
+
+export interface NodeResult {
+  entry: NodeEntry;
+  decisions: Decision[];
+  /** Attained service of every task on the node after this cycle (for the dispatch score). */
+  attainedMs: number[];
+}
+
+const sec = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+
+/** Cores (N) of a node: the parameter if set, else its physical vcores. */
+export function coresOf(node: NodeView, params: KairosParams): number {
+  return params.coresPerNode ?? Math.max(1, node.physicalCapacity.vcores);
+}
+
+export function scheduleNode(
+  snapshot: ClusterSnapshot,
+  node: NodeView,
+  prev: NodeEntry | undefined,
+  params: KairosParams,
+): NodeResult {
+  const now = snapshot.nowMs;
+  const W = params.quantumMs;
+  const N = coresOf(node, params);
+  const starveMs = params.starvationQuanta > 0 ? params.starvationQuanta * W : Infinity;
+  const prevTasks = prev?.tasks ?? {};
+  // Nothing was waiting on the node when it was last scheduled: every quantum timer that fired
+  // since then found no one to yield to, so it simply restarted (Alg. 1 l. 43-45).
+  const hadWaiting = Object.values(prevTasks).some((t) => t.since === null);
+
+  const work: Work[] = [];
+  for (const id of node.containerIds) {
+    const c = snapshot.containers.get(id);
+    if (!c) continue;
+    const running = c.state === 'RUNNING';
+    const p = prevTasks[id];
+    let e: TaskEntry;
+    if (!p) {
+      const since = running ? Math.min(now, c.runningSinceMs ?? c.startedAtMs) : null;
+      e = { acc: 0, since, qEnd: since === null ? null : since + W, susp: running ? null : now, prot: 0 };
+    } else if (running && p.since === null) {
+      // Resumed (by us, or by someone else): a new quantum starts.
+      const since = Math.min(now, c.runningSinceMs ?? now);
+      e = { acc: p.acc, since, qEnd: since + W, susp: null, prot: p.prot };
+    } else if (!running && p.since !== null) {
+      e = { acc: p.acc + Math.max(0, now - p.since), since: null, qEnd: null, susp: now, prot: 0 };
+    } else {
+      e = { ...p };
+    }
+    if (e.since !== null && e.qEnd !== null && e.qEnd <= now && !hadWaiting && e.prot <= now) {
+      e.qEnd += Math.floor((now - e.qEnd) / W + 1) * W;
+    }
+    const attainedMs = c.attainedServiceMs ?? e.acc + (e.since !== null ? Math.max(0, now - e.since) : 0);
+    work.push({ id, vcores: Math.max(1, c.resource.vcores), running, attainedMs, e, justSuspended: false });
+  }
+
+  const decisions: Decision[] = [];
+  const nodeId = node.id;
+  const usedCores = (): number => work.reduce((s, w) => s + (w.running ? w.vcores : 0), 0);
+  const suspend = (w: Work, rule: string, reason: string): void => {
+    w.running = false;
+    w.justSuspended = true;
+    w.e = { acc: w.e.acc + (w.e.since !== null ? Math.max(0, now - w.e.since) : 0), since: null, qEnd: null, susp: now, prot: 0 };
+    decisions.push({ action: { kind: 'suspendContainer', containerId: w.id, nodeId }, policy: POLICY_NAME, rule, reason });
+  };
+  const resume = (w: Work, rule: string, reason: string, protectMs = 0): void => {
+    w.running = true;
+    const prot = protectMs > 0 ? now + protectMs : 0;
+    w.e = { acc: w.e.acc, since: now, qEnd: prot > 0 ? prot : now + W, susp: null, prot };
+    decisions.push({ action: { kind: 'resumeContainer', containerId: w.id, nodeId }, policy: POLICY_NAME, rule, reason });
+  };
+  const byAttainedDesc = (a: Work, b: Work): number => b.attainedMs - a.attainedMs || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+  const byAttainedAsc = (a: Work, b: Work): number => a.attainedMs - b.attainedMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const preemptible = (): Work[] => work.filter((w) => w.running && w.e.prot <= now).sort(byAttainedDesc);
+  const waiting = (): Work[] => work.filter((w) => !w.running && !w.justSuspended).sort(byAttainedAsc);
+
+  // 1. More running than cores: the running task with the most attained service yields.
+  const newcomers = work.filter((w) => w.running && !prevTasks[w.id]).map((w) => w.id);
+  while (usedCores() > N) {
+    const victim = preemptible()[0] ?? work.filter((w) => w.running).sort(byAttainedDesc)[0];
+    if (!victim) break;
+    const used = usedCores();
+    suspend(
+      victim,
+      'las.preempt',
+      `${used} tasks running on ${nodeId} > N=${N} cores${newcomers.length ? ` after ${newcomers.join(', ')} arrived` : ''}: ` +
+        `${victim.id} has the most attained service (${sec(victim.attainedMs)})`,
+    );
+  }
+
+  // 2. Quantum expiry: yield to the youngest waiting task if it has attained no more service.
+  const expired = work.filter((w) => w.running && w.e.qEnd !== null && w.e.qEnd <= now).sort(byAttainedDesc);
+  for (const t of expired) {
+    const m = waiting()[0];
+    if (m && m.attainedMs <= t.attainedMs && m.vcores <= t.vcores + (N - usedCores())) {
+      suspend(
+        t,
+        'las.preempt',
+        `quantum W=${sec(W)} of ${t.id} expired: ${t.id} attained ${sec(t.attainedMs)} >= ${m.id} waiting with ${sec(m.attainedMs)}`,
+      );
+      resume(m, 'las.resume', `${m.id} (attained ${sec(m.attainedMs)}) is the youngest waiting task on ${nodeId}; takes the core of ${t.id}`);
+    } else {
+      t.e = { ...t.e, qEnd: now + W, prot: 0 };
+    }
+  }
+
+  // 3. Starvation guard.
+  if (Number.isFinite(starveMs)) {
+    const starving = work
+      .filter((w) => !w.running && !w.justSuspended && w.e.susp !== null && now - w.e.susp >= starveMs)
+      .sort((a, b) => (a.e.susp ?? 0) - (b.e.susp ?? 0) || byAttainedAsc(a, b));
+    for (const s of starving) {
+      const waitedMs = now - (s.e.susp ?? now);
+      const protectMs = params.starvationRunQuanta * W;
+      if (N - usedCores() >= s.vcores) {
+        resume(s, 'las.starvation', `${s.id} waited ${sec(waitedMs)} >= ${params.starvationQuanta} quanta of W=${sec(W)}; a core is free, it runs unpreemptible for ${sec(protectMs)}`, protectMs);
+        continue;
+      }
+      const victim = preemptible()[0];
+      if (!victim || N - usedCores() + victim.vcores < s.vcores) continue;
+      suspend(victim, 'las.starvation', `${s.id} waited ${sec(waitedMs)} >= ${params.starvationQuanta} quanta of W=${sec(W)}: ${victim.id} (attained ${sec(victim.attainedMs)}, the most) yields its core`);
+      resume(s, 'las.starvation', `${s.id} waited ${sec(waitedMs)} >= ${params.starvationQuanta} quanta of W=${sec(W)} (attained ${sec(s.attainedMs)}); runs unpreemptible for ${sec(protectMs)}`, protectMs);
+    }
+  }
+
+  // 4. Free cores go to the youngest waiting tasks.
+  for (const m of waiting()) {
+    const used = usedCores();
+    if (used >= N) break;
+    if (N - used < m.vcores) continue;
+    resume(m, 'las.resume', `${used}/${N} cores busy on ${nodeId}: ${m.id} is the youngest waiting task (attained ${sec(m.attainedMs)})`);
+  }
+
+  // Next time the node needs us: only while tasks wait.
+  let wake: number | null = null;
+  if (work.some((w) => !w.running)) {
+    const candidates: number[] = [];
+    for (const w of work) {
+      if (w.running && w.e.qEnd !== null) candidates.push(w.e.qEnd);
+      if (!w.running && w.e.susp !== null && Number.isFinite(starveMs)) candidates.push(w.e.susp + starveMs);
+    }
+    for (const t of candidates) if (t > now && (wake === null || t < wake)) wake = t;
+  }
+
+  const tasks: Record<ContainerId, TaskEntry> = {};
+  for (const w of work) tasks[w.id] = w.e;
+  return { entry: { tasks, wake }, decisions, attainedMs: work.map((w) => w.attainedMs) };
+}

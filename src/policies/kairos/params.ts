@@ -1,0 +1,41 @@
+/**
+ * Kairos parameters. Defaults follow the paper's YARN prototype (§5.2: W = 50 s, Q = 4) and its
+ * simulation settings (§6.2: starvation counter 3).
+ */
+import { z } from 'zod';
+
+export const TIE_BREAKS = ['variance', 'stddev', 'random', 'sum'] as const;
+export type TieBreak = (typeof TIE_BREAKS)[number];
+
+export const kairosParamsSchema = z
+  .object({
+    /** LAS quantum W: how long a task runs before the node scheduler reconsiders it. */
+    quantumMs: z.number().positive().default(50_000),
+    /** Q: tasks a node accepts beyond its N cores (the node holds at most N + Q tasks). */
+    queueSlots: z.number().int().nonnegative().default(4),
+    /**
+     * Cores N per node. Unset: each node's physical vcores (what the RM reported before any
+     * over-commit).
+     */
+    coresPerNode: z.number().int().positive().optional(),
+    /**
+     * Starvation guard: a task kept suspended for this many consecutive quanta (of W) is resumed
+     * even if it is not the youngest. 0 disables the guard.
+     */
+    starvationQuanta: z.number().int().nonnegative().default(3),
+    /** Quanta a task resumed by the starvation guard runs without being preempted. */
+    starvationRunQuanta: z.number().int().positive().default(1),
+    /**
+     * Central dispatch tie-break among nodes holding the same number of tasks (paper Fig. 6):
+     * `variance` (Kairos, §3.3.3) or its equivalent `stddev` (the prototype's heartbeat figure),
+     * `random`, or `sum` (lowest total attained service).
+     */
+    tieBreak: z.enum(TIE_BREAKS).default('variance'),
+    /** Rescore every node at least this often (the node heartbeat Δ); changed nodes every cycle. */
+    rescoreIntervalMs: z.number().positive().default(1_000),
+    /** Seed of the `random` tie-break. */
+    seed: z.number().int().default(1),
+  })
+  .strict();
+
+export type KairosParams = z.infer<typeof kairosParamsSchema>;

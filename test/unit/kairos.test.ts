@@ -1,0 +1,338 @@
+/** Kairos policy: node-level LAS, starvation guard, central dispatch, N+Q cap, state. */
+import type { Action, Decision } from '../../src/core/actions.js';
+import type { AppView, ClusterSnapshot, ContainerView, NodeView } from '../../src/core/model.js';
+import { buildSnapshot, defaultQueueTree } from '../../src/core/snapshot.js';
+import { res, type Resources } from '../../src/core/resources.js';
+
+export const S = 1000;
+
+export interface C {
+  id: string;
+  node: string;
+  app?: string;
+  state?: 'RUNNING' | 'SUSPENDED';
+  /** Attained service, ms; `null` leaves it undefined (no shim). */
+  attained?: number | null;
+  startedAt?: number;
+  runningSince?: number;
+  vcores?: number;
+}
+
+export function node(id: string, vcores = 4, memoryMB = 4 * 5120, capacity?: Resources): NodeView {
+  return { id, state: 'RUNNING', rack: '/r', capacity: capacity ?? res(memoryMB, vcores), physicalCapacity: res(memoryMB, vcores), used: res(0, 0), containerIds: [] };
+}
+
+export function container(c: C): ContainerView {
+  return {
+    id: c.id,
+    appId: c.app ?? 'app1',
+    nodeId: c.node,
+    resource: res(5120, c.vcores ?? 1),
+    state: c.state ?? 'RUNNING',
+    startedAtMs: c.startedAt ?? 0,
+    attainedServiceMs: c.attained === null ? undefined : (c.attained ?? 0),
+    runningSinceMs: c.runningSince,
+  };
+}
+
+export function app(id: string, extra: Partial<AppView> = {}): AppView {
+  return {
+    id, name: id, user: 'u', queue: 'root.default', state: 'RUNNING', priority: 0, submittedAtMs: 0,
+    pendingContainers: 0, runningContainers: 0, allocated: res(0, 0), tags: {}, ...extra,
+  };
+}
+
+export function snap(nowMs: number, nodes: NodeView[], cs: C[], opts: { apps?: AppView[]; changed?: string[] } = {}): ClusterSnapshot {
+  const containers = cs.map(container);
+  const withIds = nodes.map((n) => ({ ...n, containerIds: containers.filter((c) => c.nodeId === n.id).map((c) => c.id) }));
+  const appIds = new Set(containers.map((c) => c.appId));
+  const apps = opts.apps ?? [...appIds].map((a) => app(a));
+  const s = buildSnapshot({ nowMs, nodes: withIds, apps, containers, rootQueue: defaultQueueTree() });
+  return opts.changed ? { ...s, changedNodeIds: new Set(opts.changed) } : s;
+}
+
+export const kinds = (ds: Decision[], kind: Action['kind']): Decision[] => ds.filter((d) => d.action.kind === kind);
+export const targets = (ds: Decision[], kind: 'suspendContainer' | 'resumeContainer'): string[] =>
+  kinds(ds, kind).map((d) => (d.action as { containerId: string }).containerId).sort();
+
+import { describe, expect, it } from 'vitest';
+import { kairosPolicy, kairosParamsSchema, dispatchScore, type KairosState } from '../../src/policies/kairos/index.js';
+import { getPolicy } from '../../src/policies/index.js';
+
+const params = (p: Record<string, unknown> = {}) => kairosParamsSchema.parse(p);
+
+function run(snapshot: ClusterSnapshot, p: Record<string, unknown> = {}, state?: KairosState) {
+  const prm = params(p);
+  return kairosPolicy.decide({ snapshot, params: prm, state: state ?? kairosPolicy.initialState(prm) });
+}
+
+describe('kairos params', () => {
+  it('defaults follow the paper prototype (W = 50 s, Q = 4, starvation counter 3, variance tie-break)', () => {
+    const p = params();
+    expect(p).toMatchObject({ quantumMs: 50_000, queueSlots: 4, starvationQuanta: 3, starvationRunQuanta: 1, tieBreak: 'variance' });
+    expect(p.coresPerNode).toBeUndefined();
+    expect(() => params({ tieBreak: 'fastest' })).toThrow();
+    expect(() => params({ quantum: 5 })).toThrow();
+    expect(() => params({ quantumMs: 0 })).toThrow();
+  });
+
+  it('is registered as `kairos`', () => {
+    expect(getPolicy('kairos')).toBe(kairosPolicy);
+  });
+});
+
+describe('kairos node LAS', () => {
+  it('a task arriving on a node whose N cores are busy preempts the running task with the most attained service', () => {
+    const n = node('n1', 4);
+    const base: C[] = [
+      { id: 'a', node: 'n1', attained: 100 * S },
+      { id: 'b', node: 'n1', attained: 20 * S },
+      { id: 'c', node: 'n1', attained: 50 * S },
+      { id: 'd', node: 'n1', attained: 10 * S },
+    ];
+    const first = run(snap(0, [n], base));
+    expect(kinds(first.decisions, 'suspendContainer')).toHaveLength(0);
+    const second = run(snap(500, [n], [...base, { id: 'e', node: 'n1', attained: 0, startedAt: 500 }], { changed: ['n1'] }), {}, first.state);
+    const sus = kinds(second.decisions, 'suspendContainer');
+    expect(targets(second.decisions, 'suspendContainer')).toEqual(['a']);
+    expect(sus[0].rule).toBe('las.preempt');
+    expect(sus[0].reason).toContain('e arrived');
+    expect(sus[0].reason).toContain('100 s');
+    expect(kinds(second.decisions, 'resumeContainer')).toHaveLength(0);
+    // a now waits: the node wants to be called back when the first running quantum ends.
+    expect(second.wakeAtMs).toBe(50 * S);
+  });
+
+  it('on quantum expiry the running task yields to the youngest waiting task if it has attained no less service', () => {
+    const n = node('n1', 1, 5120);
+    const t0 = run(snap(0, [n], [
+      { id: 'a', node: 'n1', attained: 40 * S, runningSince: 0 },
+      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
+    ]));
+    expect(t0.decisions.filter((d) => d.rule.startsWith('las.'))).toHaveLength(0);
+    expect(t0.wakeAtMs).toBe(50 * S);
+
+    const t50 = run(snap(50 * S, [n], [
+      { id: 'a', node: 'n1', attained: 90 * S, runningSince: 0 },
+      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
+    ], { changed: [] }), {}, t0.state);
+    expect(targets(t50.decisions, 'suspendContainer')).toEqual(['a']);
+    expect(targets(t50.decisions, 'resumeContainer')).toEqual(['b']);
+    const pre = kinds(t50.decisions, 'suspendContainer')[0];
+    expect(pre.rule).toBe('las.preempt');
+    expect(pre.reason).toMatch(/a attained 90 s >= b waiting with 10 s/);
+    expect(kinds(t50.decisions, 'resumeContainer')[0].rule).toBe('las.resume');
+    // b's quantum ends at 100 s.
+    expect(t50.wakeAtMs).toBe(100 * S);
+  });
+
+  it('keeps the running task for another quantum when every waiting task has attained more', () => {
+    const n = node('n1', 1, 5120);
+    const cs = (att: number): C[] => [
+      { id: 'a', node: 'n1', attained: att, runningSince: 0 },
+      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 95 * S },
+    ];
+    const t0 = run(snap(0, [n], cs(40 * S)));
+    const t50 = run(snap(50 * S, [n], cs(90 * S), { changed: [] }), {}, t0.state);
+    expect(t50.decisions.filter((d) => d.rule.startsWith('las.'))).toHaveLength(0);
+    expect(t50.wakeAtMs).toBe(100 * S);
+    // At 100 s a has 140 s > 95 s: now it yields.
+    const t100 = run(snap(100 * S, [n], cs(140 * S), { changed: [] }), {}, t50.state);
+    expect(targets(t100.decisions, 'suspendContainer')).toEqual(['a']);
+    expect(targets(t100.decisions, 'resumeContainer')).toEqual(['b']);
+  });
+
+  it('a freed core goes to the youngest waiting task', () => {
+    const n = node('n1', 2, 10240);
+    const out = run(snap(5 * S, [n], [
+      { id: 'a', node: 'n1', attained: 70 * S },
+      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 30 * S },
+      { id: 'c', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
+    ]));
+    expect(targets(out.decisions, 'resumeContainer')).toEqual(['c']);
+    const r = kinds(out.decisions, 'resumeContainer')[0];
+    expect(r.rule).toBe('las.resume');
+    expect(r.reason).toContain('1/2 cores busy');
+    expect(kinds(out.decisions, 'suspendContainer')).toHaveLength(0);
+  });
+
+  it('starvation guard: a task suspended for 3 quanta runs, unpreemptible for one quantum', () => {
+    const n = node('n1', 1, 5120);
+    const p = { quantumMs: 10 * S, starvationQuanta: 3, starvationRunQuanta: 1 };
+    const at = (t: number, aAtt: number, extra: C[] = [], state?: KairosState) =>
+      run(snap(t, [n], [
+        { id: 'a', node: 'n1', attained: aAtt, runningSince: 0 },
+        { id: 'x', node: 'n1', state: 'SUSPENDED', attained: 300 * S },
+        ...extra,
+      ], state ? { changed: [] } : {}), p, state);
+    let out = at(0, 0);
+    expect(out.wakeAtMs).toBe(10 * S);
+    out = at(10 * S, 10 * S, [], out.state);
+    expect(out.decisions.filter((d) => d.rule.startsWith('las.'))).toHaveLength(0);
+    out = at(20 * S, 20 * S, [], out.state);
+    expect(out.decisions.filter((d) => d.rule.startsWith('las.'))).toHaveLength(0);
+    out = at(30 * S, 30 * S, [], out.state);
+    expect(targets(out.decisions, 'suspendContainer')).toEqual(['a']);
+    expect(targets(out.decisions, 'resumeContainer')).toEqual(['x']);
+    expect(out.decisions.filter((d) => d.rule.startsWith('las.')).every((d) => d.rule === 'las.starvation')).toBe(true);
+    expect(kinds(out.decisions, 'resumeContainer')[0].reason).toMatch(/x waited 30 s >= 3 quanta of W=10 s/);
+
+    // While protected, x is not preempted by a newcomer: the newcomer waits instead.
+    const swapped = (t: number, xAtt: number, extra: C[], state: KairosState) =>
+      run(snap(t, [n], [
+        { id: 'a', node: 'n1', state: 'SUSPENDED', attained: 30 * S },
+        { id: 'x', node: 'n1', attained: xAtt, runningSince: 30 * S },
+        ...extra,
+      ], { changed: ['n1'] }), p, state);
+    const t35 = swapped(35 * S, 305 * S, [{ id: 'b', node: 'n1', attained: 0, startedAt: 35 * S }], out.state);
+    expect(targets(t35.decisions, 'suspendContainer')).toEqual(['b']);
+    expect(t35.wakeAtMs).toBe(40 * S);
+    // Protection over at 40 s: x (310 s) yields to the youngest waiting task, b (0 s).
+    const t40 = swapped(40 * S, 310 * S, [{ id: 'b', node: 'n1', state: 'SUSPENDED', attained: 0, startedAt: 35 * S }], t35.state);
+    expect(targets(t40.decisions, 'suspendContainer')).toEqual(['x']);
+    expect(targets(t40.decisions, 'resumeContainer')).toEqual(['b']);
+  });
+
+  it('starvationQuanta = 0 disables the guard', () => {
+    const n = node('n1', 1, 5120);
+    const p = { quantumMs: 10 * S, starvationQuanta: 0 };
+    const cs = (t: number): C[] => [
+      { id: 'a', node: 'n1', attained: t, runningSince: 0 },
+      { id: 'x', node: 'n1', state: 'SUSPENDED', attained: 300 * S },
+    ];
+    let out = run(snap(0, [n], cs(0)), p);
+    for (const t of [10, 20, 30, 40, 50]) {
+      out = run(snap(t * S, [n], cs(t * S), { changed: [] }), p, out.state);
+      expect(out.decisions.filter((d) => d.rule.startsWith('las.'))).toHaveLength(0);
+    }
+  });
+
+  it('without attained-service accounting it falls back to the running time it tracks', () => {
+    const n = node('n1', 1, 5120);
+    const t0 = run(snap(0, [n], [{ id: 'a', node: 'n1', attained: null, runningSince: 0 }]));
+    expect(t0.wakeAtMs).toBeUndefined();
+    const t60 = run(snap(60 * S, [n], [
+      { id: 'a', node: 'n1', attained: null, runningSince: 0 },
+      { id: 'b', node: 'n1', attained: null, startedAt: 60 * S, runningSince: 60 * S },
+    ], { changed: ['n1'] }), {}, t0.state);
+    expect(targets(t60.decisions, 'suspendContainer')).toEqual(['a']);
+    expect(kinds(t60.decisions, 'suspendContainer')[0].reason).toContain('(60 s)');
+    // a's 60 s are remembered while it is suspended: at b's quantum end (110 s) b has 50 s < 60 s, keeps running.
+    const t110 = run(snap(110 * S, [n], [
+      { id: 'a', node: 'n1', state: 'SUSPENDED', attained: null, runningSince: 0 },
+      { id: 'b', node: 'n1', attained: null, startedAt: 60 * S, runningSince: 60 * S },
+    ], { changed: [] }), {}, t60.state);
+    expect(t110.decisions.filter((d) => d.rule.startsWith('las.'))).toHaveLength(0);
+    // At 160 s b has 100 s > 60 s: a resumes.
+    const t160 = run(snap(160 * S, [n], [
+      { id: 'a', node: 'n1', state: 'SUSPENDED', attained: null, runningSince: 0 },
+      { id: 'b', node: 'n1', attained: null, startedAt: 60 * S, runningSince: 60 * S },
+    ], { changed: [] }), {}, t110.state);
+    expect(targets(t160.decisions, 'resumeContainer')).toEqual(['a']);
+  });
+});
+
+describe('kairos central dispatch', () => {
+  const nodes = [node('n1'), node('n2'), node('n3'), node('n4')];
+  const cs: C[] = [
+    { id: 'a', node: 'n1', attained: 10 * S },
+    { id: 'b', node: 'n1', attained: 30 * S },
+    { id: 'c', node: 'n2', attained: 5 * S },
+    { id: 'd', node: 'n2', attained: 5 * S },
+    { id: 'e', node: 'n4', attained: 0 },
+    { id: 'f', node: 'n4', attained: 100 * S },
+    { id: 'g', node: 'n4', attained: 200 * S },
+  ];
+  const rank = (ds: Decision[]) => {
+    const r = kinds(ds, 'rankNodes');
+    expect(r).toHaveLength(1);
+    expect(r[0].rule).toBe('dispatch.rank');
+    return r[0].action as Extract<Action, { kind: 'rankNodes' }>;
+  };
+
+  it('ranks fewest tasks first, ties by the lowest variance of attained service', () => {
+    const a = rank(run(snap(0, nodes, cs)).decisions);
+    expect(a.leastLoadedFirst).toBe(true);
+    expect(a.partial).toBe(false);
+    // n1: mean 20 s, variance 100 s²; n2: 0; n3 (empty): 0; n4: mean 100, variance 20000/3.
+    expect(a.scores).toEqual({ n1: 100, n2: 0, n3: 0, n4: 6666.667 });
+    // The order the backend derives (fewest containers, then ascending score): n3, n2, n1, n4.
+    const count = (id: string) => cs.filter((c) => c.node === id).length;
+    const order = Object.keys(a.scores).sort((x, y) => count(x) - count(y) || a.scores[x] - a.scores[y] || (x < y ? -1 : 1));
+    expect(order).toEqual(['n3', 'n2', 'n1', 'n4']);
+  });
+
+  it('sum and stddev tie-breaks', () => {
+    expect(rank(run(snap(0, nodes, cs), { tieBreak: 'sum' }).decisions).scores).toEqual({ n1: 40, n2: 10, n3: 0, n4: 300 });
+    expect(rank(run(snap(0, nodes, cs), { tieBreak: 'stddev' }).decisions).scores).toMatchObject({ n1: 10, n2: 0, n3: 0 });
+    expect(dispatchScore('variance', [])).toBe(0);
+  });
+
+  it('random tie-break: seeded scores, different per node, deterministic per seed', () => {
+    const s1 = rank(run(snap(0, nodes, cs), { tieBreak: 'random', seed: 7 }).decisions).scores;
+    const s1b = rank(run(snap(0, nodes, cs), { tieBreak: 'random', seed: 7 }).decisions).scores;
+    const s2 = rank(run(snap(0, nodes, cs), { tieBreak: 'random', seed: 8 }).decisions).scores;
+    expect(s1).toEqual(s1b);
+    expect(s1).not.toEqual(s2);
+    expect(new Set(Object.values(s1)).size).toBe(4);
+    for (const v of Object.values(s1)) expect(v >= 0 && v < 1000).toBe(true);
+  });
+
+  it('rescores only changed nodes between heartbeats (partial), every node once the interval has passed', () => {
+    const first = run(snap(0, nodes, cs));
+    const second = run(snap(100, nodes, cs, { changed: ['n2'] }), {}, first.state);
+    const r2 = rank(second.decisions);
+    expect(r2.partial).toBe(true);
+    expect(Object.keys(r2.scores)).toEqual(['n2']);
+    const third = run(snap(300, nodes, cs, { changed: [] }), {}, second.state);
+    expect(kinds(third.decisions, 'rankNodes')).toHaveLength(0);
+    const fourth = run(snap(1_000, nodes, cs, { changed: [] }), {}, third.state);
+    const r4 = rank(fourth.decisions);
+    expect(r4.partial).toBe(false);
+    expect(Object.keys(r4.scores).sort()).toEqual(['n1', 'n2', 'n3', 'n4']);
+  });
+
+  it('caps every node at N+Q tasks by advertising N+Q vcores with memory scaled alike', () => {
+    const out = run(snap(0, [node('n1', 4, 20480), node('n2', 4, 20480, { memoryMB: 40960, vcores: 8 })], []));
+    const caps = kinds(out.decisions, 'setNodeResource');
+    expect(caps).toHaveLength(1);
+    expect(caps[0].rule).toBe('node.cap');
+    expect(caps[0].action).toEqual({ kind: 'setNodeResource', nodeId: 'n1', resource: { memoryMB: 40960, vcores: 8 } });
+    expect(caps[0].reason).toContain('N+Q = 4+4');
+    const q2 = kinds(run(snap(0, [node('n1', 4, 20480)], []), { queueSlots: 2 }).decisions, 'setNodeResource');
+    expect(q2[0].action).toMatchObject({ resource: { memoryMB: 30720, vcores: 6 } });
+  });
+});
+
+describe('kairos state', () => {
+  it('round-trips through JSON and is not mutated by decide', () => {
+    const n = node('n1', 1, 5120);
+    const cs = (t: number): C[] => [
+      { id: 'a', node: 'n1', attained: 40 * S + t, runningSince: 0 },
+      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
+    ];
+    const t0 = run(snap(0, [n], cs(0)), { tieBreak: 'random' });
+    const frozen = JSON.stringify(t0.state);
+    const viaJson = JSON.parse(frozen) as KairosState;
+    const direct = run(snap(50 * S, [n], cs(50 * S), { changed: [] }), { tieBreak: 'random' }, t0.state);
+    const restored = run(snap(50 * S, [n], cs(50 * S), { changed: [] }), { tieBreak: 'random' }, viaJson);
+    expect(JSON.stringify(t0.state)).toBe(frozen);
+    expect(restored.decisions).toEqual(direct.decisions);
+    expect(restored.state).toEqual(direct.state);
+    expect(restored.wakeAtMs).toBe(direct.wakeAtMs);
+    expect(JSON.parse(JSON.stringify(direct.state))).toEqual(direct.state);
+  });
+
+  it('forgets finished containers and removed nodes', () => {
+    const first = run(snap(0, [node('n1', 1, 5120), node('n2', 1, 5120)], [
+      { id: 'a', node: 'n1', attained: 0 },
+      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 0 },
+      { id: 'c', node: 'n2', attained: 0 },
+    ]));
+    expect(Object.keys(first.state.nodes).sort()).toEqual(['n1', 'n2']);
+    const second = run(snap(2_000, [node('n1', 1, 5120)], [{ id: 'b', node: 'n1', state: 'SUSPENDED', attained: 0 }], { changed: ['n1', 'n2'] }), {}, first.state);
+    expect(Object.keys(second.state.nodes)).toEqual(['n1']);
+    expect(Object.keys(second.state.nodes.n1.tasks)).toEqual(['b']);
+    expect(targets(second.decisions, 'resumeContainer')).toEqual(['b']);
+  });
+});
