@@ -1,0 +1,225 @@
+/**
+ * BoPF — Bounded Priority Fairness (Le et al.) — as a queue-capacity policy for CapacityScheduler.
+ *
+ * Each cycle: admit newly registered queues (hard / soft / elastic / rejected), follow every LQ's
+ * bursts (a burst opens when an idle LQ gets work, at most once per period, and closes at its
+ * deadline or when the LQ runs dry), allocate (hard d/t, soft SRPT, elastic DRF, spare shared),
+ * and state the result as one `updateQueues` mutation of the leaves under `parentQueue`.
+ *
+ * The admitted set comes from `params.book` when the admin API manages admissions (its decisions
+ * are authoritative), else from `params.queues`, admitted here in order and kept in the state.
+ */
+import { z } from 'zod';
+import type { Decision } from '../../core/actions.js';
+import { definePolicy, type Policy } from '../../core/policy.js';
+import { dominantShare, type Resources } from '../../core/resources.js';
+import { AdmissionControl, burstRate, type AdmissionBook, type AdmittedQueue } from './admission.js';
+import { allocate, type AllocQueue } from './allocate.js';
+import { capacityDecision, planCapacities, type CapacityTarget } from './capacities.js';
+import { childPath, leafLoads, managedLeaves } from './queues.js';
+import { queueSpecSchema, type Variant } from './spec.js';
+
+const resourcesSchema = z.object({ memoryMB: z.number().nonnegative(), vcores: z.number().nonnegative() });
+
+export const bookSchema = z.object({
+  capacity: resourcesSchema,
+  variant: z.enum(['bopf', 'nbopf']),
+  queues: z.array(
+    z.object({
+      spec: queueSpecSchema,
+      cls: z.enum(['hard', 'soft', 'elastic']),
+      demand: z.object({ vcoreSeconds: z.number().nonnegative(), memoryMBSeconds: z.number().nonnegative() }),
+      reason: z.string(),
+    }),
+  ),
+});
+
+export const bopfParamsSchema = z.object({
+  /** Parent of the managed leaves; their capacities are set together. */
+  parentQueue: z.string().min(1).default('root'),
+  /** Registered queues in registration order (admitted by the policy when `book` is absent). */
+  queues: z.array(queueSpecSchema).default([]),
+  /** Admissions decided elsewhere (the admin API); when present the policy admits nothing itself. */
+  book: bookSchema.optional(),
+  /** Capacity changes smaller than this (percentage points) are not sent. */
+  hysteresisPct: z.number().min(0).max(100).default(2),
+  /** Capacities are multiples of 10^-decimals percent. */
+  capacityDecimals: z.number().int().min(0).max(3).default(1),
+  /** Max-capacity of admitted leaves (elasticity: > capacity lets a queue use idle resources). */
+  maxCapacityPct: z.number().min(0).max(100).default(100),
+  /** A new burst may open this fraction of a period early (arrival detection jitter). */
+  burstGraceFraction: z.number().min(0).max(0.5).default(0.05),
+  /** Longest stretch the resource condition steps through when arrival phases are known. */
+  maxHorizonMs: z.number().positive().default(86_400_000),
+});
+export type BopfParams = z.infer<typeof bopfParamsSchema>;
+
+export interface BurstTrack {
+  /** Start of the last burst (open or not). */
+  start?: number;
+  open: boolean;
+  /** Received during the open burst: vcore·s, MB·s. */
+  received: Resources;
+  /** Held at the previous cycle (integrated over the next interval). */
+  lastUsed: Resources;
+}
+
+export interface BopfState {
+  book?: AdmissionBook;
+  /** Registered queues that were rejected: name → [spec key, reason]. */
+  rejected: Record<string, [string, string]>;
+  tracks: Record<string, BurstTrack>;
+  lastMs?: number;
+}
+
+const Z: Resources = { memoryMB: 0, vcores: 0 };
+
+export function makeBopfPolicy(name: string, variant: Variant, description: string): Policy<BopfParams, BopfState> {
+  return definePolicy<BopfParams, BopfState>({
+    name,
+    description,
+    paramsSchema: bopfParamsSchema,
+    initialState: () => ({ rejected: {}, tracks: {} }),
+    decide({ snapshot, params, state }) {
+      const now = snapshot.nowMs;
+      const capacity = snapshot.totalCapacity;
+      const notes: string[] = [];
+      const decisions: Decision[] = [];
+
+      // --- admission -------------------------------------------------------------------------
+      let book: AdmissionBook;
+      let rejected = state.rejected;
+      if (params.book) {
+        book = params.book;
+      } else {
+        const control = state.book
+          ? AdmissionControl.fromBook(state.book, { maxHorizonMs: params.maxHorizonMs })
+          : new AdmissionControl(capacity, { variant, maxHorizonMs: params.maxHorizonMs });
+        const wanted = new Map(params.queues.map((s) => [s.name, s]));
+        let changed = false;
+        for (const q of [...control.queues()]) {
+          const s = wanted.get(q.spec.name);
+          if (!s || JSON.stringify(s) !== JSON.stringify(q.spec)) {
+            control.remove(q.spec.name);
+            changed = true;
+            notes.push(`admission: ${q.spec.name} ${s ? 'changed, re-admitted' : 'unregistered, removed'}`);
+          }
+        }
+        const nextRejected: Record<string, [string, string]> = {};
+        for (const s of params.queues) {
+          if (control.get(s.name)) continue;
+          const key = JSON.stringify(s);
+          const prev = rejected[s.name];
+          if (prev && prev[0] === key && !changed) {
+            nextRejected[s.name] = prev;
+            continue;
+          }
+          const d = control.admit(s);
+          notes.push(`admission: ${s.name} → ${d.reason}`);
+          if (d.cls === 'rejected') nextRejected[s.name] = [key, d.reason];
+          else changed = true;
+        }
+        rejected = nextRejected;
+        book = control.toBook();
+      }
+
+      // --- bursts ------------------------------------------------------------------------------
+      const admitted = new Map<string, AdmittedQueue>(book.queues.map((q) => [childPath(params.parentQueue, q.spec.name), q]));
+      const leaves = [...new Set([...managedLeaves(snapshot, params.parentQueue).map((q) => q.path), ...admitted.keys()])];
+      const loads = leafLoads(snapshot, leaves);
+      const dtS = state.lastMs !== undefined ? Math.max(0, now - state.lastMs) / 1000 : 0;
+      const tracks: Record<string, BurstTrack> = {};
+      let wakeAtMs: number | undefined;
+      const allocQueues: AllocQueue[] = [];
+      for (const path of leaves) {
+        const load = loads.get(path)!;
+        const q = admitted.get(path);
+        if (!q) {
+          allocQueues.push({ id: path, kind: 'TQ', cls: 'none', demand: load.demand });
+          continue;
+        }
+        let burst: AllocQueue['burst'];
+        if (q.spec.kind === 'LQ' && (q.cls === 'hard' || q.cls === 'soft')) {
+          const prev = state.tracks[q.spec.name];
+          const t: BurstTrack = prev
+            ? { ...prev, received: { ...prev.received } }
+            : { open: false, received: { ...Z }, lastUsed: { ...Z } };
+          const busy = load.demand.vcores > 0 || load.demand.memoryMB > 0;
+          const len = q.spec.burstDeadlineMs!;
+          const period = q.spec.periodMs!;
+          if (t.open) {
+            t.received = { vcores: t.received.vcores + t.lastUsed.vcores * dtS, memoryMB: t.received.memoryMB + t.lastUsed.memoryMB * dtS };
+            if (now >= t.start! + len || !busy) t.open = false;
+          }
+          if (!t.open && busy && (t.start === undefined || now >= t.start + period * (1 - params.burstGraceFraction))) {
+            t.open = true;
+            t.start = now;
+            t.received = { ...Z };
+            notes.push(`burst: ${q.spec.name} opens at ${now} ms, deadline ${now + len} ms`);
+          }
+          t.lastUsed = load.used;
+          tracks[q.spec.name] = t;
+          if (t.open) {
+            const remaining = {
+              vcores: Math.max(0, q.demand.vcoreSeconds - t.received.vcores),
+              memoryMB: Math.max(0, q.demand.memoryMBSeconds - t.received.memoryMB),
+            };
+            burst = { rate: burstRate(q), remaining };
+            const end = t.start! + len;
+            wakeAtMs = wakeAtMs === undefined ? end : Math.min(wakeAtMs, end);
+          }
+        }
+        allocQueues.push({ id: path, kind: q.spec.kind, cls: q.cls, demand: load.demand, ...(burst ? { burst } : {}) });
+      }
+
+      // --- allocation → capacities ---------------------------------------------------------------
+      const alloc = allocate('bopf', capacity, allocQueues);
+      const hard = new Map<string, number>();
+      const soft = new Map<string, number>();
+      const weights = new Map<string, number>();
+      const elastic: string[] = [];
+      for (const q of allocQueues) {
+        const a = alloc.get(q.id)!;
+        if (a.tier === 'hard') hard.set(q.id, dominantShare(a.guarantee, capacity));
+        else if (a.tier === 'soft') soft.set(q.id, dominantShare(a.guarantee, capacity));
+        else if (a.tier === 'elastic') {
+          elastic.push(q.id);
+          weights.set(q.id, dominantShare(a.alloc, capacity));
+        }
+      }
+      const plan = planCapacities(
+        leaves,
+        [
+          { label: 'hard', shares: hard },
+          { label: 'soft', shares: soft },
+        ],
+        elastic.length ? elastic : [...admitted.keys()],
+        weights,
+        params.capacityDecimals,
+      );
+      notes.push(...plan.notes);
+      const targets: CapacityTarget[] = leaves.map((path) => ({
+        path,
+        capacityPct: plan.pct.get(path)!,
+        ...(admitted.has(path) ? { maxCapacityPct: params.maxCapacityPct } : {}),
+        why: alloc.get(path)!.why,
+      }));
+      const { decision, note } = capacityDecision(snapshot, targets, { policy: name, rule: 'allocate', hysteresisPct: params.hysteresisPct });
+      notes.push(note);
+      if (decision) decisions.push(decision);
+
+      return {
+        decisions,
+        state: { ...(params.book ? {} : { book }), rejected, tracks, lastMs: now },
+        ...(wakeAtMs !== undefined ? { wakeAtMs } : {}),
+        notes,
+      };
+    },
+  });
+}
+
+export const bopfPolicy = makeBopfPolicy(
+  'bopf',
+  'bopf',
+  'Bounded Priority Fairness: LQ bursts get hard (d/t) or soft (SRPT) guarantees within their long-term fair share; TQs and the rest share by DRF.',
+);

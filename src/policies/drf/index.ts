@@ -1,0 +1,60 @@
+/**
+ * DRF across queues (the BoPF paper's fairness baseline): every leaf under `parentQueue` gets
+ * its dominant-resource-fair share of what it can use now, stated as CapacityScheduler
+ * capacities (elastic up to max-capacity, so idle resources are still used).
+ */
+import { z } from 'zod';
+import type { Decision } from '../../core/actions.js';
+import { definePolicy } from '../../core/policy.js';
+import { dominantShare } from '../../core/resources.js';
+import { allocate, type AllocQueue, type Mode } from '../bopf/allocate.js';
+import { capacityDecision, planCapacities } from '../bopf/capacities.js';
+import { leafLoads, managedLeaves } from '../bopf/queues.js';
+import type { ClusterSnapshot } from '../../core/model.js';
+
+export const shareParamsSchema = z.object({
+  parentQueue: z.string().min(1).default('root'),
+  hysteresisPct: z.number().min(0).max(100).default(2),
+  capacityDecimals: z.number().int().min(0).max(3).default(1),
+  maxCapacityPct: z.number().min(0).max(100).default(100),
+});
+export type ShareParams = z.infer<typeof shareParamsSchema>;
+
+/**
+ * Shared by the DRF and strict-priority baselines: allocate by `mode`, give every leaf its share
+ * as capacity, spread what nobody asks for equally, and send it when it moved enough.
+ */
+export function queueShareCycle(
+  snapshot: ClusterSnapshot,
+  params: ShareParams,
+  mode: Exclude<Mode, 'bopf'>,
+  policy: string,
+  kindOf: (leafName: string) => 'LQ' | 'TQ',
+): { decisions: Decision[]; notes: string[] } {
+  const capacity = snapshot.totalCapacity;
+  const leaves = managedLeaves(snapshot, params.parentQueue).map((q) => q.path);
+  const loads = leafLoads(snapshot, leaves);
+  const queues: AllocQueue[] = leaves.map((path) => {
+    const l = loads.get(path)!;
+    return { id: path, kind: kindOf(l.name), cls: 'elastic', demand: l.demand };
+  });
+  const alloc = allocate(mode, capacity, queues);
+  const shares = new Map(leaves.map((p) => [p, dominantShare(alloc.get(p)!.guarantee, capacity)]));
+  const plan = planCapacities(leaves, [{ label: mode, shares }], leaves, new Map(), params.capacityDecimals);
+  const targets = leaves.map((path) => ({ path, capacityPct: plan.pct.get(path)!, maxCapacityPct: params.maxCapacityPct, why: alloc.get(path)!.why }));
+  const { decision, note } = capacityDecision(snapshot, targets, { policy, rule: 'allocate', hysteresisPct: params.hysteresisPct });
+  return { decisions: decision ? [decision] : [], notes: [...plan.notes, note] };
+}
+
+export const drfPolicy = definePolicy<ShareParams, Record<string, never>>({
+  name: 'drf',
+  description: 'Dominant Resource Fairness across the leaves of one parent queue (instantaneous fairness).',
+  paramsSchema: shareParamsSchema,
+  initialState: () => ({}),
+  decide({ snapshot, params }) {
+    const { decisions, notes } = queueShareCycle(snapshot, params, 'drf', 'drf', () => 'TQ');
+    return { decisions, state: {}, notes };
+  },
+});
+
+export { drfWaterFill, type DrfClaim } from './waterfill.js';

@@ -1,0 +1,11 @@
+/**
+ * N-BoPF (BoPF paper's baseline): BoPF without the soft-guarantee class — an LQ that passes the
+ * safety and fairness conditions but not the resource condition is made elastic.
+ */
+import { makeBopfPolicy } from '../bopf/policy.js';
+
+export const nbopfPolicy = makeBopfPolicy(
+  'nbopf',
+  'nbopf',
+  'Naive BoPF: like BoPF but without soft guarantees (LQs failing the resource condition are elastic).',
+);
