@@ -4,9 +4,11 @@
  */
 import type { AnyPolicy } from '../core/policy.js';
 import { kairosPolicy } from './kairos/index.js';
+import { bigcPolicy } from './bigc/index.js';
 
 export const POLICIES: Record<string, AnyPolicy> = {
   kairos: kairosPolicy,
+  bigc: bigcPolicy,
 };
 
 export function getPolicy(name: string): AnyPolicy | undefined {

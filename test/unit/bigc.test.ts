@@ -1,0 +1,168 @@
+/** Big-C policy: job classes, short priority, suspension of long tasks within the shares, resume. */
+import type { Action, Decision } from '../../src/core/actions.js';
+import type { AppView, ClusterSnapshot, ContainerView, NodeView } from '../../src/core/model.js';
+import { buildSnapshot, defaultQueueTree } from '../../src/core/snapshot.js';
+import { res, type Resources } from '../../src/core/resources.js';
+
+export const S = 1000;
+
+export interface C {
+  id: string;
+  node: string;
+  app?: string;
+  state?: 'RUNNING' | 'SUSPENDED';
+  /** Attained service, ms; `null` leaves it undefined (no shim). */
+  attained?: number | null;
+  startedAt?: number;
+  runningSince?: number;
+  vcores?: number;
+}
+
+export function node(id: string, vcores = 4, memoryMB = 4 * 5120, capacity?: Resources): NodeView {
+  return { id, state: 'RUNNING', rack: '/r', capacity: capacity ?? res(memoryMB, vcores), physicalCapacity: res(memoryMB, vcores), used: res(0, 0), containerIds: [] };
+}
+
+export function container(c: C): ContainerView {
+  return {
+    id: c.id,
+    appId: c.app ?? 'app1',
+    nodeId: c.node,
+    resource: res(5120, c.vcores ?? 1),
+    state: c.state ?? 'RUNNING',
+    startedAtMs: c.startedAt ?? 0,
+    attainedServiceMs: c.attained === null ? undefined : (c.attained ?? 0),
+    runningSinceMs: c.runningSince,
+  };
+}
+
+export function app(id: string, extra: Partial<AppView> = {}): AppView {
+  return {
+    id, name: id, user: 'u', queue: 'root.default', state: 'RUNNING', priority: 0, submittedAtMs: 0,
+    pendingContainers: 0, runningContainers: 0, allocated: res(0, 0), tags: {}, ...extra,
+  };
+}
+
+export function snap(nowMs: number, nodes: NodeView[], cs: C[], opts: { apps?: AppView[]; changed?: string[] } = {}): ClusterSnapshot {
+  const containers = cs.map(container);
+  const withIds = nodes.map((n) => ({ ...n, containerIds: containers.filter((c) => c.nodeId === n.id).map((c) => c.id) }));
+  const appIds = new Set(containers.map((c) => c.appId));
+  const apps = opts.apps ?? [...appIds].map((a) => app(a));
+  const s = buildSnapshot({ nowMs, nodes: withIds, apps, containers, rootQueue: defaultQueueTree() });
+  return opts.changed ? { ...s, changedNodeIds: new Set(opts.changed) } : s;
+}
+
+export const kinds = (ds: Decision[], kind: Action['kind']): Decision[] => ds.filter((d) => d.action.kind === kind);
+export const targets = (ds: Decision[], kind: 'suspendContainer' | 'resumeContainer'): string[] =>
+  kinds(ds, kind).map((d) => (d.action as { containerId: string }).containerId).sort();
+
+import { describe, expect, it } from 'vitest';
+import { bigcPolicy, bigcParamsSchema, classify, type BigcState } from '../../src/policies/bigc/index.js';
+import { getPolicy } from '../../src/policies/index.js';
+
+const params = (p: Record<string, unknown> = {}) => bigcParamsSchema.parse(p);
+function run(snapshot: ClusterSnapshot, p: Record<string, unknown> = {}, state?: BigcState) {
+  const prm = params(p);
+  return bigcPolicy.decide({ snapshot, params: prm, state: state ?? bigcPolicy.initialState(prm) });
+}
+const est = (ms: number) => ({ 'schedbrain.estimate-ms': String(ms) });
+
+describe('bigc classes', () => {
+  it('classifies by the estimate tag against the cutoff and gives short jobs priority', () => {
+    const apps = [app('s', { tags: est(30_000) }), app('l', { tags: est(200_000) }), app('u'), app('done', { tags: est(1), state: 'FINISHED' })];
+    const out = run(snap(0, [node('n1')], [], { apps }));
+    const prio = kinds(out.decisions, 'setAppPriority');
+    expect(prio.map((d) => d.action)).toEqual([{ kind: 'setAppPriority', appId: 's', priority: 10 }]);
+    expect(prio[0].rule).toBe('class.priority');
+    expect(prio[0].reason).toContain('estimate 30 s < cutoff 90.6 s');
+    expect(classify(apps[2], params()).cls).toBe('long');
+    expect(classify(apps[2], params({ unknownClass: 'short' })).cls).toBe('short');
+    expect(classify(apps[1], params({ shortCutoffMs: 300_000 })).cls).toBe('short');
+    expect(getPolicy('bigc')).toBe(bigcPolicy);
+    expect(params().shortSharePct).toBe(95);
+  });
+});
+
+describe('bigc preemption', () => {
+  const nodes = [node('n1', 2, 10240), node('n2', 2, 10240)];
+  const longs: C[] = [
+    { id: 'l1', node: 'n1', app: 'L', startedAt: 0 },
+    { id: 'l2', node: 'n1', app: 'L', startedAt: 1_000 },
+    { id: 'l3', node: 'n2', app: 'L', startedAt: 2_000 },
+    { id: 'l4', node: 'n2', app: 'L', startedAt: 3_000 },
+  ];
+  const apps = (shortPending: number) => [
+    app('L', { tags: est(500_000) }),
+    app('Sh', { tags: est(10_000), priority: 10, pendingContainers: shortPending, pendingContainerResource: { memoryMB: 5120, vcores: 1 } }),
+  ];
+
+  it('short tasks that find no free core suspend the newest long containers, and their nodes advertise the room', () => {
+    const out = run(snap(10_000, nodes, longs, { apps: apps(2) }), { shortSharePct: 75 });
+    expect(targets(out.decisions, 'suspendContainer')).toEqual(['l3', 'l4']);
+    const sus = kinds(out.decisions, 'suspendContainer')[0];
+    expect(sus.rule).toBe('preempt.suspend');
+    expect(sus.reason).toContain('short jobs wait for 2 cores (0 free)');
+    const caps = kinds(out.decisions, 'setNodeResource');
+    expect(caps.map((d) => d.action)).toEqual([{ kind: 'setNodeResource', nodeId: 'n2', resource: { memoryMB: 20480, vcores: 4 } }]);
+    expect(caps[0].rule).toBe('node.capacity');
+    expect(out.state.suspendedAtMs).toEqual({ l3: 10_000, l4: 10_000 });
+  });
+
+  it('preempts no more than the short share allows and leaves long jobs their guaranteed share', () => {
+    // 4 cores, short share 75 %: short may reclaim 3 cores, long keeps 1.
+    expect(targets(run(snap(0, nodes, longs, { apps: apps(10) }), { shortSharePct: 75 }).decisions, 'suspendContainer')).toEqual(['l2', 'l3', 'l4']);
+    // Only one long container runs: it is within the long share, nothing is suspended.
+    expect(kinds(run(snap(0, nodes, longs.slice(0, 1), { apps: apps(10) }), { shortSharePct: 75 }).decisions, 'suspendContainer')).toHaveLength(0);
+    // Free cores absorb the short demand first.
+    expect(kinds(run(snap(0, nodes, longs.slice(0, 2), { apps: apps(2) }), { shortSharePct: 75 }).decisions, 'suspendContainer')).toHaveLength(0);
+  });
+
+  it('never suspends short containers, even on an over-full node', () => {
+    const cs: C[] = [
+      { id: 's1', node: 'n1', app: 'Sh' },
+      { id: 's2', node: 'n1', app: 'Sh' },
+      { id: 's3', node: 'n1', app: 'Sh' },
+    ];
+    expect(kinds(run(snap(0, nodes, cs, { apps: apps(5) })).decisions, 'suspendContainer')).toHaveLength(0);
+  });
+
+  it('a node runs at most N cores of containers: excess long ones wait, newest first', () => {
+    const cs: C[] = [
+      { id: 's1', node: 'n1', app: 'Sh' },
+      { id: 'l1', node: 'n1', app: 'L', startedAt: 0 },
+      { id: 'l2', node: 'n1', app: 'L', startedAt: 5 },
+    ];
+    const out = run(snap(0, nodes, cs, { apps: apps(0) }));
+    expect(targets(out.decisions, 'suspendContainer')).toEqual(['l2']);
+    expect(kinds(out.decisions, 'suspendContainer')[0].rule).toBe('node.cores');
+  });
+
+  it('resumes suspended long containers, oldest first, once a core is free and no short task waits', () => {
+    const n2 = node('n2', 2, 10240, { memoryMB: 20480, vcores: 4 });
+    const cs: C[] = [
+      { id: 'l1', node: 'n1', app: 'L' },
+      { id: 'l3', node: 'n2', app: 'L', state: 'SUSPENDED' },
+      { id: 'l4', node: 'n2', app: 'L', state: 'SUSPENDED' },
+      { id: 's1', node: 'n2', app: 'Sh' },
+    ];
+    const used = (n: ReturnType<typeof node>, vcores: number) => ({ ...n, used: { memoryMB: vcores * 5120, vcores } });
+    const prev: BigcState = { suspendedAtMs: { l3: 2_000, l4: 1_000 } };
+    const out = run(snap(20_000, [nodes[0], used(n2, 3)], cs, { apps: apps(0) }), {}, prev);
+    expect(targets(out.decisions, 'resumeContainer')).toEqual(['l4']);
+    expect(kinds(out.decisions, 'resumeContainer')[0].rule).toBe('preempt.resume');
+    expect(kinds(out.decisions, 'setNodeResource').map((d) => d.action)).toEqual([{ kind: 'setNodeResource', nodeId: 'n2', resource: { memoryMB: 15360, vcores: 3 } }]);
+    expect(out.state.suspendedAtMs).toEqual({ l3: 2_000 });
+
+    // A short task waits and the node has advertised room for it: the core stays for the short task.
+    const blocked = run(snap(20_000, [nodes[0], used(n2, 3)], cs, { apps: apps(1) }), {}, prev);
+    expect(kinds(blocked.decisions, 'resumeContainer')).toHaveLength(0);
+  });
+
+  it('state round-trips through JSON', () => {
+    const first = run(snap(10_000, nodes, longs, { apps: apps(2) }), { shortSharePct: 75 });
+    const s = JSON.stringify(first.state);
+    const a = run(snap(11_000, nodes, longs, { apps: apps(2) }), { shortSharePct: 75 }, first.state);
+    const b = run(snap(11_000, nodes, longs, { apps: apps(2) }), { shortSharePct: 75 }, JSON.parse(s) as BigcState);
+    expect(b).toEqual(a);
+    expect(JSON.stringify(first.state)).toBe(s);
+  });
+});
