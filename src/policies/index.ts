@@ -5,10 +5,12 @@
 import type { AnyPolicy } from '../core/policy.js';
 import { kairosPolicy } from './kairos/index.js';
 import { bigcPolicy } from './bigc/index.js';
+import { capacityTargetsPolicy } from './capacity-targets/index.js';
 
 export const POLICIES: Record<string, AnyPolicy> = {
   kairos: kairosPolicy,
   bigc: bigcPolicy,
+  'capacity-targets': capacityTargetsPolicy,
 };
 
 export function getPolicy(name: string): AnyPolicy | undefined {

@@ -1,0 +1,516 @@
+/**
+ * The control loop: poll → snapshot → session (policy.decide) → statement → commit/discard →
+ * journal, every `periodMs`, never overlapping. See docs/architecture.md.
+ */
+import pino, { type Logger } from 'pino';
+import type { ZodError } from 'zod';
+import { describeAction } from '../core/actions.js';
+import type { Capabilities, ClusterBackend } from '../core/backend.js';
+import { RmUnavailableError, SchedbrainError, ValidationError } from '../core/errors.js';
+import type { ClusterSnapshot } from '../core/model.js';
+import type { AnyPolicy } from '../core/policy.js';
+import { getPolicy, policyNames } from '../policies/index.js';
+import type { JournalEntry, NewJournalEntry } from '../store/journal.js';
+import type { PublishedRanking, Store } from '../store/store.js';
+import { RealClock, type Clock, type TimerHandle } from './clock.js';
+import { EngineMetrics } from './metrics.js';
+import { advisoryReason, DEFAULT_LIMITS, PolicyError, Session, type SafetyLimits, type Statement } from './session.js';
+
+export interface BackoffOptions {
+  /** First retry delay after the RM failed, ms. */
+  readonly initialMs: number;
+  /** Cap of the exponential backoff, ms. */
+  readonly maxMs: number;
+}
+
+export interface PolicyLookup {
+  get(name: string): AnyPolicy | undefined;
+  names(): string[];
+}
+
+export const REGISTRY: PolicyLookup = { get: getPolicy, names: policyNames };
+
+export interface EngineOptions {
+  readonly backend: ClusterBackend;
+  readonly store: Store;
+  readonly periodMs: number;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  readonly limits?: Partial<SafetyLimits>;
+  readonly backoff?: Partial<BackoffOptions>;
+  readonly policies?: PolicyLookup;
+  readonly metrics?: EngineMetrics;
+  /**
+   * Settings given explicitly by the operator (flags, env, file). Each one overrides what the
+   * store holds from a previous run; anything left undefined resumes the stored value.
+   */
+  readonly initial?: { readonly policy?: string; readonly params?: unknown; readonly dryRun?: boolean };
+  /** Policy used when neither the operator nor the store names one. */
+  readonly defaultPolicy?: { readonly name: string; readonly params: unknown };
+}
+
+export type CycleOutcome = 'ok' | 'rm_unavailable' | 'policy_error' | 'error';
+
+export interface CycleReport {
+  readonly cycleId: string;
+  readonly startedAtMs: number;
+  readonly finishedAtMs: number;
+  readonly policy: string;
+  readonly dryRun: boolean;
+  readonly advisory: boolean;
+  readonly outcome: CycleOutcome;
+  /** What was decided and what became of it (journal entries; not stored for a dry-run request). */
+  readonly decisions: ReadonlyArray<NewJournalEntry | JournalEntry>;
+  readonly notes: readonly string[];
+  readonly error?: string;
+  /** True when the statement was committed (policy state advanced). */
+  readonly committed: boolean;
+}
+
+export interface EngineStatus {
+  readonly running: boolean;
+  readonly policy: string;
+  readonly dryRun: boolean;
+  /** Undefined until the first cycle tried. */
+  readonly rmReachable?: boolean;
+  readonly rmError?: string;
+  readonly advisory?: boolean;
+  readonly advisoryReason?: string;
+  readonly capabilities?: Capabilities;
+  readonly lastCycle?: { readonly cycleId: string; readonly outcome: CycleOutcome; readonly atMs: number; readonly error?: string };
+  readonly lastSnapshotAtMs?: number;
+  readonly consecutiveRmFailures: number;
+  readonly nextCycleAtMs?: number;
+}
+
+export interface ActiveConfig {
+  readonly policy: AnyPolicy;
+  readonly params: unknown;
+  readonly dryRun: boolean;
+  readonly updatedAtMs: number;
+}
+
+/** Converts a zod error to a ValidationError whose field is the full dotted path. */
+export function zodToValidationError(err: ZodError, prefix: string): ValidationError {
+  const i = err.issues[0];
+  const path = [prefix, ...i.path.map(String)].filter((x) => x !== '').join('.');
+  return new ValidationError(path || 'body', i.message);
+}
+
+function errMsg(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export class Engine {
+  readonly metrics: EngineMetrics;
+  readonly clock: Clock;
+  readonly periodMs: number;
+  readonly limits: SafetyLimits;
+  private readonly backoff: BackoffOptions;
+  private readonly log: Logger;
+  private readonly backend: ClusterBackend;
+  private readonly store: Store;
+  private readonly policies: PolicyLookup;
+
+  private active: ActiveConfig | undefined;
+  private state: unknown;
+  private generation = 0;
+  private running = false;
+  private timer: TimerHandle | undefined;
+  private nextCycleAtMs: number | undefined;
+  private inFlight: Promise<CycleReport> | undefined;
+  private ticking: Promise<void> | undefined;
+  private cycleSeq = 0;
+  private consecutiveRmFailures = 0;
+  private lastCycle: CycleReport | undefined;
+  private rmReachable: boolean | undefined;
+  private rmError: string | undefined;
+  private capabilities: Capabilities | undefined;
+  private lastSnapshot: ClusterSnapshot | undefined;
+  private lastSnapshotAtMs: number | undefined;
+  private ranking: PublishedRanking | undefined;
+
+  constructor(private readonly opts: EngineOptions) {
+    if (!(opts.periodMs > 0)) throw new SchedbrainError(`periodMs must be > 0, got ${opts.periodMs}`);
+    this.backend = opts.backend;
+    this.store = opts.store;
+    this.periodMs = opts.periodMs;
+    this.clock = opts.clock ?? new RealClock();
+    this.log = opts.logger ?? pino({ level: 'silent' });
+    this.policies = opts.policies ?? REGISTRY;
+    this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    this.backoff = { initialMs: Math.min(1000, this.periodMs), maxMs: Math.max(60_000, this.periodMs), ...opts.backoff };
+    this.metrics = opts.metrics ?? new EngineMetrics(() => this.clock.now());
+  }
+
+  private lookup(name: string, field = 'name'): AnyPolicy {
+    const p = this.policies.get(name);
+    if (!p) throw new ValidationError(field, `unknown policy "${name}"; registered: ${this.policies.names().join(', ') || '(none)'}`);
+    return p;
+  }
+
+  private validateParams(policy: AnyPolicy, params: unknown, field = 'params'): unknown {
+    const r = policy.paramsSchema.safeParse(params ?? {});
+    if (!r.success) throw zodToValidationError(r.error, field);
+    return r.data;
+  }
+
+  /**
+   * Loads the persisted configuration, applies the operator's explicit settings on top, validates
+   * and persists the result. Throws ValidationError (field names the setting) when invalid.
+   */
+  async init(): Promise<void> {
+    const stored = await this.store.getEngineConfig();
+    const init = this.opts.initial ?? {};
+    let name: string;
+    let rawParams: unknown;
+    let source: string;
+    if (init.policy !== undefined) {
+      name = init.policy;
+      rawParams = init.params !== undefined ? init.params : stored?.policy === name ? stored.params : undefined;
+      source = 'configuration';
+    } else if (stored) {
+      name = stored.policy;
+      rawParams = init.params !== undefined ? init.params : stored.params;
+      source = 'store';
+    } else {
+      name = this.opts.defaultPolicy?.name ?? 'capacity-targets';
+      rawParams = init.params !== undefined ? init.params : this.opts.defaultPolicy?.params;
+      source = 'default';
+    }
+    const policy = this.lookup(name, 'policy');
+    const params = this.validateParams(policy, rawParams, 'policyParams');
+    const dryRun = init.dryRun ?? stored?.dryRun ?? false;
+    const updatedAtMs = this.clock.now();
+    await this.store.putEngineConfig({ policy: name, params, dryRun, updatedAtMs });
+    const saved = await this.store.getPolicyState(name);
+    const keepState = saved !== undefined && stored?.policy === name && JSON.stringify(stored.params) === JSON.stringify(params);
+    this.state = keepState ? saved.state : policy.initialState(params);
+    this.ranking = await this.store.getRanking();
+    this.active = { policy, params, dryRun, updatedAtMs };
+    this.metrics.dryRun.set(dryRun ? 1 : 0);
+    this.log.info({ policy: name, dryRun, source, resumedState: keepState }, 'engine configured');
+  }
+
+  private get cfg(): ActiveConfig {
+    if (!this.active) throw new SchedbrainError('engine not initialised: call init() first');
+    return this.active;
+  }
+
+  /** The running policy configuration. */
+  config(): { name: string; description: string; params: unknown; dryRun: boolean; updatedAtMs: number } {
+    const c = this.cfg;
+    return { name: c.policy.name, description: c.policy.description, params: c.params, dryRun: c.dryRun, updatedAtMs: c.updatedAtMs };
+  }
+
+  /** Current in-memory policy state (for inspection). */
+  policyState(): unknown {
+    return this.state;
+  }
+
+  /**
+   * Replaces the running policy. Validates the name and params (and, when a snapshot is at hand,
+   * lets the policy check them against the cluster), persists, then swaps: on any error the old
+   * policy keeps running untouched.
+   */
+  async setPolicy(req: { name: string; params?: unknown; dryRun?: boolean }): Promise<ReturnType<Engine['config']>> {
+    const policy = this.lookup(req.name);
+    const params = this.validateParams(policy, req.params);
+    const sameParams = policy === this.cfg.policy && JSON.stringify(params) === JSON.stringify(this.cfg.params);
+    const state = sameParams ? this.state : policy.initialState(params);
+    if (this.lastSnapshot && this.capabilities) this.trialDecide(policy, params, state, this.lastSnapshot, this.capabilities);
+    const dryRun = req.dryRun ?? this.cfg.dryRun;
+    const updatedAtMs = this.clock.now();
+    await this.store.putEngineConfig({ policy: policy.name, params, dryRun, updatedAtMs });
+    if (!sameParams) await this.store.putPolicyState(policy.name, { state, savedAtMs: updatedAtMs, cycleId: 'config' });
+    this.active = { policy, params, dryRun, updatedAtMs };
+    this.state = state;
+    this.generation++;
+    this.metrics.dryRun.set(dryRun ? 1 : 0);
+    this.log.info({ policy: policy.name, dryRun }, 'policy changed');
+    return this.config();
+  }
+
+  /** Runs the policy once on a snapshot; a ValidationError it throws names a `params.` field. */
+  private trialDecide(policy: AnyPolicy, params: unknown, state: unknown, snapshot: ClusterSnapshot, caps: Capabilities): Statement | undefined {
+    try {
+      return this.session('trial', snapshot, caps).decide(policy, params, state);
+    } catch (e) {
+      const cause = e instanceof PolicyError ? e.cause : e;
+      if (cause instanceof ValidationError) {
+        const reason = cause.message.startsWith(`${cause.field}: `) ? cause.message.slice(cause.field.length + 2) : cause.message;
+        throw new ValidationError(`params.${cause.field}`, reason);
+      }
+      return undefined;
+    }
+  }
+
+  private session(cycleId: string, snapshot: ClusterSnapshot, caps: Capabilities): Session {
+    return new Session({ cycleId, snapshot, capabilities: caps, limits: this.limits, lastRanking: this.ranking });
+  }
+
+  /** A fresh snapshot straight from the backend (RmUnavailableError when it is down). */
+  async snapshot(): Promise<ClusterSnapshot> {
+    return this.backend.snapshot();
+  }
+
+  /**
+   * One cycle on a fresh snapshot that writes nothing (no actions, no journal, no state), for
+   * the current policy or another one. Decisions carry their reasons and planned results.
+   */
+  async dryRun(req: { name?: string; params?: unknown } = {}): Promise<CycleReport & { params: unknown; snapshotAtMs: number }> {
+    const policy = req.name !== undefined ? this.lookup(req.name) : this.cfg.policy;
+    const params = req.params !== undefined || policy !== this.cfg.policy ? this.validateParams(policy, req.params) : this.cfg.params;
+    const state = policy === this.cfg.policy && params === this.cfg.params ? this.state : policy.initialState(params);
+    const startedAtMs = this.clock.now();
+    const cycleId = `dry-${startedAtMs.toString(36)}`;
+    const caps = await this.backend.capabilities();
+    const snapshot = await this.backend.snapshot();
+    const advisory = !caps.queueWrites;
+    try {
+      const st = this.session(cycleId, snapshot, caps).decide(policy, params, state);
+      return {
+        cycleId, startedAtMs, finishedAtMs: this.clock.now(), policy: policy.name, params, snapshotAtMs: snapshot.nowMs,
+        dryRun: true, advisory, outcome: 'ok', decisions: st.discard(), notes: [...(st.output.notes ?? []), ...(advisory ? [advisoryReason(caps)] : [])], committed: false,
+      };
+    } catch (e) {
+      const cause = e instanceof PolicyError ? e.cause : e;
+      if (cause instanceof ValidationError) {
+        const reason = cause.message.startsWith(`${cause.field}: `) ? cause.message.slice(cause.field.length + 2) : cause.message;
+        throw new ValidationError(`params.${cause.field}`, reason);
+      }
+      return {
+        cycleId, startedAtMs, finishedAtMs: this.clock.now(), policy: policy.name, params, snapshotAtMs: snapshot.nowMs,
+        dryRun: true, advisory, outcome: 'policy_error', decisions: [], notes: [], error: errMsg(e), committed: false,
+      };
+    }
+  }
+
+  status(): EngineStatus {
+    const c = this.cfg;
+    return {
+      running: this.running,
+      policy: c.policy.name,
+      dryRun: c.dryRun,
+      rmReachable: this.rmReachable,
+      rmError: this.rmError,
+      advisory: this.capabilities ? !this.capabilities.queueWrites : undefined,
+      advisoryReason: this.capabilities && !this.capabilities.queueWrites ? advisoryReason(this.capabilities) : undefined,
+      capabilities: this.capabilities,
+      lastCycle: this.lastCycle && { cycleId: this.lastCycle.cycleId, outcome: this.lastCycle.outcome, atMs: this.lastCycle.finishedAtMs, error: this.lastCycle.error },
+      lastSnapshotAtMs: this.lastSnapshotAtMs,
+      consecutiveRmFailures: this.consecutiveRmFailures,
+      nextCycleAtMs: this.nextCycleAtMs,
+    };
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** Starts the loop: a first cycle now, then one every period (backing off while the RM is down). */
+  start(): void {
+    this.cfg;
+    if (this.running) return;
+    this.running = true;
+    this.nextCycleAtMs = this.clock.now();
+    void this.startTick();
+  }
+
+  /** Stops the loop and waits for a cycle in flight to finish. */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.nextCycleAtMs = undefined;
+    await this.whenIdle();
+  }
+
+  private schedule(delayMs: number): void {
+    const d = Math.max(0, Math.round(delayMs));
+    this.nextCycleAtMs = this.clock.now() + d;
+    this.timer = this.clock.setTimeout(() => this.startTick(), d);
+  }
+
+  private startTick(): Promise<void> {
+    const p: Promise<void> = this.tick().finally(() => {
+      if (this.ticking === p) this.ticking = undefined;
+    });
+    this.ticking = p;
+    return p;
+  }
+
+  /** Resolves when no cycle is running (and the next one, if any, is scheduled). */
+  async whenIdle(): Promise<void> {
+    while (this.ticking || this.inFlight) {
+      await Promise.all([this.ticking, this.inFlight?.catch(() => undefined)]);
+    }
+  }
+
+  private async tick(): Promise<void> {
+    this.timer = undefined;
+    if (!this.running) return;
+    let delay = this.periodMs;
+    try {
+      const r = await this.runCycle();
+      delay = this.nextDelay(r);
+    } catch (e) {
+      // runCycle never throws by design; belt and braces so the loop cannot die.
+      this.log.error({ err: e }, 'unexpected engine error; continuing');
+    }
+    if (this.running && !this.timer) this.schedule(delay);
+  }
+
+  private backoffDelay(): number {
+    const exp = this.backoff.initialMs * 2 ** Math.max(0, this.consecutiveRmFailures - 1);
+    return Math.min(this.backoff.maxMs, exp);
+  }
+
+  /**
+   * Sliding period (like Kubernetes' wait.Until): the next cycle starts `periodMs` after the
+   * previous one finished, so a slow cycle never causes a burst; backoff while the RM is down.
+   */
+  private nextDelay(r: CycleReport): number {
+    if (r.outcome === 'rm_unavailable' || r.outcome === 'error') return this.backoffDelay();
+    return this.periodMs;
+  }
+
+  /** Runs one cycle now; if one is in flight, returns that one instead (cycles never overlap). */
+  runCycle(): Promise<CycleReport> {
+    if (this.inFlight) return this.inFlight;
+    const p = this.cycle().finally(() => {
+      this.inFlight = undefined;
+    });
+    this.inFlight = p;
+    return p;
+  }
+
+  private async cycle(): Promise<CycleReport> {
+    const startedAtMs = this.clock.now();
+    const cycleId = `${startedAtMs.toString(36)}-${++this.cycleSeq}`;
+    let cfg = this.cfg;
+    const base = { cycleId, startedAtMs, policy: cfg.policy.name, dryRun: cfg.dryRun };
+    const finish = (r: Omit<CycleReport, 'finishedAtMs'>): CycleReport => {
+      const finishedAtMs = this.clock.now();
+      const report = { ...r, finishedAtMs };
+      this.lastCycle = report;
+      this.metrics.cycles.inc({ outcome: r.outcome });
+      this.metrics.cycleDuration.observe((finishedAtMs - startedAtMs) / 1000);
+      for (const d of r.decisions) this.metrics.decisions.inc({ result: d.result, policy: d.policy });
+      return report;
+    };
+
+    let caps: Capabilities;
+    let snapshot: ClusterSnapshot;
+    try {
+      caps = await this.backend.capabilities();
+      snapshot = await this.backend.snapshot();
+    } catch (e) {
+      return finish({ ...base, advisory: this.status().advisory ?? false, outcome: this.rmFailed(e), decisions: [], notes: [], error: errMsg(e), committed: false });
+    }
+    this.rmOk(caps, snapshot);
+    const advisory = !caps.queueWrites;
+    // Decide with the configuration current now (a PUT may have landed during the snapshot).
+    cfg = this.cfg;
+    const gen = this.generation;
+    const state = this.state;
+    let st: Statement;
+    try {
+      st = this.session(cycleId, snapshot, caps).decide(cfg.policy, cfg.params, state);
+    } catch (e) {
+      const error = errMsg(e);
+      this.log.error({ cycleId, policy: cfg.policy.name, err: e instanceof PolicyError ? e.cause : e }, 'policy threw; cycle discarded');
+      const entry: NewJournalEntry = { cycleId, policy: cfg.policy.name, rule: 'engine.policy-error', reason: `${error}; cycle discarded, nothing sent, state kept`, result: 'failed', error };
+      const decisions = await this.journal([entry]);
+      return finish({ ...base, policy: cfg.policy.name, dryRun: cfg.dryRun, advisory, outcome: 'policy_error', decisions, notes: [], error, committed: false });
+    }
+
+    const notes = [...(st.output.notes ?? [])];
+    if (advisory) notes.push(advisoryReason(caps));
+    // Advisory mode is a forced discard: decide and journal, write nothing, keep state.
+    const commit = !cfg.dryRun && !advisory;
+    let entries: NewJournalEntry[];
+    let outcome: CycleOutcome = 'ok';
+    let error: string | undefined;
+    if (commit) {
+      const r = await st.commit(this.backend);
+      entries = r.entries;
+      if (r.ranking) {
+        this.ranking = r.ranking;
+        await this.safely('save ranking', () => this.store.putRanking(r.ranking as PublishedRanking));
+      }
+      if (r.rmUnavailable) {
+        outcome = this.rmFailed(new RmUnavailableError(r.rmUnavailable));
+        error = r.rmUnavailable;
+      }
+      if (gen === this.generation) {
+        this.state = st.output.state;
+        await this.safely('save policy state', () => this.store.putPolicyState(cfg.policy.name, { state: st.output.state, savedAtMs: this.clock.now(), cycleId }));
+      } else {
+        notes.push('policy changed during the cycle: its next state was not kept');
+      }
+    } else {
+      entries = st.discard();
+    }
+    const decisions = await this.journal(entries);
+    this.logCycle(cycleId, cfg, decisions, notes);
+    return finish({ ...base, policy: cfg.policy.name, dryRun: cfg.dryRun, advisory, outcome, decisions, notes, error, committed: commit });
+  }
+
+  private async journal(entries: NewJournalEntry[]): Promise<ReadonlyArray<NewJournalEntry | JournalEntry>> {
+    if (entries.length === 0) return entries;
+    try {
+      return await this.store.journal.append(this.clock.now(), entries);
+    } catch (e) {
+      this.log.error({ err: e, entries: entries.length }, 'could not write the decision journal');
+      return entries;
+    }
+  }
+
+  private async safely(what: string, fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (e) {
+      this.log.error({ err: e }, `could not ${what}`);
+    }
+  }
+
+  private rmOk(caps: Capabilities, snapshot: ClusterSnapshot): void {
+    if (this.rmReachable === false) this.log.info({ after: this.consecutiveRmFailures }, 'ResourceManager reachable again; resuming');
+    if (this.capabilities?.queueWrites !== caps.queueWrites && !caps.queueWrites) this.log.warn({ notes: caps.notes }, advisoryReason(caps));
+    this.rmReachable = true;
+    this.rmError = undefined;
+    this.consecutiveRmFailures = 0;
+    this.capabilities = caps;
+    this.lastSnapshot = snapshot;
+    this.lastSnapshotAtMs = this.clock.now();
+    this.metrics.snapshotTaken(this.lastSnapshotAtMs);
+    this.metrics.advisory.set(caps.queueWrites ? 0 : 1);
+    this.metrics.consecutiveFailures.set(0);
+  }
+
+  private rmFailed(e: unknown): CycleOutcome {
+    const unavailable = e instanceof RmUnavailableError;
+    this.consecutiveRmFailures++;
+    this.rmReachable = unavailable ? false : this.rmReachable;
+    this.rmError = errMsg(e);
+    this.metrics.rmErrors.inc();
+    this.metrics.consecutiveFailures.set(this.consecutiveRmFailures);
+    this.log.warn(
+      { err: errMsg(e), failures: this.consecutiveRmFailures, retryInMs: this.backoffDelay() },
+      unavailable ? 'ResourceManager unavailable; cycle changes nothing, retrying with backoff' : 'cannot read the cluster; cycle changes nothing, retrying with backoff',
+    );
+    return unavailable ? 'rm_unavailable' : 'error';
+  }
+
+  private logCycle(cycleId: string, cfg: ActiveConfig, decisions: ReadonlyArray<NewJournalEntry>, notes: string[]): void {
+    const counts: Record<string, number> = {};
+    for (const d of decisions) counts[d.result] = (counts[d.result] ?? 0) + 1;
+    const sent = decisions.filter((d) => d.result === 'applied' || d.result === 'failed' || d.result === 'dryRun');
+    const level = sent.length ? 'info' : 'debug';
+    this.log[level](
+      { cycleId, policy: cfg.policy.name, dryRun: cfg.dryRun, results: counts, actions: sent.map((d) => `${d.result}: ${d.action ? describeAction(d.action) : d.rule}`), notes: notes.length ? notes : undefined },
+      'cycle',
+    );
+  }
+}

@@ -1,0 +1,297 @@
+/**
+ * Session and statement (after Volcano). A session is opened on one snapshot; the policy decides
+ * inside it; its decisions become a statement. The statement is planned against the snapshot
+ * (validation, deduplication, reconciliation, capabilities, advisory mode, clamps, the per-cycle
+ * limit) and then either committed (pending actions go to the backend) or discarded (dry-run:
+ * nothing is sent, every pending action is recorded as `dryRun`). Either way the outcome of
+ * every decision is returned for the journal, with the rule and reason that produced it.
+ */
+import { actionSchema, actionTarget, describeAction, type Action, type ActionOf, type Decision } from '../core/actions.js';
+import type { Capabilities, ClusterBackend } from '../core/backend.js';
+import { RmUnavailableError } from '../core/errors.js';
+import { findQueue, type ClusterSnapshot } from '../core/model.js';
+import type { AnyPolicy, PolicyOutput } from '../core/policy.js';
+import { isAlreadyTrue } from '../core/reconcile.js';
+import type { NewJournalEntry, SkipReason } from '../store/journal.js';
+import type { PublishedRanking } from '../store/store.js';
+
+export interface SafetyLimits {
+  /** Actions sent per cycle at most; the rest are journaled `skipped` (limit). */
+  readonly maxActionsPerCycle: number;
+  /** Largest change of a queue's capacity (or max capacity) per cycle, in percentage points. */
+  readonly maxCapacityStepPct: number;
+}
+
+export const DEFAULT_LIMITS: SafetyLimits = { maxActionsPerCycle: 50, maxCapacityStepPct: 100 };
+
+export type PlanStatus = 'pending' | 'noop' | 'skipped' | 'failed';
+
+export interface PlannedDecision {
+  readonly decision: Decision;
+  /** What would be sent (after a clamp); undefined when the action was invalid. */
+  readonly action?: Action;
+  /** True when `action` differs from what the policy asked for. */
+  readonly clamped: boolean;
+  readonly status: PlanStatus;
+  readonly skipReason?: SkipReason;
+  readonly detail?: string;
+  readonly error?: string;
+}
+
+export interface SessionContext {
+  readonly cycleId: string;
+  readonly snapshot: ClusterSnapshot;
+  readonly capabilities: Capabilities;
+  readonly limits: SafetyLimits;
+  /** Last ranking the engine published (rankNodes reconciliation). */
+  readonly lastRanking?: PublishedRanking;
+}
+
+const PCT_EPS = 0.01;
+const round2 = (x: number) => Math.round(x * 100) / 100;
+const parentOf = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf('.')));
+
+/** Is a rankNodes action already what the engine last published? */
+export function rankingAlreadyPublished(a: ActionOf<'rankNodes'>, last: PublishedRanking | undefined): boolean {
+  if (!last || last.leastLoadedFirst !== a.leastLoadedFirst) return false;
+  const keys = Object.keys(a.scores);
+  if (!a.partial && keys.length !== Object.keys(last.scores).length) return false;
+  return keys.every((k) => last.scores[k] === a.scores[k]);
+}
+
+/** The ranking in force after publishing `a` on top of `last`. */
+export function mergeRanking(a: ActionOf<'rankNodes'>, last: PublishedRanking | undefined): PublishedRanking {
+  return { scores: a.partial ? { ...(last?.scores ?? {}), ...a.scores } : { ...a.scores }, leastLoadedFirst: a.leastLoadedFirst };
+}
+
+/**
+ * Limits each queue's capacity change to `stepPct` points. Siblings are scaled by one common
+ * factor so a group that summed to 100 still does; groups that add queues are not clamped
+ * (the new queue has no current value to step from). Returns the action and an explanation.
+ */
+export function clampQueueUpdate(action: ActionOf<'updateQueues'>, s: ClusterSnapshot, stepPct: number): { action: ActionOf<'updateQueues'>; explanation?: string } {
+  if (!(stepPct < 100)) return { action };
+  const update = action.update.map((u) => ({ ...u }));
+  const notes: string[] = [];
+  const addedParents = new Set(action.add.map((a) => parentOf(a.path)));
+  const groups = new Map<string, Array<{ u: (typeof update)[number]; current: number; delta: number }>>();
+  for (const u of update) {
+    const q = findQueue(s.rootQueue, u.path);
+    if (!q || u.capacityPct === undefined) continue;
+    const parent = parentOf(u.path);
+    if (addedParents.has(parent)) continue;
+    const g = groups.get(parent) ?? [];
+    g.push({ u, current: q.capacityPct, delta: u.capacityPct - q.capacityPct });
+    groups.set(parent, g);
+  }
+  for (const [parent, g] of groups) {
+    const maxAbs = Math.max(...g.map((x) => Math.abs(x.delta)));
+    if (maxAbs <= stepPct + PCT_EPS) continue;
+    const factor = stepPct / maxAbs;
+    const targetSum = round2(g.reduce((acc, x) => acc + x.current + x.delta * factor, 0));
+    for (const x of g) x.u.capacityPct = round2(x.current + x.delta * factor);
+    // Rounding residue goes to the queue that moves most, so the group sum is exact.
+    const residue = round2(targetSum - g.reduce((acc, x) => acc + (x.u.capacityPct ?? 0), 0));
+    if (residue !== 0) {
+      const big = g.reduce((a, b) => (Math.abs(b.delta) > Math.abs(a.delta) ? b : a));
+      big.u.capacityPct = round2((big.u.capacityPct ?? 0) + residue);
+    }
+    const parts = g.map((x) => `${x.u.path} ${x.current}→${round2(x.current + x.delta)}% limited to ${x.u.capacityPct}%`);
+    notes.push(`capacity step under ${parent || 'root'} clamped to ${stepPct} points (maxCapacityStepPct; siblings scaled by ${round2(factor)}): ${parts.join(', ')}`);
+  }
+  for (const u of update) {
+    const q = findQueue(s.rootQueue, u.path);
+    if (!q) continue;
+    if (u.maxCapacityPct !== undefined && Math.abs(u.maxCapacityPct - q.maxCapacityPct) > stepPct + PCT_EPS) {
+      const wanted = u.maxCapacityPct;
+      u.maxCapacityPct = round2(q.maxCapacityPct + Math.sign(wanted - q.maxCapacityPct) * stepPct);
+      notes.push(`${u.path} max capacity ${q.maxCapacityPct}→${wanted}% limited to ${u.maxCapacityPct}% (maxCapacityStepPct=${stepPct})`);
+    }
+    const cap = u.capacityPct ?? q.capacityPct;
+    const max = u.maxCapacityPct ?? q.maxCapacityPct;
+    if (max < cap) {
+      u.maxCapacityPct = cap;
+      notes.push(`${u.path} max capacity raised to ${cap}% so it is not below the clamped capacity`);
+    }
+  }
+  if (notes.length === 0) return { action };
+  return { action: { ...action, update }, explanation: notes.join('; ') };
+}
+
+function unsupportedReason(a: Action, caps: Capabilities): string | undefined {
+  if ((a.kind === 'suspendContainer' || a.kind === 'resumeContainer') && !caps.containerSuspend) return 'backend cannot suspend/resume containers';
+  if (a.kind === 'rankNodes' && !caps.nodeRanking) return 'backend does not honour node ranking';
+  return undefined;
+}
+
+export function advisoryReason(caps: Capabilities): string {
+  return `advisory mode: the backend cannot write the scheduler configuration${caps.notes.length ? ` (${caps.notes.join('; ')})` : ''}; nothing is sent`;
+}
+
+/** Plans a policy's decisions against the session's snapshot. Pure. */
+export function plan(ctx: SessionContext, decisions: readonly Decision[]): PlannedDecision[] {
+  const out: PlannedDecision[] = [];
+  const seen = new Map<string, Decision>();
+  const advisory = !ctx.capabilities.queueWrites;
+  let sendable = 0;
+  for (const decision of decisions) {
+    const parsed = actionSchema.safeParse(decision.action);
+    if (!parsed.success) {
+      const i = parsed.error.issues[0];
+      out.push({ decision, clamped: false, status: 'failed', error: `invalid action: ${i.path.join('.') || 'action'}: ${i.message}` });
+      continue;
+    }
+    const action = parsed.data;
+    const target = actionTarget(action);
+    const earlier = seen.get(target);
+    if (earlier) {
+      out.push({ decision, action, clamped: false, status: 'skipped', skipReason: 'duplicate', detail: `an earlier decision this cycle already targets ${target} (rule ${earlier.rule})` });
+      continue;
+    }
+    seen.set(target, decision);
+    if (action.kind === 'rankNodes' ? rankingAlreadyPublished(action, ctx.lastRanking) : isAlreadyTrue(action, ctx.snapshot)) {
+      out.push({ decision, action, clamped: false, status: 'noop', detail: action.kind === 'rankNodes' ? 'ranking already published' : 'already true of the cluster' });
+      continue;
+    }
+    if (advisory) {
+      out.push({ decision, action, clamped: false, status: 'skipped', skipReason: 'advisory', detail: advisoryReason(ctx.capabilities) });
+      continue;
+    }
+    const unsupported = unsupportedReason(action, ctx.capabilities);
+    if (unsupported) {
+      out.push({ decision, action, clamped: false, status: 'skipped', skipReason: 'unsupported', detail: unsupported });
+      continue;
+    }
+    let toSend: Action = action;
+    let detail: string | undefined;
+    if (action.kind === 'updateQueues') {
+      const c = clampQueueUpdate(action, ctx.snapshot, ctx.limits.maxCapacityStepPct);
+      toSend = c.action;
+      detail = c.explanation;
+    }
+    if (sendable >= ctx.limits.maxActionsPerCycle) {
+      out.push({ decision, action: toSend, clamped: toSend !== action, status: 'skipped', skipReason: 'limit', detail: `maxActionsPerCycle=${ctx.limits.maxActionsPerCycle} reached` });
+      continue;
+    }
+    sendable++;
+    out.push({ decision, action: toSend, clamped: toSend !== action, status: 'pending', detail });
+  }
+  return out;
+}
+
+function toEntry(cycleId: string, p: PlannedDecision, result: NewJournalEntry['result'], extra: { detail?: string; error?: string } = {}): NewJournalEntry {
+  const detail = [p.detail, extra.detail].filter((x): x is string => !!x).join('; ') || undefined;
+  return {
+    cycleId,
+    policy: p.decision.policy,
+    rule: p.decision.rule,
+    action: p.action,
+    requestedAction: p.clamped ? (p.decision.action as Action) : undefined,
+    reason: p.decision.reason,
+    result,
+    skipReason: p.skipReason,
+    detail,
+    error: extra.error ?? p.error,
+  };
+}
+
+export interface CommitResult {
+  readonly entries: NewJournalEntry[];
+  /** The RM went away while applying; the rest of the statement was not sent. */
+  readonly rmUnavailable?: string;
+  /** Ranking in force after the commit, when a rankNodes was applied. */
+  readonly ranking?: PublishedRanking;
+}
+
+/** A planned set of decisions, to be committed or discarded exactly once. */
+export class Statement {
+  private done = false;
+
+  constructor(
+    readonly ctx: SessionContext,
+    readonly policy: string,
+    readonly planned: readonly PlannedDecision[],
+    readonly output: PolicyOutput<unknown>,
+  ) {}
+
+  get pending(): PlannedDecision[] {
+    return this.planned.filter((p) => p.status === 'pending');
+  }
+
+  private once(): void {
+    if (this.done) throw new Error(`statement of cycle ${this.ctx.cycleId} already committed or discarded`);
+    this.done = true;
+  }
+
+  /** Nothing is sent; pending actions are recorded as `dryRun`. */
+  discard(): NewJournalEntry[] {
+    this.once();
+    return this.planned.map((p) => (p.status === 'pending' ? toEntry(this.ctx.cycleId, p, 'dryRun') : toEntry(this.ctx.cycleId, p, p.status)));
+  }
+
+  /** Sends pending actions in order. Stops sending if the RM becomes unavailable. */
+  async commit(backend: ClusterBackend): Promise<CommitResult> {
+    this.once();
+    const entries: NewJournalEntry[] = [];
+    let rmUnavailable: string | undefined;
+    let ranking = this.ctx.lastRanking;
+    let rankingChanged = false;
+    for (const p of this.planned) {
+      if (p.status !== 'pending') {
+        entries.push(toEntry(this.ctx.cycleId, p, p.status));
+        continue;
+      }
+      const action = p.action as Action;
+      if (rmUnavailable) {
+        entries.push(toEntry(this.ctx.cycleId, p, 'failed', { error: `not sent: ResourceManager unavailable (${rmUnavailable})` }));
+        continue;
+      }
+      try {
+        const o = await backend.apply(action);
+        if (o.status === 'failed') {
+          entries.push(toEntry(this.ctx.cycleId, p, 'failed', { error: o.error }));
+          continue;
+        }
+        entries.push(toEntry(this.ctx.cycleId, p, o.status, { detail: o.detail }));
+        if (action.kind === 'rankNodes') {
+          ranking = mergeRanking(action, ranking);
+          rankingChanged = true;
+        }
+      } catch (e) {
+        const msg = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+        if (e instanceof RmUnavailableError) rmUnavailable = e.message;
+        entries.push(toEntry(this.ctx.cycleId, p, 'failed', { error: msg }));
+      }
+    }
+    return { entries, rmUnavailable, ranking: rankingChanged ? ranking : undefined };
+  }
+}
+
+export class PolicyError extends Error {
+  constructor(
+    readonly policy: string,
+    readonly cause: unknown,
+  ) {
+    super(`policy ${policy} threw: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'PolicyError';
+  }
+}
+
+/** A session: one snapshot, one policy invocation, one statement. */
+export class Session {
+  constructor(readonly ctx: SessionContext) {}
+
+  /** Runs the policy (catching what it throws as PolicyError) and plans its decisions. */
+  decide(policy: AnyPolicy, params: unknown, state: unknown): Statement {
+    let output: PolicyOutput<unknown>;
+    try {
+      output = policy.decide({ snapshot: this.ctx.snapshot, params, state });
+      if (!output || !Array.isArray(output.decisions)) throw new Error('decide() did not return { decisions, state }');
+    } catch (e) {
+      throw new PolicyError(policy.name, e);
+    }
+    return new Statement(this.ctx, policy.name, plan(this.ctx, output.decisions), output);
+  }
+}
+
+export { describeAction };
