@@ -6,11 +6,19 @@ import type { AnyPolicy } from '../core/policy.js';
 import { kairosPolicy } from './kairos/index.js';
 import { bigcPolicy } from './bigc/index.js';
 import { capacityTargetsPolicy } from './capacity-targets/index.js';
+import { bopfPolicy } from './bopf/index.js';
+import { nbopfPolicy } from './nbopf/index.js';
+import { drfPolicy } from './drf/index.js';
+import { spPolicy } from './sp/index.js';
 
 export const POLICIES: Record<string, AnyPolicy> = {
   kairos: kairosPolicy,
   bigc: bigcPolicy,
   'capacity-targets': capacityTargetsPolicy,
+  bopf: bopfPolicy,
+  nbopf: nbopfPolicy,
+  drf: drfPolicy,
+  sp: spPolicy,
 };
 
 export function getPolicy(name: string): AnyPolicy | undefined {
