@@ -1,0 +1,351 @@
+package io.schedbrain.yarn.shim;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The NodeManager-side state of the shim, shared by every {@link SuspendingContainerExecutor} in
+ * the JVM (one per NodeManager; a MiniYARNCluster runs several in one JVM): which containers are
+ * running on which node, which ones the shim has suspended, and the brain's lease.
+ *
+ * <p>Invariant: a container stays suspended only while a lease is live. The watchdog resumes
+ * every suspended container as soon as the lease lapses or is released, and on JVM shutdown.
+ */
+public final class ContainerRegistry {
+  private static final Logger LOG = LoggerFactory.getLogger(ContainerRegistry.class);
+
+  /** How a container's root pid is found (the executor's pid file); null until it is written. */
+  public interface PidSource {
+    String pid();
+  }
+
+  /** The process operations, replaceable in tests. */
+  public interface Signaller {
+    void signal(int rootPid, String signal) throws IOException;
+  }
+
+  static final class Entry {
+    final String containerId;
+    final Supplier<String> nodeId;
+    final PidSource pidSource;
+    Integer pid;
+    boolean suspended;
+    long suspendedAtMs;
+    long runningSinceMs;
+    long attainedHighWaterMs;
+
+    Entry(String containerId, Supplier<String> nodeId, PidSource pidSource, long now) {
+      this.containerId = containerId;
+      this.nodeId = nodeId;
+      this.pidSource = pidSource;
+      this.runningSinceMs = now;
+    }
+
+    Integer pid() {
+      if (pid == null) {
+        String p = pidSource.pid();
+        if (p != null && !p.trim().isEmpty()) {
+          try {
+            pid = Integer.valueOf(p.trim());
+          } catch (NumberFormatException e) {
+            // not a Linux pid (e.g. Windows container id): cannot be suspended
+          }
+        }
+      }
+      return pid;
+    }
+  }
+
+  /** The brain's lease. */
+  public static final class Lease {
+    public final String holder;
+    public final long ttlMs;
+    public final long expiresAtMs;
+
+    Lease(String holder, long ttlMs, long expiresAtMs) {
+      this.holder = holder;
+      this.ttlMs = ttlMs;
+      this.expiresAtMs = expiresAtMs;
+    }
+  }
+
+  /** A container as reported on the wire. */
+  public static final class View {
+    public final String containerId;
+    public final String nodeId;
+    public final String state;
+    public final long attainedServiceMs;
+    public final long runningSinceMs;
+    public final Long suspendedAtMs;
+    public final int pid;
+    public final List<ProcFs.Stat> processes;
+
+    View(Entry e, long attained, List<ProcFs.Stat> processes) {
+      this.containerId = e.containerId;
+      this.nodeId = e.nodeId.get();
+      this.state = e.suspended ? "SUSPENDED" : "RUNNING";
+      this.attainedServiceMs = attained;
+      this.runningSinceMs = e.runningSinceMs;
+      this.suspendedAtMs = e.suspended ? e.suspendedAtMs : null;
+      this.pid = e.pid;
+      this.processes = processes;
+    }
+  }
+
+  private final Map<String, Entry> containers = new LinkedHashMap<>();
+  private final List<Supplier<String>> nodes = new ArrayList<>();
+  private final LongSupplier clock;
+  private final Signaller signaller;
+  private Lease lease;
+  private ScheduledExecutorService watchdog;
+
+  public ContainerRegistry(LongSupplier clock, Signaller signaller) {
+    this.clock = clock;
+    this.signaller = signaller;
+  }
+
+  /** The real thing: wall clock, kill(1) on the container's process group and tree. */
+  public static ContainerRegistry system() {
+    return new ContainerRegistry(System::currentTimeMillis, (pid, sig) -> ProcFs.signalTree(pid, sig));
+  }
+
+  /** Starts the watchdog (checks the lease every {@code periodMs}) and the shutdown hook. */
+  public synchronized void startWatchdog(long periodMs) {
+    if (watchdog != null) {
+      return;
+    }
+    watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "schedbrain-shim-watchdog");
+      t.setDaemon(true);
+      return t;
+    });
+    watchdog.scheduleWithFixedDelay(() -> {
+      try {
+        checkLease();
+      } catch (Throwable t) {
+        LOG.error("shim watchdog check failed", t);
+      }
+    }, periodMs, periodMs, TimeUnit.MILLISECONDS);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> resumeAll("JVM shutdown"), "schedbrain-shim-resume-all"));
+  }
+
+  // ---- executor callbacks ---------------------------------------------------------------
+
+  public synchronized void registerNode(Supplier<String> nodeId) {
+    nodes.add(nodeId);
+  }
+
+  public synchronized void containerStarted(String containerId, Supplier<String> nodeId, PidSource pid) {
+    containers.put(containerId, new Entry(containerId, nodeId, pid, clock.getAsLong()));
+  }
+
+  public synchronized void containerFinished(String containerId) {
+    containers.remove(containerId);
+  }
+
+  /**
+   * Called before the NodeManager signals a container (kill, graceful shutdown, thread dump).
+   * A suspended container could not act on a TERM or QUIT; the caller continues it right after
+   * delivering the signal, so from here on it counts as running.
+   *
+   * @return true when the container was suspended by the shim
+   */
+  public synchronized boolean releaseForSignal(String pid) {
+    for (Entry e : containers.values()) {
+      if (e.suspended && e.pid != null && e.pid.toString().equals(pid)) {
+        e.suspended = false;
+        e.runningSinceMs = clock.getAsLong();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  public void continueAfterSignal(String pid) {
+    try {
+      signaller.signal(Integer.parseInt(pid), "CONT");
+    } catch (IOException | NumberFormatException e) {
+      LOG.info("continue after signal for pid {}: {}", pid, e.getMessage());
+    }
+  }
+
+  // ---- wire operations ------------------------------------------------------------------
+
+  public synchronized List<String> nodeIds() {
+    TreeSet<String> out = new TreeSet<>();
+    for (Supplier<String> n : nodes) {
+      String id = n.get();
+      if (id != null) {
+        out.add(id);
+      }
+    }
+    for (Entry e : containers.values()) {
+      String id = e.nodeId.get();
+      if (id != null) {
+        out.add(id);
+      }
+    }
+    return new ArrayList<>(out);
+  }
+
+  public synchronized boolean hasNodes() {
+    return !nodes.isEmpty();
+  }
+
+  /** Containers whose process is running (or suspended), with their attained CPU service. */
+  public synchronized List<View> list() {
+    List<View> out = new ArrayList<>();
+    ProcFs.Snapshot snap = null;
+    for (Entry e : containers.values()) {
+      Integer pid = e.pid();
+      if (pid == null) {
+        continue; // not launched yet
+      }
+      if (snap == null) {
+        snap = ProcFs.snapshot();
+      }
+      List<ProcFs.Stat> tree = snap.tree(pid);
+      if (tree.isEmpty()) {
+        continue; // exited, the NodeManager has not noticed yet
+      }
+      e.attainedHighWaterMs = Math.max(e.attainedHighWaterMs, ProcFs.cpuMs(tree));
+      out.add(new View(e, e.attainedHighWaterMs, tree));
+    }
+    return out;
+  }
+
+  public synchronized View suspend(String nodeId, String containerId) {
+    Entry e = lookup(nodeId, containerId);
+    if (liveLease() == null) {
+      throw new ShimError(423, "no_lease",
+          "suspend needs a live lease: POST /v1/lease {holder, ttlMs} first (a lapsed lease resumes everything)");
+    }
+    Integer pid = requirePid(e);
+    if (!e.suspended) {
+      try {
+        signaller.signal(pid, "STOP");
+      } catch (IOException ex) {
+        throw new ShimError(409, "not_running", "cannot stop " + containerId + ": " + ex.getMessage());
+      }
+      e.suspended = true;
+      e.suspendedAtMs = clock.getAsLong();
+      LOG.info("suspended {} (pid {}) on {}", containerId, pid, nodeId);
+    }
+    return viewOf(e);
+  }
+
+  public synchronized View resume(String nodeId, String containerId) {
+    Entry e = lookup(nodeId, containerId);
+    Integer pid = requirePid(e);
+    if (e.suspended) {
+      try {
+        signaller.signal(pid, "CONT");
+      } catch (IOException ex) {
+        throw new ShimError(409, "not_running", "cannot continue " + containerId + ": " + ex.getMessage());
+      }
+      e.suspended = false;
+      e.runningSinceMs = clock.getAsLong();
+      LOG.info("resumed {} (pid {}) on {}", containerId, pid, nodeId);
+    }
+    return viewOf(e);
+  }
+
+  public synchronized Lease acquireLease(String holder, long ttlMs) {
+    Lease live = liveLease();
+    if (live != null && !live.holder.equals(holder)) {
+      throw new ShimError(409, "lease_held", "lease held by '" + live.holder + "' until "
+          + live.expiresAtMs + " (epoch ms); it must lapse or be released first");
+    }
+    lease = new Lease(holder, ttlMs, clock.getAsLong() + ttlMs);
+    return lease;
+  }
+
+  /** Releases the lease (only its holder may) and resumes everything. Returns the resumed ids. */
+  public synchronized List<String> releaseLease(String holder) {
+    Lease live = liveLease();
+    if (live != null && !live.holder.equals(holder)) {
+      throw new ShimError(409, "lease_held", "lease held by '" + live.holder + "', not by '" + holder + "'");
+    }
+    lease = null;
+    return resumeAll("lease released by " + holder);
+  }
+
+  public synchronized Lease liveLease() {
+    if (lease != null && clock.getAsLong() >= lease.expiresAtMs) {
+      return null;
+    }
+    return lease;
+  }
+
+  /** Watchdog step: when no live lease exists, resume whatever is suspended. */
+  public synchronized List<String> checkLease() {
+    if (liveLease() != null) {
+      return Collections.emptyList();
+    }
+    String why = lease == null ? "no lease" : "lease of '" + lease.holder + "' lapsed";
+    lease = null;
+    return resumeAll(why);
+  }
+
+  synchronized List<String> resumeAll(String why) {
+    List<String> resumed = new ArrayList<>();
+    for (Entry e : containers.values()) {
+      if (!e.suspended) {
+        continue;
+      }
+      try {
+        signaller.signal(e.pid, "CONT");
+      } catch (IOException ex) {
+        LOG.warn("watchdog: continue {} (pid {}): {}", e.containerId, e.pid, ex.getMessage());
+      }
+      // Whatever kill said (a vanished process cannot stay frozen), the shim no longer holds it.
+      e.suspended = false;
+      e.runningSinceMs = clock.getAsLong();
+      resumed.add(e.containerId);
+    }
+    if (!resumed.isEmpty()) {
+      LOG.warn("shim watchdog resumed {} ({})", resumed, why);
+    }
+    return resumed;
+  }
+
+  // ---- helpers ----------------------------------------------------------------------------
+
+  private Entry lookup(String nodeId, String containerId) {
+    Entry e = containers.get(containerId);
+    if (e == null) {
+      throw new ShimError(404, "unknown_container", "no running container " + containerId + " on this shim");
+    }
+    String actual = e.nodeId.get();
+    if (actual == null || !actual.equals(nodeId)) {
+      throw new ShimError(409, "wrong_node", "container " + containerId + " runs on " + actual + ", not on " + nodeId);
+    }
+    return e;
+  }
+
+  private Integer requirePid(Entry e) {
+    Integer pid = e.pid();
+    if (pid == null) {
+      throw new ShimError(409, "not_running", "container " + e.containerId + " has no process yet (still launching)");
+    }
+    return pid;
+  }
+
+  private View viewOf(Entry e) {
+    List<ProcFs.Stat> tree = ProcFs.snapshot().tree(e.pid);
+    e.attainedHighWaterMs = Math.max(e.attainedHighWaterMs, ProcFs.cpuMs(tree));
+    return new View(e, e.attainedHighWaterMs, tree);
+  }
+}

@@ -1,0 +1,311 @@
+package io.schedbrain.yarn.shim;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.hadoop.yarn.server.nodemanager.ContainerExecutor.Signal;
+import org.apache.hadoop.yarn.server.nodemanager.executor.ContainerSignalContext;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+
+/**
+ * The NodeManager side over HTTP, on real process groups started the way DefaultContainerExecutor
+ * starts a container: a bash writes its pid ($$) to the pid file, then {@code exec setsid} into the
+ * launch script, which forks the workload.
+ */
+public class ShimServerTest {
+  private static final ObjectMapper M = new ObjectMapper();
+  private static final String NODE_A = "host-a:1001";
+  private static final String NODE_B = "host-b:1002";
+
+  private final HttpClient http = HttpClient.newHttpClient();
+  private final List<Process> started = new ArrayList<>();
+  private MiniSchema schema;
+  private ContainerRegistry registry;
+  private ShimServer server;
+  private File dir;
+
+  @Before
+  public void setUp() throws Exception {
+    schema = MiniSchema.load();
+    registry = ContainerRegistry.system();
+    registry.startWatchdog(50);
+    server = new ShimServer(registry, new RankingStore(System::currentTimeMillis));
+    server.start("127.0.0.1", 0);
+    dir = Files.createTempDirectory("shim-test").toFile();
+    registry.registerNode(() -> NODE_A);
+    registry.registerNode(() -> NODE_B);
+  }
+
+  @After
+  public void tearDown() throws Exception {
+    server.stop();
+    for (Process p : started) {
+      // Continue, then kill: nothing this test started may outlive it, frozen or not.
+      new ProcessBuilder("kill", "-s", "CONT", "--", "-" + p.pid()).start().waitFor();
+      new ProcessBuilder("kill", "-s", "KILL", "--", "-" + p.pid()).start().waitFor();
+    }
+  }
+
+  /** A container-like process group: one CPU burner and one sleeper under a session leader. */
+  private long launch(String containerId, String node) throws Exception {
+    File pidFile = new File(dir, containerId + ".pid");
+    String launchScript = "yes > /dev/null & sleep 600 & wait";
+    Process p = new ProcessBuilder("bash", "-c",
+        "echo $$ > " + pidFile + ".tmp; mv -f " + pidFile + ".tmp " + pidFile
+            + "; exec setsid /bin/bash -c '" + launchScript + "'")
+        .redirectErrorStream(true).redirectOutput(new File(dir, containerId + ".out")).start();
+    started.add(p);
+    registry.containerStarted(containerId, () -> node, () -> {
+      try {
+        return pidFile.exists() ? new String(Files.readAllBytes(pidFile.toPath()), StandardCharsets.US_ASCII).trim() : null;
+      } catch (Exception e) {
+        return null;
+      }
+    });
+    waitFor(() -> pidFile.exists() && ProcFs.readStat((int) p.pid()) != null
+        && ProcFs.snapshot().tree((int) p.pid()).size() >= 3, "container processes up");
+    return p.pid();
+  }
+
+  private static void waitFor(BooleanSupplier cond, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!cond.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  private static final class Reply {
+    final int status;
+    final JsonNode body;
+
+    Reply(int status, JsonNode body) {
+      this.status = status;
+      this.body = body;
+    }
+  }
+
+  private Reply call(String method, String path, String body) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.url() + path));
+    b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    return new Reply(r.statusCode(), M.readTree(r.body()));
+  }
+
+  private Reply ok(String method, String path, String body, String def) throws Exception {
+    Reply r = call(method, path, body);
+    assertEquals(r.body.toString(), 200, r.status);
+    assertEquals(r.body.toString(), List.of(), schema.validate(def, r.body));
+    return r;
+  }
+
+  private void refused(int status, String code, String method, String path, String body) throws Exception {
+    JsonNode before = stateOf();
+    Reply r = call(method, path, body);
+    assertEquals(r.body.toString(), status, r.status);
+    assertEquals(code, r.body.get("error").asText());
+    assertEquals(List.of(), schema.validate("Error", r.body));
+    assertEquals("a refused request changes nothing", before, stateOf());
+  }
+
+  /** What must not change on a refused request: each container's state, the lease. */
+  private JsonNode stateOf() throws Exception {
+    JsonNode list = ok("GET", "/v1/containers", null, "ContainerList").body;
+    StringBuilder sb = new StringBuilder();
+    for (JsonNode c : list.get("containers")) {
+      sb.append(c.get("containerId").asText()).append('=').append(c.get("state").asText()).append(';');
+    }
+    return M.createObjectNode().put("containers", sb.toString()).set("lease", list.get("lease"));
+  }
+
+  private JsonNode container(String id) throws Exception {
+    for (JsonNode c : ok("GET", "/v1/containers", null, "ContainerList").body.get("containers")) {
+      if (c.get("containerId").asText().equals(id)) {
+        return c;
+      }
+    }
+    return null;
+  }
+
+  private static boolean allStopped(JsonNode c) {
+    for (JsonNode p : c.get("processes")) {
+      if (!p.get("state").asText().equals("T")) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean noneStopped(JsonNode c) {
+    for (JsonNode p : c.get("processes")) {
+      if (p.get("state").asText().equals("T")) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String ref(String node, String id) {
+    return "{\"nodeId\":\"" + node + "\",\"containerId\":\"" + id + "\"}";
+  }
+
+  @Test
+  public void pidFileHoldsTheSessionAndGroupLeader() throws Exception {
+    long pid = launch("container_1_0001_01_000001", NODE_A);
+    ProcFs.Stat s = ProcFs.readStat((int) pid);
+    assertEquals("pgrp", pid, s.pgrp);
+    assertEquals("session", pid, s.session);
+    List<ProcFs.Stat> tree = ProcFs.snapshot().tree((int) pid);
+    assertEquals(3, tree.size());
+    for (ProcFs.Stat t : tree) {
+      assertEquals(pid, t.pgrp);
+    }
+  }
+
+  @Test
+  public void suspendStopsTheTreeAndResumeContinuesIt() throws Exception {
+    String id = "container_1_0001_01_000002";
+    launch(id, NODE_A);
+    ok("POST", "/v1/lease", "{\"holder\":\"brain\",\"ttlMs\":60000}", "Lease");
+    waitFor(() -> cpu(id) > 0, "CPU accrues");
+
+    JsonNode s = ok("POST", "/v1/containers/suspend", ref(NODE_A, id), "Container").body;
+    assertEquals("SUSPENDED", s.get("state").asText());
+    waitFor(() -> allStopped(unchecked(id)), "all processes stopped");
+    long frozen = cpu(id);
+    Thread.sleep(500);
+    assertEquals("a suspended container accrues no CPU", frozen, cpu(id));
+
+    JsonNode r = ok("POST", "/v1/containers/resume", ref(NODE_A, id), "Container").body;
+    assertEquals("RUNNING", r.get("state").asText());
+    assertTrue(noneStopped(unchecked(id)));
+    waitFor(() -> cpu(id) > frozen, "CPU accrues again after resume");
+  }
+
+  @Test
+  public void watchdogResumesWhenTheLeaseLapses() throws Exception {
+    String id = "container_1_0001_01_000003";
+    launch(id, NODE_A);
+    ok("POST", "/v1/lease", "{\"holder\":\"brain\",\"ttlMs\":400}", "Lease");
+    ok("POST", "/v1/containers/suspend", ref(NODE_A, id), "Container");
+    waitFor(() -> allStopped(unchecked(id)), "stopped");
+    // No renewal: the lease lapses and the watchdog continues the container.
+    waitFor(() -> "RUNNING".equals(unchecked(id).get("state").asText()) && noneStopped(unchecked(id)), "watchdog resume");
+    assertTrue(ok("GET", "/v1/containers", null, "ContainerList").body.get("lease").isNull());
+  }
+
+  @Test
+  public void releasingTheLeaseResumesEverything() throws Exception {
+    String id = "container_1_0001_01_000004";
+    launch(id, NODE_A);
+    ok("POST", "/v1/lease", "{\"holder\":\"brain\",\"ttlMs\":60000}", "Lease");
+    ok("POST", "/v1/containers/suspend", ref(NODE_A, id), "Container");
+    refused(409, "lease_held", "POST", "/v1/lease", "{\"holder\":\"other\",\"ttlMs\":1000}");
+    JsonNode rel = ok("POST", "/v1/lease/release", "{\"holder\":\"brain\"}", "LeaseReleased").body;
+    assertEquals(id, rel.get("resumed").get(0).asText());
+    assertTrue(noneStopped(unchecked(id)));
+  }
+
+  @Test
+  public void badInputIsRefusedAndChangesNothing() throws Exception {
+    String a = "container_1_0001_01_000005";
+    String b = "container_1_0001_01_000006";
+    launch(a, NODE_A);
+    launch(b, NODE_B);
+    // No lease yet.
+    refused(423, "no_lease", "POST", "/v1/containers/suspend", ref(NODE_A, a));
+    ok("POST", "/v1/lease", "{\"holder\":\"brain\",\"ttlMs\":60000}", "Lease");
+    refused(404, "unknown_container", "POST", "/v1/containers/suspend", ref(NODE_A, "container_9_9999_01_000001"));
+    refused(409, "wrong_node", "POST", "/v1/containers/suspend", ref(NODE_A, b));
+    refused(409, "wrong_node", "POST", "/v1/containers/resume", ref(NODE_B, a));
+    refused(400, "bad_request", "POST", "/v1/containers/suspend", "{nodeId:");
+    refused(400, "bad_request", "POST", "/v1/containers/suspend", "[]");
+    refused(400, "bad_request", "POST", "/v1/containers/suspend", "");
+    refused(400, "bad_request", "POST", "/v1/containers/suspend", "{\"nodeId\":\"" + NODE_A + "\"}");
+    refused(400, "bad_request", "POST", "/v1/containers/suspend", "{\"nodeId\":\"" + NODE_A + "\",\"containerId\":\"" + a + "\",\"force\":true}");
+    refused(400, "bad_request", "POST", "/v1/containers/suspend", "{\"nodeId\":7,\"containerId\":\"" + a + "\"}");
+    refused(400, "bad_request", "POST", "/v1/lease", "{\"holder\":\"brain\",\"ttlMs\":0}");
+    refused(400, "bad_request", "POST", "/v1/lease", "{\"holder\":\"\",\"ttlMs\":1000}");
+    refused(405, "method_not_allowed", "GET", "/v1/containers/suspend", null);
+    refused(404, "not_found", "GET", "/v1/nothing", null);
+    // Suspended containers stay suspended through refusals too.
+    ok("POST", "/v1/containers/suspend", ref(NODE_A, a), "Container");
+    refused(409, "wrong_node", "POST", "/v1/containers/resume", ref(NODE_B, a));
+    refused(400, "bad_request", "POST", "/v1/containers/resume", "{}");
+    assertEquals("SUSPENDED", container(a).get("state").asText());
+    assertEquals("RUNNING", container(b).get("state").asText());
+  }
+
+  @Test
+  public void killingASuspendedContainerWorks() throws Exception {
+    String id = "container_1_0001_01_000007";
+    long pid = launch(id, NODE_A);
+    Process p = started.get(started.size() - 1);
+    ok("POST", "/v1/lease", "{\"holder\":\"brain\",\"ttlMs\":60000}", "Lease");
+    ok("POST", "/v1/containers/suspend", ref(NODE_A, id), "Container");
+    waitFor(() -> allStopped(unchecked(id)), "stopped");
+    // What the NodeManager does on kill: SIGTERM to the container's pid through the executor.
+    SuspendingContainerExecutor exec = new SuspendingContainerExecutor(registry);
+    boolean sent = exec.signalContainer(new ContainerSignalContext.Builder()
+        .setPid(Long.toString(pid)).setUser(System.getProperty("user.name")).setSignal(Signal.TERM).build());
+    assertTrue(sent);
+    assertTrue("a suspended container dies of SIGTERM", p.waitFor(20, TimeUnit.SECONDS));
+    waitFor(() -> ProcFs.snapshot().tree((int) pid).isEmpty(), "whole tree gone");
+  }
+
+  @Test
+  public void rankingIsValidatedAndKeptOnRefusal() throws Exception {
+    JsonNode st = ok("GET", "/v1/ranking", null, "RankingState").body;
+    assertTrue(st.get("ranking").isNull());
+    assertFalse(st.get("fresh").asBoolean());
+    JsonNode put = ok("PUT", "/v1/ranking", "{\"scores\":{\"" + NODE_B + "\":0,\"" + NODE_A + "\":1.5},\"leastLoadedFirst\":false,\"ttlMs\":60000}",
+        "RankingState").body;
+    assertTrue(put.get("fresh").asBoolean());
+    assertEquals(1.5, put.get("ranking").get("scores").get(NODE_A).asDouble(), 0);
+    for (String bad : new String[] {
+        "{\"scores\":{\"x\":\"high\"},\"leastLoadedFirst\":false,\"ttlMs\":1000}",
+        "{\"scores\":[],\"leastLoadedFirst\":false,\"ttlMs\":1000}",
+        "{\"scores\":{},\"leastLoadedFirst\":\"yes\",\"ttlMs\":1000}",
+        "{\"scores\":{},\"leastLoadedFirst\":false}",
+        "not json"}) {
+      Reply r = call("PUT", "/v1/ranking", bad);
+      assertEquals(bad, 400, r.status);
+      assertEquals(List.of(), schema.validate("Error", r.body));
+    }
+    JsonNode after = ok("GET", "/v1/ranking", null, "RankingState").body;
+    assertEquals(put.get("ranking"), after.get("ranking"));
+    assertNotNull(after.get("lastOrderRanked"));
+  }
+
+  private JsonNode unchecked(String id) {
+    try {
+      return container(id);
+    } catch (Exception e) {
+      throw new RuntimeException(e);
+    }
+  }
+
+  private long cpu(String id) {
+    JsonNode c = unchecked(id);
+    return c == null ? -1 : c.get("attainedServiceMs").asLong();
+  }
+}
