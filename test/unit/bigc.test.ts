@@ -152,9 +152,29 @@ describe('bigc preemption', () => {
     expect(kinds(out.decisions, 'setNodeResource').map((d) => d.action)).toEqual([{ kind: 'setNodeResource', nodeId: 'n2', resource: { memoryMB: 15360, vcores: 3 } }]);
     expect(out.state.suspendedAtMs).toEqual({ l3: 2_000 });
 
-    // A short task waits and the node has advertised room for it: the core stays for the short task.
-    const blocked = run(snap(20_000, [nodes[0], used(n2, 3)], cs, { apps: apps(1) }), {}, prev);
+    // Two free cores in the cluster and two short task cores waiting: the free cores are theirs.
+    const blocked = run(snap(20_000, [nodes[0], used(n2, 3)], cs, { apps: apps(2) }), {}, prev);
     expect(kinds(blocked.decisions, 'resumeContainer')).toHaveLength(0);
+    // One short task waiting: one free core is left over for the oldest suspended long task.
+    const one = run(snap(20_000, [nodes[0], used(n2, 3)], cs, { apps: apps(1) }), {}, prev);
+    expect(targets(one.decisions, 'resumeContainer')).toEqual(['l4']);
+    expect(kinds(one.decisions, 'resumeContainer')[0].reason).toContain('2 in the cluster for 1 waiting short task core(s)');
+  });
+
+  it('does not hand a core freed for a short task back to another suspended long task', () => {
+    // n2 already holds suspended l3; short demand now suspends l4 on n2: l3 must stay suspended.
+    const n2 = node('n2', 2, 10240, { memoryMB: 15360, vcores: 3 });
+    const cs: C[] = [
+      { id: 'l1', node: 'n1', app: 'L', startedAt: 0 },
+      { id: 'l2', node: 'n1', app: 'L', startedAt: 1_000 },
+      { id: 'l3', node: 'n2', app: 'L', state: 'SUSPENDED', startedAt: 2_000 },
+      { id: 's1', node: 'n2', app: 'Sh', startedAt: 2_500 },
+      { id: 'l4', node: 'n2', app: 'L', startedAt: 3_000 },
+    ];
+    const out = run(snap(30_000, [nodes[0], { ...n2, used: { memoryMB: 15360, vcores: 3 } }], cs, { apps: apps(1) }), { shortSharePct: 50 }, { suspendedAtMs: { l3: 5_000 } });
+    expect(targets(out.decisions, 'suspendContainer')).toEqual(['l4']);
+    expect(kinds(out.decisions, 'resumeContainer')).toHaveLength(0);
+    expect(kinds(out.decisions, 'setNodeResource').map((d) => d.action)).toEqual([{ kind: 'setNodeResource', nodeId: 'n2', resource: { memoryMB: 20480, vcores: 4 } }]);
   });
 
   it('state round-trips through JSON', () => {

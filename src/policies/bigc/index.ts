@@ -172,29 +172,32 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
       }
     }
 
-    // Resume suspended long containers where a core is free and no short task is waiting for it.
-    const shortStillWaiting = shortPending > 0;
-    for (const w of nodes) {
-      if (w.suspended.length === 0) continue;
-      const advertisedFree = w.node.capacity.vcores - w.node.used.vcores;
-      if (shortStillWaiting && advertisedFree >= 1) continue;
-      const order = w.suspended
-        .filter((c) => !decisions.some((d) => d.action.kind === 'suspendContainer' && d.action.containerId === c.id))
-        .sort((a, b) => suspendedAtMs[a.id] - suspendedAtMs[b.id] || (a.id < b.id ? -1 : 1));
-      for (const c of order) {
-        if (w.cores - w.runCores < vc(c.resource)) break;
-        w.runCores += vc(c.resource);
-        w.running.push(c);
-        w.suspended = w.suspended.filter((x) => x.id !== c.id);
-        const waited = now - suspendedAtMs[c.id];
-        delete suspendedAtMs[c.id];
-        decisions.push({
-          action: { kind: 'resumeContainer', containerId: c.id, nodeId: w.node.id },
-          policy: POLICY,
-          rule: 'preempt.resume',
-          reason: `${w.cores - w.runCores + vc(c.resource)} core(s) free on ${w.node.id} and no short task waits for them: resume ${c.id} (suspended ${sec(waited)})`,
-        });
-      }
+    // Resume suspended long containers, oldest first, into free cores that short tasks will not
+    // take: a free core is also free advertised capacity (a node advertises its suspended
+    // containers' share), so the RM hands it to a waiting short task first.
+    const freeAfter = nodes.reduce((s, w) => s + Math.max(0, w.cores - w.runCores), 0);
+    let surplus = freeAfter - shortPending;
+    const justSuspended = new Set(decisions.flatMap((d) => (d.action.kind === 'suspendContainer' ? [d.action.containerId] : [])));
+    const candidates: { w: NodeWork; c: ContainerView }[] = [];
+    for (const w of nodes) for (const c of w.suspended) if (!justSuspended.has(c.id) && isLong(c)) candidates.push({ w, c });
+    candidates.sort((a, b) => suspendedAtMs[a.c.id] - suspendedAtMs[b.c.id] || (a.c.id < b.c.id ? -1 : 1));
+    for (const { w, c } of candidates) {
+      if (surplus <= 0) break;
+      const need = vc(c.resource);
+      if (w.cores - w.runCores < need || surplus < need) continue;
+      const free = w.cores - w.runCores;
+      w.runCores += need;
+      surplus -= need;
+      w.running.push(c);
+      w.suspended = w.suspended.filter((x) => x.id !== c.id);
+      const waited = now - suspendedAtMs[c.id];
+      delete suspendedAtMs[c.id];
+      decisions.push({
+        action: { kind: 'resumeContainer', containerId: c.id, nodeId: w.node.id },
+        policy: POLICY,
+        rule: 'preempt.resume',
+        reason: `${free} core(s) free on ${w.node.id}, ${freeAfter} in the cluster for ${shortPending} waiting short task core(s): resume long ${c.id} (suspended ${sec(waited)})`,
+      });
     }
 
     // Advertise physical capacity plus what suspended containers hold.
