@@ -3,6 +3,7 @@
  * One import line and one entry per policy.
  */
 import type { AnyPolicy } from '../core/policy.js';
+import { fifoPolicy } from './fifo/index.js';
 import { kairosPolicy } from './kairos/index.js';
 import { bigcPolicy } from './bigc/index.js';
 import { capacityTargetsPolicy } from './capacity-targets/index.js';
@@ -12,6 +13,7 @@ import { drfPolicy } from './drf/index.js';
 import { spPolicy } from './sp/index.js';
 
 export const POLICIES: Record<string, AnyPolicy> = {
+  fifo: fifoPolicy,
   kairos: kairosPolicy,
   bigc: bigcPolicy,
   'capacity-targets': capacityTargetsPolicy,

@@ -1,0 +1,108 @@
+/**
+ * Placement of pending containers: the part of the simulator that plays the ResourceManager's
+ * scheduler. It is a replaceable module so that different RM schedulers can be modelled
+ * (stock FIFO here; a CapacityScheduler-like allocator honouring queue capacities lives in
+ * `capacity-allocator.ts`).
+ *
+ * Contract
+ * --------
+ * The simulator owns nodes, apps, containers, the queue tree and the node order (stock order by
+ * node id, or the order a `rankNodes` action defines). An allocator only decides *which app's*
+ * next pending container goes next, and asks the context for the node:
+ *
+ * - `appChanged(app)` is called whenever an app's pending count, priority, queue or state
+ *   changed (arrival, a stage becoming ready, a killed container re-requested, `setAppPriority`,
+ *   `moveApp`, `killApp`, completion). It is NOT called for the launches the allocator itself
+ *   makes through `ctx.launch`.
+ * - `queuesChanged()` after a successful `updateQueues`.
+ * - `schedule()` is called after every batch of events and after actions are applied; it places
+ *   as many pending containers as the scheduler would, by calling `ctx.findNode(resource)` (the
+ *   first node in the current node order whose free advertised capacity fits) and
+ *   `ctx.launch(app, node)` (allocates the app's next pending task there). It must be cheap
+ *   when nothing can be placed: check `ctx.hasFreeCapacity()` first.
+ *
+ * Allocators must be deterministic (use `ctx.rng` if randomness is ever needed).
+ */
+import type { Resources } from '../core/resources.js';
+import { IndexedHeap } from './heap.js';
+import type { QueueTree } from './queues.js';
+import type { Rng } from './rng.js';
+import type { SimApp, SimContainer, SimNode } from './engine.js';
+
+export interface AllocatorContext {
+  /** Current virtual time, ms. */
+  readonly nowMs: number;
+  readonly queues: QueueTree;
+  readonly rng: Rng;
+  /** Sum of RUNNING nodes' advertised capacity. */
+  clusterCapacity(): Resources;
+  /** First node in the current placement order with free advertised capacity for `r`. */
+  findNode(r: Resources): SimNode | undefined;
+  /** Cheap: is any node able to take at least a 1 MB / 1 vcore container? */
+  hasFreeCapacity(): boolean;
+  /** Allocates `app`'s next pending task on `node` (which must fit it). */
+  launch(app: SimApp, node: SimNode): SimContainer;
+}
+
+export interface Allocator {
+  readonly name: string;
+  appChanged(app: SimApp): void;
+  queuesChanged(): void;
+  schedule(): void;
+}
+
+export type AllocatorFactory = (ctx: AllocatorContext) => Allocator;
+
+/** YARN's ordering of applications within a queue: priority (higher first), then submission. */
+export function fifoAppLess(a: SimApp, b: SimApp): boolean {
+  if (a.priority !== b.priority) return a.priority > b.priority;
+  return a.seq < b.seq;
+}
+
+/**
+ * Stock FIFO placement (YARN FifoScheduler / a single CapacityScheduler leaf queue): pending
+ * containers go out by app priority then submission order; an app whose next container fits
+ * nowhere is skipped for this round (as YARN does per node heartbeat), so smaller requests of
+ * later apps may still be placed. Queue capacities are tracked by the simulator but not enforced.
+ */
+export function createFifoAllocator(ctx: AllocatorContext): Allocator {
+  const heap = new IndexedHeap<SimApp>(
+    fifoAppLess,
+    (a) => a.allocHeapIndex,
+    (a, i) => {
+      a.allocHeapIndex = i;
+    },
+  );
+  const skipped: SimApp[] = [];
+  const failed: Resources[] = [];
+  return {
+    name: 'fifo',
+    appChanged(app) {
+      if (app.pendingContainers > 0 && app.isActive) heap.update(app);
+      else heap.remove(app);
+    },
+    queuesChanged() {},
+    schedule() {
+      if (heap.size === 0 || !ctx.hasFreeCapacity()) return;
+      failed.length = 0;
+      for (;;) {
+        const app = heap.peek();
+        if (!app) break;
+        const r = app.nextPendingResource() as Resources;
+        let hopeless = false;
+        for (const f of failed) if (f.memoryMB <= r.memoryMB && f.vcores <= r.vcores) hopeless = true;
+        const node = hopeless ? undefined : ctx.findNode(r);
+        if (!node) {
+          if (!hopeless) failed.push(r);
+          skipped.push(heap.pop() as SimApp);
+          continue;
+        }
+        ctx.launch(app, node);
+        if (app.pendingContainers === 0) heap.pop();
+        if (!ctx.hasFreeCapacity()) break;
+      }
+      for (const a of skipped) heap.push(a);
+      skipped.length = 0;
+    },
+  };
+}

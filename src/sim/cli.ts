@@ -1,0 +1,258 @@
+/**
+ * `schedbrain simulate …`: replay a workload under a policy in the discrete-event simulator.
+ *
+ *   schedbrain simulate --workload <kairos-heavy|kairos-uniform|sample:NAME|PATH.tr> --policy NAME[,NAME…]
+ *       [--nodes N] [--cores C] [--memory-mb M] [--seed S] [--jobs N] [--set key=value …]
+ *       [--delay-ms X] [--period-ms P] [--allocator fifo|capacity] [--cutoff S]
+ *       [--json] [--per-job] [--plot FILE.svg] [--plot-metric jct|slowdown] [--log-x]
+ *
+ * With `--json`, stdout is exactly one JSON object (one policy: the run summary; several: an
+ * object with `runs`). A progress bar goes to stderr when stderr is a terminal.
+ */
+import { writeFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { AnyPolicy } from '../core/policy.js';
+import type { AllocatorFactory } from './allocator.js';
+import { cdfSvg } from './metrics.js';
+import { lookupPolicy, simulate, summary, type SimulateResult } from './simulate.js';
+import { resolveWorkload } from './workloads/index.js';
+
+export class UsageError extends Error {}
+
+const USAGE = `usage: schedbrain simulate --workload <kairos-heavy|kairos-uniform|sample:NAME|PATH.tr> --policy NAME[,NAME...]
+  [--nodes N] [--cores C] [--memory-mb M] [--seed S] [--jobs N] [--set key=value ...]
+  [--delay-ms X] [--period-ms P] [--allocator fifo|capacity] [--cutoff SECONDS]
+  [--json] [--per-job] [--plot FILE.svg] [--plot-metric jct|slowdown] [--log-x]`;
+
+interface Args {
+  workload?: string;
+  policies: string[];
+  nodes?: number;
+  cores?: number;
+  memoryMB?: number;
+  seed: number;
+  jobs?: number;
+  sets: string[];
+  delayMs?: number;
+  periodMs?: number;
+  allocator?: string;
+  cutoffS?: number;
+  json: boolean;
+  perJob: boolean;
+  plot?: string;
+  plotMetric: 'jct' | 'slowdown';
+  logX: boolean;
+  help: boolean;
+}
+
+function num(flag: string, v: string | undefined, integer = false): number {
+  if (v === undefined) throw new UsageError(`${flag} needs a value`);
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new UsageError(`${flag}: expected ${integer ? 'an integer' : 'a number'}, got ${v}`);
+  return n;
+}
+
+export function parseArgs(argv: readonly string[]): Args {
+  const a: Args = { policies: [], seed: 1, sets: [], json: false, perJob: false, plotMetric: 'jct', logX: false, help: false };
+  for (let i = 0; i < argv.length; i++) {
+    const raw = argv[i];
+    const eq = raw.startsWith('--') ? raw.indexOf('=') : -1;
+    const flag = eq > 0 ? raw.slice(0, eq) : raw;
+    const inline = eq > 0 ? raw.slice(eq + 1) : undefined;
+    const val = (): string => {
+      if (inline !== undefined) return inline;
+      const v = argv[++i];
+      if (v === undefined) throw new UsageError(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '--workload': a.workload = val(); break;
+      case '--policy': a.policies.push(...val().split(',').map((s) => s.trim()).filter(Boolean)); break;
+      case '--nodes': a.nodes = num(flag, val(), true); break;
+      case '--cores': a.cores = num(flag, val(), true); break;
+      case '--memory-mb': a.memoryMB = num(flag, val(), true); break;
+      case '--seed': a.seed = num(flag, val(), true); break;
+      case '--jobs': a.jobs = num(flag, val(), true); break;
+      case '--set': a.sets.push(val()); break;
+      case '--delay-ms': a.delayMs = num(flag, val()); break;
+      case '--period-ms': a.periodMs = num(flag, val()); break;
+      case '--allocator': a.allocator = val(); break;
+      case '--cutoff': a.cutoffS = num(flag, val()); break;
+      case '--json': a.json = true; break;
+      case '--per-job': a.perJob = true; break;
+      case '--plot': a.plot = val(); break;
+      case '--plot-metric': {
+        const m = val();
+        if (m !== 'jct' && m !== 'slowdown') throw new UsageError(`--plot-metric: expected jct or slowdown, got ${m}`);
+        a.plotMetric = m;
+        break;
+      }
+      case '--log-x': a.logX = true; break;
+      case '-h':
+      case '--help': a.help = true; break;
+      default: throw new UsageError(`unknown argument ${raw}`);
+    }
+  }
+  return a;
+}
+
+/** `"3"` → 3, `"true"` → true, anything else stays a string. */
+export function parseValue(v: string): unknown {
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  if (v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return v;
+}
+
+function objectShape(schema: z.ZodTypeAny): Record<string, z.ZodTypeAny> | undefined {
+  let s: z.ZodTypeAny = schema;
+  for (;;) {
+    if (s instanceof z.ZodObject) return s.shape as Record<string, z.ZodTypeAny>;
+    if (s instanceof z.ZodEffects) s = s.innerType();
+    else if (s instanceof z.ZodDefault || s instanceof z.ZodOptional || s instanceof z.ZodNullable) s = s._def.innerType;
+    else return undefined;
+  }
+}
+
+/** Turns `--set key=value` pairs into policy params, validated by the policy's schema. */
+export function buildParams(policy: AnyPolicy, sets: readonly string[]): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  const shape = objectShape(policy.paramsSchema as z.ZodTypeAny);
+  for (const s of sets) {
+    const eq = s.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--set expects key=value, got ${s}`);
+    const key = s.slice(0, eq).trim();
+    const path = key.split('.');
+    if (shape && !(path[0] in shape)) {
+      throw new UsageError(`--set ${key}: policy ${policy.name} has no parameter ${path[0]} (known: ${Object.keys(shape).sort().join(', ') || 'none'})`);
+    }
+    let o = params;
+    for (const p of path.slice(0, -1)) o = (o[p] ??= {}) as Record<string, unknown>;
+    o[path[path.length - 1]] = parseValue(s.slice(eq + 1));
+  }
+  const r = policy.paramsSchema.safeParse(params);
+  if (!r.success) {
+    const msg = r.error.issues.map((i) => `--set ${i.path.join('.') || '(params)'}: ${i.message}`).join('; ');
+    throw new UsageError(`invalid parameters for policy ${policy.name}: ${msg}`);
+  }
+  return params;
+}
+
+async function loadAllocator(name: string | undefined): Promise<AllocatorFactory | undefined> {
+  if (name === undefined || name === 'fifo') return undefined;
+  if (name === 'capacity') {
+    const mod = (await import('./capacity-allocator.js' as string)) as Record<string, unknown>;
+    const f = mod.createCapacityAllocator;
+    if (typeof f !== 'function') throw new Error('capacity-allocator.ts does not export createCapacityAllocator');
+    return f as AllocatorFactory;
+  }
+  throw new UsageError(`unknown allocator ${name}: expected fifo or capacity`);
+}
+
+function progressBar(label: string): ((done: number, total: number) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  let last = -1;
+  return (done, total) => {
+    const pct = total ? Math.floor((100 * done) / total) : 100;
+    if (pct === last) return;
+    last = pct;
+    const w = 30;
+    const fill = Math.round((w * pct) / 100);
+    process.stderr.write(`\r${label} [${'#'.repeat(fill)}${'.'.repeat(w - fill)}] ${pct}% ${done}/${total} jobs`);
+    if (done >= total) process.stderr.write('\n');
+  };
+}
+
+const f1 = (x: number): string => (Number.isFinite(x) ? x.toFixed(1) : '-');
+
+function humanReport(r: SimulateResult): string {
+  const row = (name: string, d: { count: number; p50: number; p90: number; p99: number; mean: number }): string =>
+    `  ${name.padEnd(6)} ${String(d.count).padStart(6)}  ${f1(d.p50).padStart(9)} ${f1(d.p90).padStart(9)} ${f1(d.p99).padStart(9)} ${f1(d.mean).padStart(9)}`;
+  return [
+    `${r.workload} under ${r.policy} on ${r.nodes} nodes x ${r.coresPerNode} cores (seed ${r.seed})`,
+    `  jobs finished ${r.jobs}, killed ${r.killed}, unfinished ${r.unfinished}; makespan ${f1(r.makespanS)} s; CPU utilisation ${(100 * r.utilisation.cpu).toFixed(1)} %`,
+    `  job completion time (s)${r.cutoffS !== undefined ? `, short/long cutoff ${r.cutoffS} s` : ''}:`,
+    `  ${'class'.padEnd(6)} ${'jobs'.padStart(6)}  ${'p50'.padStart(9)} ${'p90'.padStart(9)} ${'p99'.padStart(9)} ${'mean'.padStart(9)}`,
+    row('all', r.jct),
+    row('short', r.short),
+    row('long', r.long),
+    `  slowdown p50 ${r.slowdown.p50.toFixed(2)}, p99 ${r.slowdown.p99.toFixed(2)}; actions applied ${r.actions.applied}, noop ${r.actions.noop}, failed ${r.actions.failed}`,
+    `  ${r.events} events in ${r.wallSeconds.toFixed(3)} s (${Math.round(r.eventsPerSecond)} events/s)`,
+    ...r.warnings.map((w) => `  warning: ${w}`),
+  ].join('\n');
+}
+
+export async function runSimulateCommand(argv: string[]): Promise<number> {
+  let args: Args;
+  try {
+    args = parseArgs(argv);
+    if (args.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    if (!args.workload) throw new UsageError('--workload is required');
+    if (args.policies.length === 0) throw new UsageError('--policy is required');
+  } catch (e) {
+    process.stderr.write(`schedbrain simulate: ${(e as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  try {
+    const policies = args.policies.map((p) => {
+      try {
+        return lookupPolicy(p);
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+    });
+    const paramsList = policies.map((p) => buildParams(p, args.sets.length && policies.length > 1 ? args.sets.filter((s) => s.startsWith(`${p.name}.`)).map((s) => s.slice(p.name.length + 1)) : args.sets));
+    const allocator = await loadAllocator(args.allocator);
+    const workload = resolveWorkload(args.workload, { seed: args.seed, jobs: args.jobs });
+    const results: SimulateResult[] = [];
+    for (const [i, policy] of policies.entries()) {
+      results.push(
+        simulate({
+          workload,
+          policy,
+          params: paramsList[i],
+          nodes: args.nodes,
+          cores: args.cores,
+          memoryMBPerNode: args.memoryMB,
+          seed: args.seed,
+          decisionDelayMs: args.delayMs,
+          periodMs: args.periodMs,
+          allocator,
+          cutoffS: args.cutoffS,
+          onProgress: progressBar(policy.name),
+        }),
+      );
+    }
+    if (args.plot) {
+      const metric = args.plotMetric;
+      const svg = cdfSvg(
+        results.map((r) => ({ label: r.policy, values: r.perJob.map((j) => (metric === 'jct' ? j.jctS : j.slowdown)) })),
+        { title: `${workload.name}: ${metric === 'jct' ? 'job completion time' : 'slowdown'}`, xLabel: metric === 'jct' ? 'job completion time (s)' : 'slowdown', logX: args.logX },
+      );
+      writeFileSync(args.plot, svg);
+    }
+    const out = (r: SimulateResult): object => (args.perJob ? { ...summary(r), perJob: r.perJob } : summary(r));
+    if (args.json) {
+      process.stdout.write(`${JSON.stringify(results.length === 1 ? out(results[0]) : { runs: results.map(out) })}\n`);
+    } else {
+      process.stdout.write(`${results.map(humanReport).join('\n\n')}\n`);
+      if (args.plot) process.stdout.write(`CDF written to ${args.plot}\n`);
+    }
+    return results.some((r) => r.unfinished > 0) ? 1 : 0;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`schedbrain simulate: ${e.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`schedbrain simulate: ${(e as Error).message}\n`);
+    return 1;
+  }
+}
+
+// Direct use: `tsx src/sim/cli.ts --workload … --policy …`.
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  runSimulateCommand(process.argv.slice(2)).then((code) => process.exit(code));
+}

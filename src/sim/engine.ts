@@ -1,0 +1,978 @@
+/**
+ * The discrete-event simulator: a virtual clock, a future-event list, and a model of YARN's
+ * ResourceManager + NodeManagers that runs the same policy code as the live engine.
+ *
+ * Model
+ * - Nodes have physical cores/memory and an advertised capacity (what the RM schedules
+ *   against; `setNodeResource` changes it — over-commit when above physical).
+ * - Apps (jobs) are DAGs of stages; each task is one container. A stage's containers are
+ *   requested when all its parent stages have finished.
+ * - CPU: processor sharing per node. RUNNING containers on a node progress at
+ *   rate = min(1, physicalCores / Σ vcores of RUNNING containers); SUSPENDED containers keep
+ *   their allocation (memory and vcores stay counted in `used`, as the RM still sees them) and
+ *   their attained service, and do not progress. Completion events are recomputed when a
+ *   node's rate changes.
+ * - Placement: the allocator module (stock FIFO by default) places pending containers on the
+ *   node order in force (stock node-id order or the order `rankNodes` defines).
+ * - A killed container's task is re-requested by its app (at the front) and starts over.
+ *
+ * Policy driving
+ * - Event-driven (default): after each batch of events at one virtual instant (arrivals,
+ *   completions, the policy's `wakeAtMs`, delayed actions that led to new placements), the
+ *   simulator places containers, then calls `policy.decide` with a live snapshot whose
+ *   `changedNodeIds` lists nodes whose containers changed since the previous call.
+ *   Periodic mode (`periodMs`): the policy is called on a fixed period instead.
+ * - Actions are applied after `decisionDelayMs` (0 = at the same instant). When applying them
+ *   at once leads to new placements, the policy is asked again at the same instant (bounded by
+ *   `maxCyclesPerInstant`) so it sees the containers the RM just started.
+ *
+ * Everything is deterministic: ties in the event list are broken by scheduling order, and the
+ * only randomness (if any) comes from the seeded RNG.
+ */
+import type { Action, Decision } from '../core/actions.js';
+import type { ApplyOutcome } from '../core/backend.js';
+import type {
+  AppId,
+  AppState,
+  AppView,
+  ClusterSnapshot,
+  ContainerId,
+  ContainerState,
+  ContainerView,
+  NodeId,
+  NodeState,
+  NodeView,
+  QueueView,
+} from '../core/model.js';
+import type { AnyPolicy } from '../core/policy.js';
+import { equals, type Resources } from '../core/resources.js';
+import { createFifoAllocator, type Allocator, type AllocatorContext, type AllocatorFactory } from './allocator.js';
+import { EventQueue } from './heap.js';
+import { NodeOrder } from './node-order.js';
+import { QueueTree, type SimQueue } from './queues.js';
+import { Rng } from './rng.js';
+import { criticalPathMs, meanTaskMs, taskCount, topoOrder, type JobSpec, type Workload } from './workload.js';
+
+export interface SimOptions {
+  readonly workload: Workload;
+  /** Number of nodes (default: the workload's cluster, else 100). */
+  readonly nodes?: number;
+  /** Physical cores per node (default: the workload's, else 1). */
+  readonly cores?: number;
+  /** Physical memory per node, MB (default: the workload's, else cores × 8192). */
+  readonly memoryMBPerNode?: number;
+  /** Nodes per rack (rack names only). Default 40. */
+  readonly nodesPerRack?: number;
+  readonly seed?: number;
+  readonly policy?: AnyPolicy;
+  /** Raw policy parameters; validated with the policy's schema. */
+  readonly params?: unknown;
+  /** Delay between a decision and its actions taking effect, ms. Default 0. */
+  readonly decisionDelayMs?: number;
+  /** Call the policy every `periodMs` instead of on every scheduling event. */
+  readonly periodMs?: number;
+  readonly allocator?: AllocatorFactory;
+  /** Check model invariants after every batch (slow; for tests). */
+  readonly checkInvariants?: boolean;
+  /** Finished/killed apps kept visible in the snapshot (like the RM's completed-apps list). Default 100. */
+  readonly completedAppRetention?: number;
+  /** Safety bound on policy calls at one virtual instant. Default 16. */
+  readonly maxCyclesPerInstant?: number;
+  /** Called every ~4096 batches and at the end with (finished jobs, total jobs). */
+  readonly onProgress?: (done: number, total: number) => void;
+  /** Observes every decision cycle that produced decisions (for journals/debugging). */
+  readonly onDecisions?: (nowMs: number, decisions: readonly Decision[]) => void;
+}
+
+export class InvariantError extends Error {}
+
+const EV_ARRIVE = 0;
+const EV_COMPLETE = 1;
+const EV_APPLY = 2;
+const EV_WAKE = 3;
+const EV_TICK = 4;
+
+class Ev {
+  constructor(
+    readonly t: number,
+    readonly seq: number,
+    readonly kind: number,
+    readonly ref: unknown,
+    readonly gen: number,
+  ) {}
+}
+
+interface Clock {
+  now: number;
+}
+
+export class SimNode implements NodeView {
+  state: NodeState = 'RUNNING';
+  capacity: Resources;
+  readonly used = { memoryMB: 0, vcores: 0 };
+  readonly containerIds: ContainerId[] = [];
+  /** Containers on the node (same order as containerIds). */
+  readonly containers: SimContainer[] = [];
+  /** Σ vcores of RUNNING containers. */
+  runningVcores = 0;
+  /** Progress rate of each RUNNING container (processor sharing). */
+  rate = 1;
+  /** Attained service of RUNNING containers is exact as of this time. */
+  lastUpdateMs = 0;
+  /** rankNodes score (Infinity = unscored). */
+  score = Infinity;
+  orderHeapIndex = -1;
+
+  constructor(
+    readonly id: NodeId,
+    readonly idRank: number,
+    readonly rack: string,
+    readonly physicalCapacity: Resources,
+  ) {
+    this.capacity = physicalCapacity;
+  }
+}
+
+export class SimContainer implements ContainerView {
+  state: ContainerState = 'RUNNING';
+  readonly appId: AppId;
+  readonly nodeId: NodeId;
+  readonly resource: Resources;
+  runningSinceMs: number;
+  /** Exact as of node.lastUpdateMs while RUNNING; exact while SUSPENDED. */
+  attained = 0;
+  /** Invalidates stale completion events. */
+  gen = 0;
+  removed = false;
+
+  constructor(
+    readonly id: ContainerId,
+    readonly app: SimApp,
+    readonly node: SimNode,
+    readonly stage: number,
+    readonly task: number,
+    readonly workMs: number,
+    readonly startedAtMs: number,
+    private readonly clock: Clock,
+  ) {
+    this.appId = app.id;
+    this.nodeId = node.id;
+    this.resource = app.spec.stages[stage].resource;
+    this.runningSinceMs = startedAtMs;
+  }
+
+  get attainedServiceMs(): number {
+    if (this.state !== 'RUNNING' || this.removed) return this.attained;
+    return this.attained + this.node.rate * (this.clock.now - this.node.lastUpdateMs);
+  }
+}
+
+interface PendSeg {
+  stage: number;
+  next: number;
+  end: number;
+}
+
+export class SimApp implements AppView {
+  state: AppState = 'RUNNING';
+  priority: number;
+  queue: string;
+  startedAtMs?: number;
+  pendingContainers = 0;
+  runningContainers = 0;
+  readonly allocated = { memoryMB: 0, vcores: 0 };
+  readonly name: string;
+  readonly user: string;
+  readonly tags: Readonly<Record<string, string>>;
+  /** Position in the allocator's app heap (allocator use). */
+  allocHeapIndex = -1;
+  /** Free slot for allocators (e.g. per-queue bookkeeping). */
+  allocData: unknown = undefined;
+  queueRef: SimQueue;
+  readonly containers = new Set<SimContainer>();
+  finishedAtMs?: number;
+  /** Work lost to killed containers, ms. */
+  wastedMs = 0;
+
+  readonly pend: PendSeg[] = [];
+  pendHead = 0;
+  readonly stageDone: Int32Array;
+  readonly parentsLeft: Int32Array;
+  readonly stageChildren: number[][];
+  tasksLeft: number;
+  containerSeq = 0;
+
+  constructor(
+    readonly id: AppId,
+    readonly seq: number,
+    readonly spec: JobSpec,
+    readonly submittedAtMs: number,
+    queue: SimQueue,
+  ) {
+    this.name = spec.name ?? id;
+    this.user = spec.user ?? 'sim';
+    this.tags = spec.tags ?? {};
+    this.priority = spec.priority ?? 0;
+    this.queueRef = queue;
+    this.queue = queue.path;
+    const n = spec.stages.length;
+    this.stageDone = new Int32Array(n);
+    this.parentsLeft = new Int32Array(n);
+    this.stageChildren = Array.from({ length: n }, () => []);
+    spec.stages.forEach((st, i) => {
+      for (const p of st.parents ?? []) {
+        this.parentsLeft[i]++;
+        this.stageChildren[p].push(i);
+      }
+    });
+    this.tasksLeft = taskCount(spec);
+  }
+
+  get isActive(): boolean {
+    return this.state === 'RUNNING' || this.state === 'ACCEPTED' || this.state === 'SUBMITTED';
+  }
+
+  /** Resource of the largest outstanding request. */
+  get pendingContainerResource(): Resources | undefined {
+    let best: Resources | undefined;
+    for (let i = this.pendHead; i < this.pend.length; i++) {
+      const r = this.spec.stages[this.pend[i].stage].resource;
+      if (!best || r.memoryMB > best.memoryMB || (r.memoryMB === best.memoryMB && r.vcores > best.vcores)) best = r;
+    }
+    return best;
+  }
+
+  /** Resource of the next container this app will be given. */
+  nextPendingResource(): Resources | undefined {
+    if (this.pendHead >= this.pend.length) return undefined;
+    return this.spec.stages[this.pend[this.pendHead].stage].resource;
+  }
+}
+
+export interface JobRecord {
+  readonly appId: AppId;
+  readonly name: string;
+  readonly arrivalMs: number;
+  /** Undefined when the job never finished. */
+  readonly finishMs?: number;
+  readonly killed: boolean;
+  readonly tasks: number;
+  readonly meanTaskMs: number;
+  readonly idealMs: number;
+  readonly jobClass?: 'short' | 'long';
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+export interface ActionStats {
+  applied: number;
+  noop: number;
+  failed: number;
+  byKind: Record<string, { applied: number; noop: number; failed: number }>;
+}
+
+export class Simulator {
+  readonly clock: Clock = { now: 0 };
+  readonly rng: Rng;
+  readonly nodes: SimNode[] = [];
+  readonly nodeById = new Map<NodeId, SimNode>();
+  readonly apps = new Map<AppId, SimApp>();
+  readonly containers = new Map<ContainerId, SimContainer>();
+  readonly queues: QueueTree;
+  readonly order: NodeOrder;
+  readonly allocator: Allocator;
+  readonly jobs: readonly JobSpec[];
+  readonly records: (JobRecord | undefined)[];
+  readonly actionStats: ActionStats = { applied: 0, noop: 0, failed: 0, byKind: {} };
+  readonly warnings: string[] = [];
+
+  /** Sum of RUNNING nodes' advertised capacity. */
+  readonly totalCapacity = { memoryMB: 0, vcores: 0 };
+  readonly physicalCores: number;
+
+  events = 0;
+  batches = 0;
+  decisionCalls = 0;
+  launches = 0;
+  finishedJobs = 0;
+  killedJobs = 0;
+  /** Core-ms of CPU service delivered (completed + killed containers). */
+  serviceCoreMs = 0;
+  /** ∫ allocated vcores dt. */
+  allocatedVcoreMs = 0;
+  firstArrivalMs = Infinity;
+  lastFinishMs = 0;
+
+  private readonly q = new EventQueue<Ev>();
+  private seq = 0;
+  private readonly arrivalOrder: number[];
+  private nextArrival = 0;
+  private allocatedVcores = 0;
+  private lastAllocChangeMs = 0;
+  private readonly completedApps: SimApp[] = [];
+  private readonly retention: number;
+  private changed = new Set<NodeId>();
+  private spareChanged = new Set<NodeId>();
+  private decisionWanted = false;
+  private wakeToken = 0;
+  private policyState: unknown;
+  private readonly params: unknown;
+  private readonly policy?: AnyPolicy;
+  private readonly delayMs: number;
+  private readonly periodMs?: number;
+  private readonly maxCycles: number;
+  private readonly checkInv: boolean;
+  private readonly snap: SimSnapshot;
+  private queueViewCache?: QueueView;
+  private queueViewKey = '';
+  private idleCycles = 0;
+  private readonly ctx: AllocatorContext;
+
+  constructor(readonly opts: SimOptions) {
+    const w = opts.workload;
+    const nNodes = opts.nodes ?? w.cluster?.nodes ?? 100;
+    const cores = opts.cores ?? w.cluster?.cores ?? 1;
+    const mem = opts.memoryMBPerNode ?? w.cluster?.memoryMBPerNode ?? cores * 8192;
+    if (!(nNodes >= 1 && Number.isInteger(nNodes))) throw new Error(`nodes must be a positive integer, got ${nNodes}`);
+    if (!(cores >= 1 && Number.isInteger(cores))) throw new Error(`cores must be a positive integer, got ${cores}`);
+    this.rng = new Rng(opts.seed ?? 1);
+    this.delayMs = opts.decisionDelayMs ?? 0;
+    if (!(this.delayMs >= 0)) throw new Error(`decision delay must be >= 0, got ${this.delayMs}`);
+    this.periodMs = opts.periodMs;
+    if (this.periodMs !== undefined && !(this.periodMs > 0)) throw new Error(`period must be > 0, got ${this.periodMs}`);
+    this.maxCycles = opts.maxCyclesPerInstant ?? 16;
+    this.checkInv = opts.checkInvariants ?? false;
+    this.retention = opts.completedAppRetention ?? 100;
+    this.physicalCores = nNodes * cores;
+
+    const width = String(nNodes).length;
+    const perRack = opts.nodesPerRack ?? 40;
+    const phys: Resources = Object.freeze({ memoryMB: mem, vcores: cores });
+    for (let i = 0; i < nNodes; i++) {
+      const n = new SimNode(`node${String(i + 1).padStart(width, '0')}`, i, `/rack${Math.floor(i / perRack) + 1}`, phys);
+      this.nodes.push(n);
+      this.nodeById.set(n.id, n);
+      this.totalCapacity.memoryMB += mem;
+      this.totalCapacity.vcores += cores;
+    }
+    this.order = new NodeOrder(this.nodes);
+    this.queues = new QueueTree(w.queues);
+
+    this.jobs = w.jobs;
+    for (const [i, j] of w.jobs.entries()) validateJob(j, i);
+    this.records = new Array(w.jobs.length);
+    this.arrivalOrder = w.jobs.map((_, i) => i).sort((a, b) => w.jobs[a].arrivalMs - w.jobs[b].arrivalMs || a - b);
+
+    const self = this;
+    this.ctx = {
+      get nowMs() {
+        return self.clock.now;
+      },
+      queues: this.queues,
+      rng: this.rng,
+      clusterCapacity: () => this.totalCapacity,
+      findNode: (r) => this.order.find(r),
+      hasFreeCapacity: () => this.order.hasFree(),
+      launch: (app, node) => this.launch(app, node),
+    };
+    this.allocator = (opts.allocator ?? createFifoAllocator)(this.ctx);
+
+    this.policy = opts.policy;
+    if (this.policy) {
+      const parsed = this.policy.paramsSchema.safeParse(opts.params ?? {});
+      if (!parsed.success) throw new Error(`invalid parameters for policy ${this.policy.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+      this.params = parsed.data;
+      this.policyState = this.policy.initialState(this.params);
+    }
+    this.snap = new SimSnapshot(this);
+
+    this.scheduleNextArrival();
+    if (this.policy && this.periodMs !== undefined) this.push(this.firstEventTime(), EV_TICK, undefined, 0);
+  }
+
+  get nowMs(): number {
+    return this.clock.now;
+  }
+
+  get totalJobs(): number {
+    return this.jobs.length;
+  }
+
+  get done(): boolean {
+    return this.finishedJobs + this.killedJobs === this.jobs.length;
+  }
+
+  /** Live snapshot view (changedNodeIds undefined = everything may have changed). */
+  snapshot(): ClusterSnapshot {
+    return new SimSnapshot(this);
+  }
+
+  queueView(): QueueView {
+    const key = `${this.totalCapacity.memoryMB}/${this.totalCapacity.vcores}/${this.queueVersion}/${this.usageVersion}`;
+    if (!this.queueViewCache || key !== this.queueViewKey) {
+      this.queueViewCache = this.queues.view(this.totalCapacity);
+      this.queueViewKey = key;
+    }
+    return this.queueViewCache;
+  }
+  private queueVersion = 0;
+  private usageVersion = 0;
+
+  /** Runs until every job has finished (or nothing can happen any more). */
+  run(): void {
+    let progressTick = 0;
+    while (!this.done) {
+      if (!this.step()) break;
+      if (this.opts.onProgress && ++progressTick === 4096) {
+        progressTick = 0;
+        this.opts.onProgress(this.finishedJobs + this.killedJobs, this.jobs.length);
+      }
+    }
+    this.flushAllocIntegral();
+    this.opts.onProgress?.(this.finishedJobs + this.killedJobs, this.jobs.length);
+  }
+
+  /** Processes events up to and including `tMs`, then moves the clock to `tMs`. */
+  runUntil(tMs: number): void {
+    for (;;) {
+      const e = this.q.peek();
+      if (!e || e.t > tMs) break;
+      this.step();
+    }
+    if (tMs > this.clock.now) this.clock.now = tMs;
+  }
+
+  /** Processes one batch (all events at the next instant). Returns false when none is left. */
+  step(): boolean {
+    const first = this.q.peek();
+    if (!first) return false;
+    const t = first.t;
+    this.clock.now = t;
+    this.batches++;
+    let onlyTimers = true;
+    for (;;) {
+      const e = this.q.peek();
+      if (!e || e.t !== t) break;
+      this.q.pop();
+      this.events++;
+      if (e.kind !== EV_WAKE && e.kind !== EV_TICK) onlyTimers = false;
+      this.handle(e);
+    }
+    this.settle();
+    if (this.checkInv) this.checkInvariants();
+    // Guard against a policy that keeps waking up while nothing can ever progress.
+    if (onlyTimers && this.runningCount() === 0 && this.q.size > 0 && this.onlyTimersQueued()) {
+      if (++this.idleCycles > 10_000) return false;
+    } else this.idleCycles = 0;
+    return true;
+  }
+
+  /** Applies an action now (backend path); placement runs right after. */
+  apply(action: Action): ApplyOutcome {
+    const out = this.applyAction(action);
+    this.count(action.kind, out);
+    this.allocator.schedule();
+    return out;
+  }
+
+  // ---------------------------------------------------------------- events
+
+  private push(t: number, kind: number, ref: unknown, gen: number): void {
+    this.q.push(new Ev(t, this.seq++, kind, ref, gen));
+  }
+
+  private firstEventTime(): number {
+    return this.arrivalOrder.length ? this.jobs[this.arrivalOrder[0]].arrivalMs : 0;
+  }
+
+  private scheduleNextArrival(): void {
+    if (this.nextArrival < this.arrivalOrder.length) {
+      const i = this.arrivalOrder[this.nextArrival++];
+      this.push(Math.max(this.jobs[i].arrivalMs, this.clock.now), EV_ARRIVE, i, 0);
+    }
+  }
+
+  private handle(e: Ev): void {
+    switch (e.kind) {
+      case EV_ARRIVE:
+        this.arrive(e.ref as number);
+        this.scheduleNextArrival();
+        if (this.periodMs === undefined) this.decisionWanted = true;
+        break;
+      case EV_COMPLETE: {
+        const c = e.ref as SimContainer;
+        if (c.removed || c.gen !== e.gen || c.state !== 'RUNNING') return;
+        this.complete(c);
+        if (this.periodMs === undefined) this.decisionWanted = true;
+        break;
+      }
+      case EV_APPLY: {
+        const before = this.launches;
+        for (const d of e.ref as readonly Decision[]) this.count(d.action.kind, this.applyAction(d.action));
+        this.allocator.schedule();
+        if (this.launches !== before && this.periodMs === undefined) this.decisionWanted = true;
+        break;
+      }
+      case EV_WAKE:
+        if (e.gen === this.wakeToken) this.decisionWanted = true;
+        break;
+      case EV_TICK:
+        this.decisionWanted = true;
+        if (!this.done) this.push(e.t + (this.periodMs as number), EV_TICK, undefined, 0);
+        break;
+    }
+  }
+
+  /** Placement, then as many decision cycles as the instant needs. */
+  private settle(): void {
+    this.allocator.schedule();
+    if (!this.policy) {
+      this.decisionWanted = false;
+      return;
+    }
+    let cycles = 0;
+    while (this.decisionWanted && cycles < this.maxCycles) {
+      this.decisionWanted = false;
+      cycles++;
+      const before = this.launches;
+      this.decide();
+      if (this.launches !== before && this.periodMs === undefined) this.decisionWanted = true;
+    }
+    this.decisionWanted = false;
+  }
+
+  private decide(): void {
+    const policy = this.policy as AnyPolicy;
+    const changed = this.changed;
+    this.changed = this.spareChanged;
+    this.spareChanged = changed;
+    this.changed.clear();
+    this.snap.changedNodeIds = changed;
+    this.decisionCalls++;
+    const out = policy.decide({ snapshot: this.snap, params: this.params, state: this.policyState });
+    this.policyState = out.state;
+    if (out.wakeAtMs !== undefined && Number.isFinite(out.wakeAtMs)) {
+      this.wakeToken++;
+      this.push(Math.max(out.wakeAtMs, this.clock.now + 1), EV_WAKE, undefined, this.wakeToken);
+    }
+    const ds = out.decisions;
+    if (ds.length === 0) return;
+    this.opts.onDecisions?.(this.clock.now, ds);
+    if (this.delayMs === 0) {
+      for (const d of ds) this.count(d.action.kind, this.applyAction(d.action));
+      this.allocator.schedule();
+    } else {
+      this.push(this.clock.now + this.delayMs, EV_APPLY, ds.slice(), 0);
+    }
+  }
+
+  private count(kind: string, out: ApplyOutcome): void {
+    const k = (this.actionStats.byKind[kind] ??= { applied: 0, noop: 0, failed: 0 });
+    k[out.status]++;
+    this.actionStats[out.status]++;
+  }
+
+  // ---------------------------------------------------------------- apps
+
+  private arrive(i: number): void {
+    const spec = this.jobs[i];
+    const now = this.clock.now;
+    if (now < this.firstArrivalMs) this.firstArrivalMs = now;
+    let queue = spec.queue ? this.queues.resolveLeaf(spec.queue) : this.queues.resolveLeaf('root.default');
+    if (!queue) {
+      queue = this.queues.resolveLeaf('root.default') ?? this.queues.leaves()[0];
+      const msg = `job ${spec.name ?? i}: queue ${spec.queue ?? 'root.default'} is not a leaf queue; submitted to ${queue.path}`;
+      if (this.warnings.length < 20) this.warnings.push(msg);
+    }
+    const app = new SimApp(`application_0_${String(i + 1).padStart(4, '0')}`, i, spec, now, queue);
+    this.apps.set(app.id, app);
+    this.queues.addApp(queue, 1);
+    this.usageVersion++;
+    for (let s = 0; s < spec.stages.length; s++) if (app.parentsLeft[s] === 0) this.stageReady(app, s);
+    if (app.tasksLeft === 0) this.finishApp(app, 'FINISHED');
+    else this.allocator.appChanged(app);
+  }
+
+  private stageReady(app: SimApp, s: number): void {
+    const n = app.spec.stages[s].workMs.length;
+    if (n === 0) {
+      this.stageFinished(app, s);
+      return;
+    }
+    app.pend.push({ stage: s, next: 0, end: n });
+    app.pendingContainers += n;
+  }
+
+  private stageFinished(app: SimApp, s: number): void {
+    for (const c of app.stageChildren[s]) if (--app.parentsLeft[c] === 0) this.stageReady(app, c);
+  }
+
+  private launch(app: SimApp, node: SimNode): SimContainer {
+    const seg = app.pend[app.pendHead];
+    const task = seg.next++;
+    if (seg.next >= seg.end) {
+      app.pendHead++;
+      if (app.pendHead > 64 && app.pendHead * 2 > app.pend.length) {
+        app.pend.splice(0, app.pendHead);
+        app.pendHead = 0;
+      }
+    }
+    app.pendingContainers--;
+    const now = this.clock.now;
+    const st = app.spec.stages[seg.stage];
+    const id = `container_0_${app.id.slice(14)}_01_${String(++app.containerSeq).padStart(6, '0')}`;
+    const c = new SimContainer(id, app, node, seg.stage, task, st.workMs[task], now, this.clock);
+    const r = c.resource;
+    // Bring the node's running containers up to date before this one joins them.
+    this.advance(node);
+    this.containers.set(id, c);
+    node.containers.push(c);
+    node.containerIds.push(id);
+    node.used.memoryMB += r.memoryMB;
+    node.used.vcores += r.vcores;
+    app.containers.add(c);
+    app.runningContainers++;
+    app.allocated.memoryMB += r.memoryMB;
+    app.allocated.vcores += r.vcores;
+    if (app.startedAtMs === undefined) app.startedAtMs = now;
+    this.queues.addUsage(app.queueRef, r, 1);
+    this.usageVersion++;
+    this.allocChange(r.vcores);
+    this.launches++;
+    this.changed.add(node.id);
+    this.order.nodeChanged(node);
+    this.startRunning(c);
+    return c;
+  }
+
+  /** Removes a container from its node and app (completion or kill). */
+  private release(c: SimContainer): void {
+    const node = c.node;
+    const app = c.app;
+    if (c.state === 'RUNNING') this.stopRunning(c);
+    else this.advance(node);
+    c.removed = true;
+    c.gen++;
+    this.containers.delete(c.id);
+    const k = node.containers.indexOf(c);
+    node.containers.splice(k, 1);
+    node.containerIds.splice(k, 1);
+    const r = c.resource;
+    node.used.memoryMB -= r.memoryMB;
+    node.used.vcores -= r.vcores;
+    app.containers.delete(c);
+    app.runningContainers--;
+    app.allocated.memoryMB -= r.memoryMB;
+    app.allocated.vcores -= r.vcores;
+    this.queues.addUsage(app.queueRef, r, -1);
+    this.usageVersion++;
+    this.allocChange(-r.vcores);
+    this.serviceCoreMs += c.attained * r.vcores;
+    this.changed.add(node.id);
+    this.order.nodeChanged(node);
+  }
+
+  private complete(c: SimContainer): void {
+    this.advance(c.node);
+    if (this.checkInv && Math.abs(c.attained - c.workMs) > 1e-6 * Math.max(1, c.workMs)) {
+      throw new InvariantError(`t=${this.clock.now}: container ${c.id} completed with ${c.attained} ms of ${c.workMs} ms`);
+    }
+    c.attained = c.workMs; // remove floating-point drift (bounded by the check above)
+    this.release(c);
+    const app = c.app;
+    const s = c.stage;
+    app.tasksLeft--;
+    if (++app.stageDone[s] === app.spec.stages[s].workMs.length) {
+      const before = app.pendingContainers;
+      this.stageFinished(app, s);
+      if (app.pendingContainers !== before) this.allocator.appChanged(app);
+    }
+    if (app.tasksLeft === 0) this.finishApp(app, 'FINISHED');
+  }
+
+  private finishApp(app: SimApp, state: 'FINISHED' | 'KILLED'): void {
+    const now = this.clock.now;
+    app.state = state;
+    app.finishedAtMs = now;
+    this.allocator.appChanged(app);
+    this.queues.addApp(app.queueRef, -1);
+    this.usageVersion++;
+    if (state === 'FINISHED') this.finishedJobs++;
+    else this.killedJobs++;
+    if (now > this.lastFinishMs) this.lastFinishMs = now;
+    const spec = app.spec;
+    this.records[app.seq] = {
+      appId: app.id,
+      name: app.name,
+      arrivalMs: app.submittedAtMs,
+      finishMs: now,
+      killed: state === 'KILLED',
+      tasks: taskCount(spec),
+      meanTaskMs: meanTaskMs(spec),
+      idealMs: spec.idealMs ?? criticalPathMs(spec),
+      jobClass: spec.jobClass,
+      tags: app.tags,
+    };
+    this.completedApps.push(app);
+    while (this.completedApps.length > this.retention) {
+      const old = this.completedApps.shift() as SimApp;
+      this.apps.delete(old.id);
+    }
+    if (this.retention === 0) this.apps.delete(app.id);
+  }
+
+  // ---------------------------------------------------------------- CPU model
+
+  private advance(node: SimNode): void {
+    const now = this.clock.now;
+    const dt = now - node.lastUpdateMs;
+    if (dt > 0) {
+      if (node.runningVcores > 0) {
+        const r = node.rate;
+        for (const c of node.containers) if (c.state === 'RUNNING') c.attained += r * dt;
+      }
+      node.lastUpdateMs = now;
+    }
+  }
+
+  private startRunning(c: SimContainer): void {
+    const node = c.node;
+    this.advance(node);
+    c.state = 'RUNNING';
+    c.runningSinceMs = this.clock.now;
+    node.runningVcores += c.resource.vcores;
+    if (!this.updateRate(node)) this.scheduleCompletion(c);
+  }
+
+  private stopRunning(c: SimContainer): void {
+    const node = c.node;
+    this.advance(node);
+    c.gen++;
+    node.runningVcores -= c.resource.vcores;
+    c.state = 'SUSPENDED';
+    this.updateRate(node);
+  }
+
+  /** Recomputes the node's rate; when it changed, reschedules every running container. */
+  private updateRate(node: SimNode): boolean {
+    const cores = node.physicalCapacity.vcores;
+    const rate = node.runningVcores <= cores ? 1 : cores / node.runningVcores;
+    if (rate === node.rate) return false;
+    node.rate = rate;
+    for (const c of node.containers) if (c.state === 'RUNNING') this.scheduleCompletion(c);
+    return true;
+  }
+
+  private scheduleCompletion(c: SimContainer): void {
+    c.gen++;
+    const rem = c.workMs - c.attained;
+    const t = this.clock.now + (rem > 0 ? rem / c.node.rate : 0);
+    this.push(t, EV_COMPLETE, c, c.gen);
+  }
+
+  private allocChange(dv: number): void {
+    const now = this.clock.now;
+    this.allocatedVcoreMs += this.allocatedVcores * (now - this.lastAllocChangeMs);
+    this.lastAllocChangeMs = now;
+    this.allocatedVcores += dv;
+  }
+
+  private flushAllocIntegral(): void {
+    this.allocChange(0);
+  }
+
+  private runningCount(): number {
+    let n = 0;
+    for (const c of this.containers.values()) if (c.state === 'RUNNING') n++;
+    return n;
+  }
+
+  private onlyTimersQueued(): boolean {
+    // Cheap approximation: no arrival left and no running container means only timers remain.
+    return this.nextArrival >= this.arrivalOrder.length;
+  }
+
+  // ---------------------------------------------------------------- actions
+
+  private applyAction(a: Action): ApplyOutcome {
+    switch (a.kind) {
+      case 'updateQueues': {
+        const err = this.queues.apply(a);
+        if (err) return { status: 'failed', error: err, retryable: false };
+        this.queueVersion++;
+        this.allocator.queuesChanged();
+        return { status: 'applied' };
+      }
+      case 'setAppPriority': {
+        const app = this.apps.get(a.appId);
+        if (!app) return { status: 'failed', error: `unknown application ${a.appId}`, retryable: false };
+        if (!app.isActive) return { status: 'failed', error: `application ${a.appId} is ${app.state}`, retryable: false };
+        if (app.priority === a.priority) return { status: 'noop', detail: `priority already ${a.priority}` };
+        app.priority = a.priority;
+        this.allocator.appChanged(app);
+        return { status: 'applied' };
+      }
+      case 'moveApp': {
+        const app = this.apps.get(a.appId);
+        if (!app) return { status: 'failed', error: `unknown application ${a.appId}`, retryable: false };
+        if (!app.isActive) return { status: 'failed', error: `application ${a.appId} is ${app.state}`, retryable: false };
+        const q = this.queues.resolveLeaf(a.queue);
+        if (!q) return { status: 'failed', error: `no leaf queue ${a.queue}`, retryable: false };
+        if (q === app.queueRef) return { status: 'noop', detail: `already in ${q.path}` };
+        this.queues.addUsage(app.queueRef, app.allocated, -1);
+        this.queues.addApp(app.queueRef, -1);
+        app.queueRef = q;
+        app.queue = q.path;
+        this.queues.addUsage(q, app.allocated, 1);
+        this.queues.addApp(q, 1);
+        this.usageVersion++;
+        this.allocator.appChanged(app);
+        return { status: 'applied' };
+      }
+      case 'killApp': {
+        const app = this.apps.get(a.appId);
+        if (!app) return { status: 'failed', error: `unknown application ${a.appId}`, retryable: false };
+        if (!app.isActive) return { status: 'noop', detail: `application already ${app.state}` };
+        for (const c of [...app.containers]) {
+          this.release(c);
+          app.wastedMs += c.attained;
+        }
+        app.pend.length = 0;
+        app.pendHead = 0;
+        app.pendingContainers = 0;
+        this.finishApp(app, 'KILLED');
+        return { status: 'applied' };
+      }
+      case 'setNodeResource': {
+        const n = this.nodeById.get(a.nodeId);
+        if (!n) return { status: 'failed', error: `unknown node ${a.nodeId}`, retryable: false };
+        if (equals(n.capacity, a.resource)) return { status: 'noop', detail: 'capacity already as asked' };
+        if (n.state === 'RUNNING') {
+          this.totalCapacity.memoryMB += a.resource.memoryMB - n.capacity.memoryMB;
+          this.totalCapacity.vcores += a.resource.vcores - n.capacity.vcores;
+        }
+        n.capacity = { memoryMB: a.resource.memoryMB, vcores: a.resource.vcores };
+        this.changed.add(n.id);
+        this.order.nodeChanged(n);
+        return { status: 'applied' };
+      }
+      case 'suspendContainer': {
+        const c = this.findContainer(a.containerId, a.nodeId);
+        if (typeof c === 'string') return { status: 'failed', error: c, retryable: false };
+        if (c.state === 'SUSPENDED') return { status: 'noop', detail: 'already suspended' };
+        this.stopRunning(c);
+        this.changed.add(c.nodeId);
+        return { status: 'applied' };
+      }
+      case 'resumeContainer': {
+        const c = this.findContainer(a.containerId, a.nodeId);
+        if (typeof c === 'string') return { status: 'failed', error: c, retryable: false };
+        if (c.state === 'RUNNING') return { status: 'noop', detail: 'already running' };
+        this.startRunning(c);
+        this.changed.add(c.nodeId);
+        return { status: 'applied' };
+      }
+      case 'killContainer': {
+        const c = this.findContainer(a.containerId, a.nodeId);
+        if (typeof c === 'string') return { status: 'failed', error: c, retryable: false };
+        const app = c.app;
+        this.release(c);
+        app.wastedMs += c.attained;
+        // The application master asks again for the lost task; it starts over.
+        app.pend.splice(app.pendHead, 0, { stage: c.stage, next: c.task, end: c.task + 1 });
+        app.pendingContainers++;
+        this.allocator.appChanged(app);
+        return { status: 'applied' };
+      }
+      case 'rankNodes': {
+        const unknown = this.order.rank(a.scores, a.leastLoadedFirst, a.partial ?? false, this.nodeById);
+        return unknown.length ? { status: 'applied', detail: `ignored unknown nodes: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ', …' : ''}` } : { status: 'applied' };
+      }
+    }
+  }
+
+  private findContainer(id: string, nodeId: string): SimContainer | string {
+    const c = this.containers.get(id);
+    if (!c) return `unknown container ${id}`;
+    if (c.nodeId !== nodeId) return `container ${id} is on ${c.nodeId}, not ${nodeId}`;
+    return c;
+  }
+
+  // ---------------------------------------------------------------- invariants
+
+  /** Throws InvariantError when the model is inconsistent. O(nodes + containers). */
+  checkInvariants(): void {
+    const eps = 1e-6;
+    const fail = (m: string): never => {
+      throw new InvariantError(`t=${this.clock.now}: ${m}`);
+    };
+    for (const n of this.nodes) {
+      let mem = 0;
+      let vc = 0;
+      let runVc = 0;
+      for (const c of n.containers) {
+        if (c.node !== n || c.removed) fail(`container ${c.id} misplaced on ${n.id}`);
+        if (this.containers.get(c.id) !== c) fail(`container ${c.id} on ${n.id} missing from the container map`);
+        mem += c.resource.memoryMB;
+        vc += c.resource.vcores;
+        if (c.state === 'RUNNING') runVc += c.resource.vcores;
+        if (c.attainedServiceMs > c.workMs * (1 + eps) + eps) fail(`container ${c.id} attained ${c.attainedServiceMs} > work ${c.workMs}`);
+      }
+      if (mem !== n.used.memoryMB || vc !== n.used.vcores) fail(`node ${n.id} used ${n.used.memoryMB}/${n.used.vcores} != containers ${mem}/${vc}`);
+      if (runVc !== n.runningVcores) fail(`node ${n.id} running vcores ${n.runningVcores} != ${runVc}`);
+      // Processor sharing: delivered CPU never exceeds the physical cores.
+      if (n.rate * runVc > n.physicalCapacity.vcores + eps) fail(`node ${n.id} over-used: ${n.rate * runVc} cores > ${n.physicalCapacity.vcores}`);
+      if (n.rate > 1 + eps) fail(`node ${n.id} rate ${n.rate} > 1`);
+    }
+    for (const c of this.containers.values()) {
+      if (!this.nodeById.has(c.nodeId)) fail(`container ${c.id} on unknown node ${c.nodeId}`);
+      if (!c.app.containers.has(c)) fail(`container ${c.id} not in its app`);
+    }
+    for (const app of this.apps.values()) {
+      let mem = 0;
+      let vc = 0;
+      for (const c of app.containers) {
+        mem += c.resource.memoryMB;
+        vc += c.resource.vcores;
+      }
+      if (mem !== app.allocated.memoryMB || vc !== app.allocated.vcores || app.containers.size !== app.runningContainers) fail(`app ${app.id} allocation inconsistent`);
+      let pend = 0;
+      for (let i = app.pendHead; i < app.pend.length; i++) pend += app.pend[i].end - app.pend[i].next;
+      if (pend !== app.pendingContainers) fail(`app ${app.id} pending ${app.pendingContainers} != ${pend}`);
+    }
+  }
+}
+
+/** The live ClusterSnapshot the policy sees: getters over simulator state, nothing copied. */
+class SimSnapshot implements ClusterSnapshot {
+  changedNodeIds?: ReadonlySet<NodeId>;
+  constructor(private readonly sim: Simulator) {}
+  get nowMs(): number {
+    return this.sim.clock.now;
+  }
+  get totalCapacity(): Resources {
+    return this.sim.totalCapacity;
+  }
+  get nodes(): ReadonlyMap<NodeId, NodeView> {
+    return this.sim.nodeById;
+  }
+  get apps(): ReadonlyMap<AppId, AppView> {
+    return this.sim.apps;
+  }
+  get containers(): ReadonlyMap<ContainerId, ContainerView> {
+    return this.sim.containers;
+  }
+  get rootQueue(): QueueView {
+    return this.sim.queueView();
+  }
+}
+
+function validateJob(j: JobSpec, i: number): void {
+  const name = j.name ?? `#${i}`;
+  if (!Number.isFinite(j.arrivalMs) || j.arrivalMs < 0) throw new Error(`job ${name}: bad arrival ${j.arrivalMs}`);
+  if (!j.stages.length) throw new Error(`job ${name}: no stages`);
+  topoOrder(j);
+  for (const st of j.stages) {
+    if (!(st.resource.vcores >= 1) || !(st.resource.memoryMB >= 1)) throw new Error(`job ${name}: containers need at least 1 MB and 1 vcore`);
+    for (let k = 0; k < st.workMs.length; k++) if (!(st.workMs[k] >= 0)) throw new Error(`job ${name}: bad task work ${st.workMs[k]}`);
+  }
+}

@@ -1,0 +1,245 @@
+/**
+ * Binary heaps used by the simulator.
+ *
+ * - `EventQueue`: the future-event list. Ordered by (time, sequence number): events at the same
+ *   virtual time come out in the order they were scheduled, so a run is fully deterministic.
+ * - `IndexedHeap`: a min-heap of objects that remember their own position, so that an element's
+ *   key can change (or the element can be removed) in O(log n). Used for free-node and
+ *   pending-application orderings.
+ */
+
+export interface SimEvent {
+  /** Virtual time, ms. */
+  readonly t: number;
+  /** Tie-breaker: scheduling order. */
+  readonly seq: number;
+}
+
+export class EventQueue<E extends SimEvent> {
+  private readonly a: E[] = [];
+
+  get size(): number {
+    return this.a.length;
+  }
+
+  peek(): E | undefined {
+    return this.a[0];
+  }
+
+  push(e: E): void {
+    const a = this.a;
+    let i = a.length;
+    a.push(e);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const q = a[p];
+      if (q.t < e.t || (q.t === e.t && q.seq < e.seq)) break;
+      a[i] = q;
+      i = p;
+    }
+    a[i] = e;
+  }
+
+  pop(): E | undefined {
+    const a = this.a;
+    const n = a.length;
+    if (n === 0) return undefined;
+    const top = a[0];
+    const last = a.pop() as E;
+    if (n > 1) {
+      const m = n - 1;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= m) break;
+        let c = l;
+        let ce = a[l];
+        const r = l + 1;
+        if (r < m) {
+          const re = a[r];
+          if (re.t < ce.t || (re.t === ce.t && re.seq < ce.seq)) {
+            c = r;
+            ce = re;
+          }
+        }
+        if (last.t < ce.t || (last.t === ce.t && last.seq < ce.seq)) break;
+        a[i] = ce;
+        i = c;
+      }
+      a[i] = last;
+    }
+    return top;
+  }
+}
+
+/** Elements of an IndexedHeap carry their slot; -1 means "not in the heap". */
+export interface HeapSlot {
+  heapIndex: number;
+}
+
+/**
+ * Min-heap under `less` (a strict total order). Each element may be in at most one IndexedHeap
+ * at a time because the slot lives on the element; pass `slot` accessors to use another field.
+ */
+export class IndexedHeap<T> {
+  readonly items: T[] = [];
+
+  constructor(
+    private readonly less: (a: T, b: T) => boolean,
+    private readonly getIdx: (x: T) => number,
+    private readonly setIdx: (x: T, i: number) => void,
+  ) {}
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  has(x: T): boolean {
+    const i = this.getIdx(x);
+    return i >= 0 && i < this.items.length && this.items[i] === x;
+  }
+
+  peek(): T | undefined {
+    return this.items[0];
+  }
+
+  push(x: T): void {
+    this.items.push(x);
+    this.up(this.items.length - 1, x);
+  }
+
+  pop(): T | undefined {
+    const a = this.items;
+    if (a.length === 0) return undefined;
+    const top = a[0];
+    this.removeAt(0);
+    return top;
+  }
+
+  remove(x: T): void {
+    if (this.has(x)) this.removeAt(this.getIdx(x));
+  }
+
+  /** Restores heap order after `x`'s key changed (or inserts it if absent). */
+  update(x: T): void {
+    if (!this.has(x)) {
+      this.push(x);
+      return;
+    }
+    const i = this.getIdx(x);
+    if (i > 0 && this.less(x, this.items[(i - 1) >> 1])) this.up(i, x);
+    else this.down(i, x);
+  }
+
+  /** Rebuilds from scratch (after a change of ordering rule). */
+  rebuild(xs: Iterable<T>): void {
+    for (const x of this.items) this.setIdx(x, -1);
+    this.items.length = 0;
+    for (const x of xs) this.items.push(x);
+    for (let i = 0; i < this.items.length; i++) this.setIdx(this.items[i], i);
+    for (let i = (this.items.length >> 1) - 1; i >= 0; i--) this.down(i, this.items[i]);
+  }
+
+  /** Re-heapifies in place (after many keys changed). */
+  reorder(): void {
+    for (let i = (this.items.length >> 1) - 1; i >= 0; i--) this.down(i, this.items[i]);
+  }
+
+  /**
+   * The first element in heap order satisfying `pred`, visiting elements in ascending order
+   * (best-first walk over the heap tree), so the answer is the true minimum among those that
+   * satisfy it. Costs O(k log k) for k elements visited.
+   */
+  findFirst(pred: (x: T) => boolean): T | undefined {
+    const a = this.items;
+    if (a.length === 0) return undefined;
+    if (pred(a[0])) return a[0];
+    // Frontier of heap indices, itself a small binary heap ordered by `less` on the elements.
+    const f: number[] = [];
+    const less = this.less;
+    const pushF = (i: number): void => {
+      if (i >= a.length) return;
+      let k = f.length;
+      f.push(i);
+      while (k > 0) {
+        const p = (k - 1) >> 1;
+        if (!less(a[i], a[f[p]])) break;
+        f[k] = f[p];
+        k = p;
+      }
+      f[k] = i;
+    };
+    const popF = (): number => {
+      const top = f[0];
+      const last = f.pop() as number;
+      if (f.length > 0) {
+        let k = 0;
+        const m = f.length;
+        for (;;) {
+          const l = 2 * k + 1;
+          if (l >= m) break;
+          let c = l;
+          if (l + 1 < m && less(a[f[l + 1]], a[f[l]])) c = l + 1;
+          if (!less(a[f[c]], a[last])) break;
+          f[k] = f[c];
+          k = c;
+        }
+        f[k] = last;
+      }
+      return top;
+    };
+    pushF(1);
+    pushF(2);
+    while (f.length > 0) {
+      const i = popF();
+      if (pred(a[i])) return a[i];
+      pushF(2 * i + 1);
+      pushF(2 * i + 2);
+    }
+    return undefined;
+  }
+
+  private removeAt(i: number): void {
+    const a = this.items;
+    const x = a[i];
+    const last = a.pop() as T;
+    this.setIdx(x, -1);
+    if (i < a.length) {
+      a[i] = last;
+      this.setIdx(last, i);
+      if (i > 0 && this.less(last, a[(i - 1) >> 1])) this.up(i, last);
+      else this.down(i, last);
+    }
+  }
+
+  private up(i: number, x: T): void {
+    const a = this.items;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const q = a[p];
+      if (!this.less(x, q)) break;
+      a[i] = q;
+      this.setIdx(q, i);
+      i = p;
+    }
+    a[i] = x;
+    this.setIdx(x, i);
+  }
+
+  private down(i: number, x: T): void {
+    const a = this.items;
+    const n = a.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      let c = l;
+      if (l + 1 < n && this.less(a[l + 1], a[l])) c = l + 1;
+      if (!this.less(a[c], x)) break;
+      a[i] = a[c];
+      this.setIdx(a[c], i);
+      i = c;
+    }
+    a[i] = x;
+    this.setIdx(x, i);
+  }
+}

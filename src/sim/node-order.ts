@@ -1,0 +1,114 @@
+/**
+ * Where new containers go: the candidate-node structure shared by all allocators.
+ *
+ * Only nodes with free advertised capacity are kept, in an indexed heap ordered by the rule in
+ * force:
+ * - stock order: node id;
+ * - after a `rankNodes` action: (if `leastLoadedFirst`) fewest allocated containers first, then
+ *   ascending score, unscored nodes last, then node id — exactly the order the action defines.
+ *   A `partial` ranking updates only the listed nodes' scores.
+ * Finding the first node that fits a request is O(log n) when the best candidate fits, and a
+ * best-first walk of the heap otherwise. No per-event O(nodes) work.
+ */
+import type { Resources } from '../core/resources.js';
+import { IndexedHeap } from './heap.js';
+import type { SimNode } from './engine.js';
+
+export class NodeOrder {
+  private ranked = false;
+  private leastLoadedFirst = false;
+  private readonly heap: IndexedHeap<SimNode>;
+  private readonly all: readonly SimNode[];
+
+  constructor(nodes: readonly SimNode[]) {
+    this.all = nodes;
+    this.heap = new IndexedHeap<SimNode>(
+      (a, b) => this.less(a, b),
+      (n) => n.orderHeapIndex,
+      (n, i) => {
+        n.orderHeapIndex = i;
+      },
+    );
+    this.heap.rebuild(nodes.filter(isCandidate));
+  }
+
+  get isRanked(): boolean {
+    return this.ranked;
+  }
+
+  get size(): number {
+    return this.heap.size;
+  }
+
+  hasFree(): boolean {
+    return this.heap.size > 0;
+  }
+
+  /** Call after a node's used/capacity/state or container count changed. */
+  nodeChanged(n: SimNode): void {
+    if (isCandidate(n)) this.heap.update(n);
+    else this.heap.remove(n);
+  }
+
+  find(r: Resources): SimNode | undefined {
+    const top = this.heap.peek();
+    if (!top) return undefined;
+    if (fitsFree(r, top)) return top;
+    return this.heap.findFirst((n) => fitsFree(r, n));
+  }
+
+  /** Applies a rankNodes action; returns the ids it did not know. */
+  rank(scores: Readonly<Record<string, number>>, leastLoadedFirst: boolean, partial: boolean, byId: ReadonlyMap<string, SimNode>): string[] {
+    const unknown: string[] = [];
+    const orderChanged = !this.ranked || leastLoadedFirst !== this.leastLoadedFirst || !partial;
+    if (!partial) for (const n of this.all) n.score = Infinity;
+    this.ranked = true;
+    this.leastLoadedFirst = leastLoadedFirst;
+    const touched: SimNode[] = [];
+    for (const id of Object.keys(scores)) {
+      const n = byId.get(id);
+      if (!n) {
+        unknown.push(id);
+        continue;
+      }
+      const s = scores[id];
+      n.score = Number.isNaN(s) ? Infinity : s;
+      touched.push(n);
+    }
+    if (orderChanged) this.heap.reorder();
+    else for (const n of touched) if (this.heap.has(n)) this.heap.update(n);
+    return unknown;
+  }
+
+  /** Back to the stock order (node id). */
+  reset(): void {
+    this.ranked = false;
+    this.leastLoadedFirst = false;
+    for (const n of this.all) n.score = Infinity;
+    this.heap.reorder();
+  }
+
+  /** The full candidate order (for tests and debugging; O(n log n)). */
+  orderedCandidates(): SimNode[] {
+    return [...this.heap.items].sort((a, b) => (this.less(a, b) ? -1 : 1));
+  }
+
+  private less(a: SimNode, b: SimNode): boolean {
+    if (this.ranked) {
+      if (this.leastLoadedFirst) {
+        const d = a.containers.length - b.containers.length;
+        if (d !== 0) return d < 0;
+      }
+      if (a.score !== b.score) return a.score < b.score;
+    }
+    return a.idRank < b.idRank;
+  }
+}
+
+function isCandidate(n: SimNode): boolean {
+  return n.state === 'RUNNING' && n.capacity.vcores - n.used.vcores >= 1 && n.capacity.memoryMB - n.used.memoryMB >= 1;
+}
+
+function fitsFree(r: Resources, n: SimNode): boolean {
+  return r.vcores <= n.capacity.vcores - n.used.vcores && r.memoryMB <= n.capacity.memoryMB - n.used.memoryMB;
+}

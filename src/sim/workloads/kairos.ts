@@ -1,0 +1,124 @@
+/**
+ * The Kairos paper's workloads (Delgado et al., SoCC'18, §5.2, Table 1), as generators.
+ *
+ * Five job categories (Hadoop WordCount with extra floating-point work):
+ *
+ *   category          #maps  #reduces  duration alone  probability
+ *   1 small             15       15          85 s          0.32
+ *   2 medium small      15       15         201 s          0.31
+ *   3 medium            30       30         239 s          0.31
+ *   4 medium long      112       60         308 s          0.04
+ *   5 long             224       60        1175 s          0.02
+ *
+ * Each job is a map stage followed by a reduce stage (reduces start when all maps are done).
+ * Containers are <5120 MB, 1 vcore> (§5.2). Task durations are set so that the job, alone on
+ * the paper's 30 × 4-core cluster, has the Table 1 makespan: with `mapFraction` f of the
+ * makespan D spent in the map phase, and w_m = ⌈maps / 120⌉, w_r = ⌈reduces / 120⌉ waves,
+ * every map runs f·D / w_m and every reduce (1 − f)·D / w_r. (Only category 5 needs two map
+ * waves.) The paper does not give the map/reduce split; f defaults to 0.5.
+ *
+ * - `kairos-heavy`: 100 jobs drawn from all five categories with Table 1's probabilities,
+ *   Poisson arrivals with mean inter-arrival 60 s.
+ * - `kairos-uniform`: categories 1–3 with probabilities 0.35/0.35/0.30, mean inter-arrival 30 s.
+ *
+ * Short/long: Big-C (§5.1) treats categories 1–3 as short in the heavy workload; in the uniform
+ * one it gives categories 1 and 2 the short share and category 3 the long one. Jobs carry that
+ * class (`jobClass`, tag `schedbrain.class`), their category (`schedbrain.category`) and their
+ * mean task duration (`schedbrain.estimate-ms`). The workload cutoff (mean task duration) is
+ * chosen to agree with the classes for the default split.
+ */
+import type { Resources } from '../../core/resources.js';
+import { Rng } from '../rng.js';
+import type { JobSpec, Workload } from '../workload.js';
+
+export interface KairosCategory {
+  readonly id: number;
+  readonly name: string;
+  readonly maps: number;
+  readonly reduces: number;
+  /** Makespan alone on the cluster, s. */
+  readonly durationS: number;
+  readonly probability: number;
+}
+
+export const KAIROS_CATEGORIES: readonly KairosCategory[] = [
+  { id: 1, name: 'small', maps: 15, reduces: 15, durationS: 85, probability: 0.32 },
+  { id: 2, name: 'medium small', maps: 15, reduces: 15, durationS: 201, probability: 0.31 },
+  { id: 3, name: 'medium', maps: 30, reduces: 30, durationS: 239, probability: 0.31 },
+  { id: 4, name: 'medium long', maps: 112, reduces: 60, durationS: 308, probability: 0.04 },
+  { id: 5, name: 'long', maps: 224, reduces: 60, durationS: 1175, probability: 0.02 },
+];
+
+export const KAIROS_CONTAINER: Resources = Object.freeze({ memoryMB: 5120, vcores: 1 });
+export const KAIROS_CLUSTER = Object.freeze({ nodes: 30, cores: 4, memoryMBPerNode: 4 * 8192 });
+
+export interface KairosWorkloadOptions {
+  readonly seed?: number;
+  /** Number of jobs (default 100). */
+  readonly jobs?: number;
+  /** Override the mean inter-arrival time, s. */
+  readonly meanInterArrivalS?: number;
+  /** Share of a job's alone makespan spent in the map phase (default 0.5). */
+  readonly mapFraction?: number;
+  /** Slots of the cluster the Table 1 makespans refer to (default 30 × 4 = 120). */
+  readonly referenceSlots?: number;
+}
+
+export type KairosVariant = 'heavy' | 'uniform';
+
+interface VariantDef {
+  readonly categories: readonly number[];
+  readonly probabilities: readonly number[];
+  readonly meanInterArrivalS: number;
+  readonly shortCategories: readonly number[];
+  readonly cutoffS: number;
+}
+
+const VARIANTS: Record<KairosVariant, VariantDef> = {
+  heavy: { categories: [1, 2, 3, 4, 5], probabilities: [0.32, 0.31, 0.31, 0.04, 0.02], meanInterArrivalS: 60, shortCategories: [1, 2, 3], cutoffS: 130 },
+  uniform: { categories: [1, 2, 3], probabilities: [0.35, 0.35, 0.3], meanInterArrivalS: 30, shortCategories: [1, 2], cutoffS: 110 },
+};
+
+/** Per-task durations (ms) of a category: [map, reduce]. */
+export function categoryTaskMs(cat: KairosCategory, mapFraction = 0.5, referenceSlots = 120): { mapMs: number; reduceMs: number } {
+  const wm = Math.ceil(cat.maps / referenceSlots);
+  const wr = Math.ceil(cat.reduces / referenceSlots);
+  const d = cat.durationS * 1000;
+  return { mapMs: (mapFraction * d) / wm, reduceMs: ((1 - mapFraction) * d) / wr };
+}
+
+/** One job of the given category. */
+export function kairosJob(cat: KairosCategory, arrivalMs: number, name: string, shortClass: boolean, o: KairosWorkloadOptions = {}): JobSpec {
+  const { mapMs, reduceMs } = categoryTaskMs(cat, o.mapFraction ?? 0.5, o.referenceSlots ?? 120);
+  const meanMs = (cat.maps * mapMs + cat.reduces * reduceMs) / (cat.maps + cat.reduces);
+  return {
+    arrivalMs,
+    name,
+    stages: [
+      { name: 'map', resource: KAIROS_CONTAINER, workMs: new Float64Array(cat.maps).fill(mapMs) },
+      { name: 'reduce', resource: KAIROS_CONTAINER, workMs: new Float64Array(cat.reduces).fill(reduceMs), parents: [0] },
+    ],
+    tags: {
+      'schedbrain.category': String(cat.id),
+      'schedbrain.class': shortClass ? 'short' : 'long',
+      'schedbrain.estimate-ms': String(Math.round(meanMs)),
+    },
+    jobClass: shortClass ? 'short' : 'long',
+    idealMs: cat.durationS * 1000,
+  };
+}
+
+export function kairosWorkload(variant: KairosVariant, o: KairosWorkloadOptions = {}): Workload {
+  const def = VARIANTS[variant];
+  const rng = new Rng(o.seed ?? 1);
+  const n = o.jobs ?? 100;
+  const mean = (o.meanInterArrivalS ?? def.meanInterArrivalS) * 1000;
+  const jobs: JobSpec[] = [];
+  let t = 0;
+  for (let i = 0; i < n; i++) {
+    if (i > 0) t += rng.exponential(mean);
+    const cat = KAIROS_CATEGORIES[def.categories[rng.weighted(def.probabilities)] - 1];
+    jobs.push(kairosJob(cat, Math.round(t), `job${i + 1}-c${cat.id}`, def.shortCategories.includes(cat.id), o));
+  }
+  return { name: `kairos-${variant}`, jobs, cluster: KAIROS_CLUSTER, cutoffMs: def.cutoffS * 1000 };
+}
