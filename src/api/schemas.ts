@@ -1,0 +1,211 @@
+/**
+ * Zod schemas of the admin API: requests are validated with them, and the OpenAPI document is
+ * generated from them (src/api/openapi.ts), so the two cannot disagree.
+ */
+import { z } from 'zod';
+import { actionSchema } from '../core/actions.js';
+import { DECISION_RESULTS, journalEntrySchema, SKIP_REASONS } from '../store/journal.js';
+
+export const errorBody = z
+  .object({
+    error: z.enum(['bad_request', 'not_found', 'rm_unavailable', 'conflict', 'unsupported_media_type', 'internal']),
+    /** Dotted path of the offending field (`params.targets.root.a.capacityPct`), for bad_request. */
+    field: z.string().optional(),
+    reason: z.string(),
+  })
+  .describe('Error');
+
+const resources = z.object({ memoryMB: z.number().int(), vcores: z.number().int() }).describe('Resources');
+
+// ---- requests ----
+
+export const putPolicyBody = z
+  .object({
+    name: z.string().min(1).describe('Registered policy name'),
+    params: z.unknown().optional().describe("Policy parameters, validated by the policy's schema"),
+    dryRun: z.boolean().optional().describe('Discard every statement (decide and journal, never write); unchanged when omitted'),
+  })
+  .strict()
+  .describe('PutPolicyRequest');
+
+export const dryRunBody = z
+  .object({
+    name: z.string().min(1).optional().describe('Policy to try (default: the running one)'),
+    params: z.unknown().optional().describe('Parameters to try (default: the running ones when name is omitted)'),
+  })
+  .strict()
+  .describe('DryRunRequest');
+
+/** `since` accepts epoch milliseconds or an ISO-8601 date-time. */
+const sinceParam = z
+  .string()
+  .transform((s, ctx) => {
+    const n = /^\d+$/.test(s) ? Number(s) : Date.parse(s);
+    if (!Number.isFinite(n)) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'expected epoch milliseconds or an ISO-8601 date-time' });
+      return z.NEVER;
+    }
+    return n;
+  })
+  .describe('Only entries at or after this time: epoch milliseconds or ISO-8601');
+
+export const decisionsQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(1000).default(100).describe('At most this many entries, newest first'),
+    since: sinceParam.optional(),
+    policy: z.string().min(1).optional().describe('Only entries of this policy'),
+    cycle: z.string().min(1).optional().describe('Only entries of this cycle id'),
+  })
+  .strict();
+
+// ---- responses ----
+
+export const healthBody = z
+  .object({
+    status: z.enum(['ok', 'degraded', 'down', 'starting']).describe('down: the RM is unreachable; degraded: the last cycle failed'),
+    rmReachable: z.boolean().nullable(),
+    rmError: z.string().optional(),
+    lastCycle: z
+      .object({ cycleId: z.string(), outcome: z.enum(['ok', 'rm_unavailable', 'policy_error', 'error']), atMs: z.number(), error: z.string().optional() })
+      .nullable(),
+    lastCycleOk: z.boolean().nullable(),
+    advisory: z.boolean().nullable().describe('true when the backend cannot write queues: decisions are journaled only'),
+    advisoryReason: z.string().optional(),
+    dryRun: z.boolean(),
+    policy: z.string(),
+    running: z.boolean(),
+    consecutiveRmFailures: z.number().int(),
+    lastSnapshotAtMs: z.number().nullable(),
+    nextCycleAtMs: z.number().nullable(),
+  })
+  .describe('Health');
+
+export const policyBody = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    params: z.unknown(),
+    dryRun: z.boolean(),
+    updatedAtMs: z.number(),
+    registered: z.array(z.object({ name: z.string(), description: z.string() })),
+  })
+  .describe('PolicyConfig');
+
+export const journalEntry = journalEntrySchema.describe('JournalEntry');
+
+export const decisionsBody = z.object({ entries: z.array(journalEntry) }).describe('Decisions');
+
+export const plannedDecision = z
+  .object({
+    policy: z.string(),
+    rule: z.string(),
+    reason: z.string(),
+    action: actionSchema.optional(),
+    requestedAction: actionSchema.optional(),
+    result: z.enum(DECISION_RESULTS),
+    skipReason: z.enum(SKIP_REASONS).optional(),
+    detail: z.string().optional(),
+    error: z.string().optional(),
+  })
+  .describe('PlannedDecision');
+
+export const dryRunResponse = z
+  .object({
+    cycleId: z.string(),
+    policy: z.string(),
+    params: z.unknown(),
+    snapshotAtMs: z.number(),
+    outcome: z.enum(['ok', 'policy_error']),
+    advisory: z.boolean(),
+    decisions: z.array(plannedDecision),
+    notes: z.array(z.string()),
+    error: z.string().optional(),
+  })
+  .describe('DryRunResult');
+
+export const nodeView = z
+  .object({
+    id: z.string(),
+    state: z.string(),
+    rack: z.string(),
+    capacity: resources,
+    physicalCapacity: resources,
+    used: resources,
+    containerIds: z.array(z.string()),
+  })
+  .describe('Node');
+
+export const appView = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    user: z.string(),
+    queue: z.string(),
+    state: z.string(),
+    priority: z.number(),
+    submittedAtMs: z.number(),
+    startedAtMs: z.number().optional(),
+    pendingContainers: z.number(),
+    pendingContainerResource: resources.optional(),
+    runningContainers: z.number(),
+    allocated: resources,
+    tags: z.record(z.string(), z.string()),
+  })
+  .describe('App');
+
+export const containerView = z
+  .object({
+    id: z.string(),
+    appId: z.string(),
+    nodeId: z.string(),
+    resource: resources,
+    state: z.enum(['RUNNING', 'SUSPENDED']),
+    startedAtMs: z.number(),
+    attainedServiceMs: z.number().optional(),
+    runningSinceMs: z.number().optional(),
+  })
+  .describe('Container');
+
+export interface QueueJson {
+  path: string;
+  name: string;
+  state: string;
+  capacityPct: number;
+  maxCapacityPct: number;
+  absoluteCapacityPct: number;
+  absoluteMaxCapacityPct: number;
+  usedCapacityPct: number;
+  used: { memoryMB: number; vcores: number };
+  numApplications: number;
+  children: QueueJson[];
+}
+
+export const queueView: z.ZodType<QueueJson> = z
+  .object({
+    path: z.string(),
+    name: z.string(),
+    state: z.string(),
+    capacityPct: z.number(),
+    maxCapacityPct: z.number(),
+    absoluteCapacityPct: z.number(),
+    absoluteMaxCapacityPct: z.number(),
+    usedCapacityPct: z.number(),
+    used: resources,
+    numApplications: z.number(),
+    children: z.array(z.lazy(() => queueView)),
+  })
+  .describe('Queue');
+
+export const snapshotBody = z
+  .object({
+    nowMs: z.number(),
+    totalCapacity: resources,
+    nodes: z.array(nodeView),
+    apps: z.array(appView),
+    containers: z.array(containerView),
+    rootQueue: queueView,
+    changedNodeIds: z.array(z.string()).optional(),
+  })
+  .describe('Snapshot');
+
+export const setPolicyResponse = policyBody;

@@ -1,0 +1,228 @@
+/**
+ * The admin API (fastify). Requests are validated with the zod schemas of ./schemas.ts; every
+ * error goes through one handler that answers `{ error, field?, reason }`:
+ *   validation → 400 naming the field path, unknown route → 404, RM down → 503 with why.
+ *
+ * Extra route plugins (e.g. src/api/routes/bopf.ts) receive `{ engine, store }` as options and
+ * find the same on `app.schedbrain`; see `RoutePlugin` and `loadRoutePlugins`.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyReply } from 'fastify';
+import { readdir } from 'node:fs/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Logger } from 'pino';
+import { ZodError, type z } from 'zod';
+import { ConflictError, RmUnavailableError, SchedbrainError, UnsupportedActionError, ValidationError } from '../core/errors.js';
+import type { ClusterSnapshot } from '../core/model.js';
+import type { Engine } from '../engine/engine.js';
+import { REGISTRY, zodToValidationError } from '../engine/engine.js';
+import { PROMETHEUS_CONTENT_TYPE } from '../engine/metrics.js';
+import { StoreDecodeError } from '../store/codec.js';
+import type { Store } from '../store/store.js';
+import { buildOpenApi, type ApiRoute } from './openapi.js';
+import * as S from './schemas.js';
+
+export interface RoutePluginOptions {
+  readonly engine: Engine;
+  readonly store: Store;
+}
+
+/** What an extra route module default-exports. */
+export type RoutePlugin = FastifyPluginAsync<RoutePluginOptions>;
+
+/** An extra route module: a default-exported plugin, optionally with its OpenAPI routes. */
+export interface RouteModule {
+  readonly default: RoutePlugin;
+  /** Routes to document in openapi.json (same shape as API_ROUTES). */
+  readonly apiRoutes?: readonly ApiRoute[];
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    schedbrain: RoutePluginOptions;
+  }
+}
+
+export interface ApiOptions {
+  readonly engine: Engine;
+  readonly store: Store;
+  readonly logger?: Logger;
+  /** Extra route plugins, registered after the built-in routes. */
+  readonly plugins?: readonly RoutePlugin[];
+}
+
+/** The built-in routes, as documented in openapi/openapi.json. */
+export const API_ROUTES: readonly ApiRoute[] = [
+  { method: 'get', path: '/healthz', summary: 'Liveness and readiness: is the RM reachable, did the last cycle succeed, is the engine advisory?', tags: ['ops'], responses: { 200: S.healthBody, 503: S.healthBody } },
+  { method: 'get', path: '/metrics', summary: 'Prometheus metrics (text exposition format 0.0.4)', tags: ['ops'], responses: { 200: 'Prometheus text exposition' } },
+  { method: 'get', path: '/v1/snapshot', summary: 'A fresh cluster snapshot (nodes, queues, apps, containers)', tags: ['cluster'], responses: { 200: S.snapshotBody, 503: S.errorBody } },
+  { method: 'get', path: '/v1/decisions', summary: 'The decision journal, newest first', tags: ['engine'], query: S.decisionsQuery, responses: { 200: S.decisionsBody, 400: S.errorBody } },
+  { method: 'get', path: '/v1/policy', summary: 'The running policy, its parameters and the dry-run flag', tags: ['engine'], responses: { 200: S.policyBody } },
+  {
+    method: 'put', path: '/v1/policy', summary: 'Replace the running policy (validated and persisted before it takes effect; nothing half-applied)', tags: ['engine'],
+    body: S.putPolicyBody, responses: { 200: S.policyBody, 400: S.errorBody },
+  },
+  {
+    method: 'post', path: '/v1/dry-run', summary: 'Run one cycle on a fresh snapshot, optionally with another policy; returns decisions with reasons and writes nothing', tags: ['engine'],
+    body: S.dryRunBody.optional(), responses: { 200: S.dryRunResponse, 400: S.errorBody, 503: S.errorBody },
+  },
+];
+
+export function openApiDocument(extra: readonly ApiRoute[] = []): Record<string, unknown> {
+  return buildOpenApi([...API_ROUTES, ...extra], {
+    title: 'schedbrain admin API',
+    version: '1',
+    description: 'Control and inspect the schedbrain engine: policy, decision journal, dry-run, cluster snapshot, health and metrics.',
+  });
+}
+
+/** The snapshot as JSON: Maps become arrays, sets become arrays. */
+export function snapshotToJson(s: ClusterSnapshot): Record<string, unknown> {
+  return {
+    nowMs: s.nowMs,
+    totalCapacity: s.totalCapacity,
+    nodes: [...s.nodes.values()],
+    apps: [...s.apps.values()],
+    containers: [...s.containers.values()],
+    rootQueue: s.rootQueue,
+    ...(s.changedNodeIds ? { changedNodeIds: [...s.changedNodeIds] } : {}),
+  };
+}
+
+function parse<T extends z.ZodTypeAny>(schema: T, value: unknown, prefix: string): z.output<T> {
+  const r = schema.safeParse(value);
+  if (!r.success) throw zodToValidationError(r.error, prefix);
+  return r.data;
+}
+
+function reasonOf(e: ValidationError): string {
+  return e.message.startsWith(`${e.field}: `) ? e.message.slice(e.field.length + 2) : e.message;
+}
+
+type ErrorCode = z.infer<typeof S.errorBody>['error'];
+
+function sendError(reply: FastifyReply, status: number, error: ErrorCode, reason: string, field?: string): FastifyReply {
+  return reply.code(status).type('application/json').send(field !== undefined ? { error, field, reason } : { error, reason });
+}
+
+class MalformedJsonError extends SchedbrainError {}
+
+export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
+  const { engine, store } = opts;
+  const app = Fastify({
+    loggerInstance: opts.logger as FastifyBaseLogger | undefined,
+    disableRequestLogging: !opts.logger,
+    bodyLimit: 1024 * 1024,
+  });
+  app.decorate('schedbrain', { engine, store });
+
+  // JSON bodies: an empty body is "no body"; malformed JSON is a 400 naming `body`.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (e) {
+      done(new MalformedJsonError(`malformed JSON: ${(e as Error).message}`), undefined);
+    }
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    if (err instanceof MalformedJsonError) return sendError(reply, 400, 'bad_request', err.message, 'body');
+    if (err instanceof ValidationError) return sendError(reply, 400, 'bad_request', reasonOf(err), err.field);
+    if (err instanceof ZodError) {
+      const v = zodToValidationError(err, 'body');
+      return sendError(reply, 400, 'bad_request', reasonOf(v), v.field);
+    }
+    if (err instanceof RmUnavailableError) return sendError(reply, 503, 'rm_unavailable', `ResourceManager unavailable: ${err.message}`);
+    if (err instanceof ConflictError) return sendError(reply, 409, 'conflict', err.message);
+    if (err instanceof UnsupportedActionError) return sendError(reply, 400, 'bad_request', err.message);
+    const fe = err as { statusCode?: number; code?: string; message: string };
+    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendError(reply, 415, 'unsupported_media_type', `${fe.message}; send application/json`);
+    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return sendError(reply, fe.statusCode, fe.statusCode === 404 ? 'not_found' : 'bad_request', fe.message);
+    req.log.error({ err }, 'request failed');
+    const msg = err instanceof StoreDecodeError ? err.message : `internal error: ${fe.message}`;
+    return sendError(reply, 500, 'internal', msg);
+  });
+
+  app.setNotFoundHandler((req, reply) => sendError(reply, 404, 'not_found', `no route ${req.method} ${req.url.split('?')[0]}`));
+
+  const policyView = () => ({ ...engine.config(), registered: REGISTRY.names().map((n) => ({ name: n, description: REGISTRY.get(n)?.description ?? '' })) });
+
+  app.get('/healthz', async (_req, reply) => {
+    const s = engine.status();
+    const lastCycleOk = s.lastCycle ? s.lastCycle.outcome === 'ok' : null;
+    const status = s.rmReachable === false ? 'down' : s.lastCycle === undefined ? 'starting' : lastCycleOk ? 'ok' : 'degraded';
+    const body: z.input<typeof S.healthBody> = {
+      status,
+      rmReachable: s.rmReachable ?? null,
+      ...(s.rmError ? { rmError: s.rmError } : {}),
+      lastCycle: s.lastCycle ? { ...s.lastCycle } : null,
+      lastCycleOk,
+      advisory: s.advisory ?? null,
+      ...(s.advisoryReason ? { advisoryReason: s.advisoryReason } : {}),
+      dryRun: s.dryRun,
+      policy: s.policy,
+      running: s.running,
+      consecutiveRmFailures: s.consecutiveRmFailures,
+      lastSnapshotAtMs: s.lastSnapshotAtMs ?? null,
+      nextCycleAtMs: s.nextCycleAtMs ?? null,
+    };
+    return reply.code(status === 'down' ? 503 : 200).send(body);
+  });
+
+  app.get('/metrics', async (_req, reply) => reply.type(PROMETHEUS_CONTENT_TYPE).send(engine.metrics.render()));
+
+  app.get('/v1/snapshot', async () => snapshotToJson(await engine.snapshot()));
+
+  app.get('/v1/decisions', async (req) => {
+    const q = parse(S.decisionsQuery, req.query ?? {}, 'query');
+    const entries = await store.journal.query({ limit: q.limit, sinceMs: q.since, policy: q.policy, cycleId: q.cycle });
+    return { entries };
+  });
+
+  app.get('/v1/policy', async () => policyView());
+
+  app.put('/v1/policy', async (req) => {
+    if (req.body === undefined) throw new ValidationError('body', 'a JSON body { name, params?, dryRun? } is required');
+    const body = parse(S.putPolicyBody, req.body, '');
+    await engine.setPolicy(body);
+    return policyView();
+  });
+
+  app.post('/v1/dry-run', async (req) => {
+    const body = req.body === undefined ? {} : parse(S.dryRunBody, req.body, '');
+    const r = await engine.dryRun(body);
+    return {
+      cycleId: r.cycleId, policy: r.policy, params: r.params, snapshotAtMs: r.snapshotAtMs, outcome: r.outcome === 'ok' ? 'ok' : 'policy_error', advisory: r.advisory,
+      decisions: r.decisions.map((d) => ({ policy: d.policy, rule: d.rule, reason: d.reason, action: d.action, requestedAction: d.requestedAction, result: d.result, skipReason: d.skipReason, detail: d.detail, error: d.error })),
+      notes: [...r.notes], ...(r.error ? { error: r.error } : {}),
+    };
+  });
+
+  for (const plugin of opts.plugins ?? []) await app.register(plugin, { engine, store });
+  await app.ready();
+  return app;
+}
+
+/**
+ * Loads every route module in src/api/routes (or dist/…/routes): each default-exports a
+ * RoutePlugin. A new module needs no change anywhere else.
+ */
+export async function loadRouteModules(dir: URL = new URL('./routes/', import.meta.url)): Promise<RouteModule[]> {
+  let files: string[];
+  try {
+    files = await readdir(fileURLToPath(dir));
+  } catch {
+    return [];
+  }
+  const mods: RouteModule[] = [];
+  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  for (const f of files.sort()) {
+    if (!f.endsWith(ext) || f.endsWith('.d.ts') || f.includes('.test.')) continue;
+    const m = (await import(pathToFileURL(`${fileURLToPath(dir)}${f}`).href)) as Partial<RouteModule>;
+    if (typeof m.default !== 'function') throw new SchedbrainError(`route module ${f} must default-export a fastify plugin`);
+    mods.push(m as RouteModule);
+  }
+  return mods;
+}
