@@ -1,0 +1,349 @@
+/**
+ * HTTP client for the Java shim (yarn-adapter/…/shim/ShimServer.java). The wire format is
+ * yarn-adapter/src/main/resources/schedbrain-shim-contract.json; the zod schemas below mirror
+ * its `$defs` one to one and test/unit/shim-contract.test.ts fails if they drift apart.
+ *
+ * Topology: one shim per NodeManager JVM (it serves the containers of the node(s) in that JVM)
+ * and one in the ResourceManager JVM (it takes the node ranking). A MiniYARNCluster runs
+ * everything in one JVM, so one URL serves both roles.
+ *
+ * Errors (src/core/errors.ts): unreachable / timeout / 5xx → RmUnavailableError (retried first);
+ * a refusal (4xx, `{error, reason}`) → ShimRejectedError (an RmRejectedError with the shim's
+ * error code); a 2xx body that does not match the contract → RmProtocolError.
+ */
+import { hostname } from 'node:os';
+import axios, { type AxiosAdapter, type AxiosInstance, type Method } from 'axios';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { RmProtocolError, RmRejectedError, RmUnavailableError } from '../core/errors.js';
+import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './retry.js';
+import type { NodeShim, RankingPublication, ShimContainer } from './shim-contract.js';
+
+// ---- wire schemas (one per `$defs` entry of schedbrain-shim-contract.json) -------------------
+
+const epochMs = z.number().int().min(0);
+const ttlMs = z.number().int().min(1).max(3_600_000);
+
+export const shimErrorCodes = [
+  'bad_request',
+  'unknown_container',
+  'wrong_node',
+  'no_lease',
+  'lease_held',
+  'not_running',
+  'not_found',
+  'method_not_allowed',
+  'internal',
+] as const;
+export type ShimErrorCode = (typeof shimErrorCodes)[number];
+
+export const wireError = z.object({ error: z.enum(shimErrorCodes), reason: z.string() }).strict();
+
+export const wireHealth = z
+  .object({
+    service: z.literal('schedbrain-shim'),
+    contractVersion: z.number().int().min(1),
+    roles: z.array(z.enum(['nodemanager', 'resourcemanager'])),
+    nodes: z.array(z.string()),
+    nowMs: epochMs,
+  })
+  .strict();
+
+export const wireProcess = z.object({ pid: z.number().int().min(1), state: z.string().min(1).max(1) }).strict();
+
+export const wireContainer = z
+  .object({
+    containerId: z.string().min(1),
+    nodeId: z.string().min(1),
+    state: z.enum(['RUNNING', 'SUSPENDED']),
+    attainedServiceMs: z.number().int().min(0),
+    runningSinceMs: epochMs,
+    suspendedAtMs: epochMs.nullable(),
+    pid: z.number().int().min(1),
+    processes: z.array(wireProcess),
+  })
+  .strict();
+
+export const wireLease = z.object({ holder: z.string().min(1), ttlMs, expiresAtMs: epochMs }).strict();
+
+export const wireContainerList = z
+  .object({
+    nowMs: epochMs,
+    nodes: z.array(z.string()),
+    lease: wireLease.nullable(),
+    containers: z.array(wireContainer),
+  })
+  .strict();
+
+export const wireContainerRef = z.object({ nodeId: z.string().min(1), containerId: z.string().min(1) }).strict();
+export const wireLeaseRequest = z.object({ holder: z.string().min(1), ttlMs }).strict();
+export const wireLeaseRelease = z.object({ holder: z.string().min(1) }).strict();
+export const wireLeaseReleased = z.object({ resumed: z.array(z.string()) }).strict();
+
+export const wireRankingRequest = z
+  .object({ scores: z.record(z.string(), z.number()), leastLoadedFirst: z.boolean(), ttlMs })
+  .strict();
+
+export const wireRanking = z
+  .object({ scores: z.record(z.string(), z.number()), leastLoadedFirst: z.boolean(), ttlMs, publishedAtMs: epochMs })
+  .strict();
+
+export const wireRankingState = z
+  .object({
+    ranking: wireRanking.nullable(),
+    fresh: z.boolean(),
+    policyLoaded: z.boolean(),
+    lastOrder: z.array(z.string()).nullable(),
+    lastOrderAtMs: epochMs.nullable(),
+    lastOrderRanked: z.boolean(),
+  })
+  .strict();
+
+/** `$defs` name → zod schema. The contract test walks this map against the JSON Schema file. */
+export const shimWireSchemas = {
+  Error: wireError,
+  Health: wireHealth,
+  Process: wireProcess,
+  Container: wireContainer,
+  Lease: wireLease,
+  ContainerList: wireContainerList,
+  ContainerRef: wireContainerRef,
+  LeaseRequest: wireLeaseRequest,
+  LeaseRelease: wireLeaseRelease,
+  LeaseReleased: wireLeaseReleased,
+  RankingRequest: wireRankingRequest,
+  Ranking: wireRanking,
+  RankingState: wireRankingState,
+} as const;
+export type ShimWireName = keyof typeof shimWireSchemas;
+
+/** The routes this client uses (`x-endpoints` of the contract). */
+export const SHIM_ROUTES = [
+  { method: 'GET', path: '/v1/health', response: 'Health' },
+  { method: 'GET', path: '/v1/containers', response: 'ContainerList' },
+  { method: 'POST', path: '/v1/containers/suspend', request: 'ContainerRef', response: 'Container' },
+  { method: 'POST', path: '/v1/containers/resume', request: 'ContainerRef', response: 'Container' },
+  { method: 'POST', path: '/v1/lease', request: 'LeaseRequest', response: 'Lease' },
+  { method: 'POST', path: '/v1/lease/release', request: 'LeaseRelease', response: 'LeaseReleased' },
+  { method: 'PUT', path: '/v1/ranking', request: 'RankingRequest', response: 'RankingState' },
+  { method: 'GET', path: '/v1/ranking', response: 'RankingState' },
+] as const satisfies readonly { method: string; path: string; request?: ShimWireName; response: ShimWireName }[];
+
+export const SHIM_CONTRACT_VERSION = 1;
+
+export type WireContainer = z.infer<typeof wireContainer>;
+export type WireContainerList = z.infer<typeof wireContainerList>;
+export type WireLease = z.infer<typeof wireLease>;
+export type WireRankingState = z.infer<typeof wireRankingState>;
+export type WireHealth = z.infer<typeof wireHealth>;
+
+// ---- errors ------------------------------------------------------------------------------------
+
+/** The shim refused a request (4xx). Nothing changed on the shim. */
+export class ShimRejectedError extends RmRejectedError {
+  constructor(
+    message: string,
+    status: number,
+    /** The shim's `error` code, e.g. `no_lease`, `wrong_node`; `unknown_node` when no shim serves the node. */
+    readonly code: ShimErrorCode | 'unknown_node',
+    body?: string,
+  ) {
+    super(message, status, body);
+  }
+}
+
+// ---- client ------------------------------------------------------------------------------------
+
+export interface HttpNodeShimOptions {
+  /**
+   * Base URLs of the NodeManager shims (`http://nm-host:18042`); one for a MiniYARNCluster.
+   * Each serves the containers of its node(s); suspend/resume go to the one serving the node.
+   */
+  readonly urls: readonly string[];
+  /** The ResourceManager shim (takes the ranking). Default: the first of `urls` (mini cluster). */
+  readonly rankingUrl?: string;
+  /** Lease holder name; stable across restarts so a restarted brain renews its own lease. */
+  readonly holder?: string;
+  /** Per-attempt timeout. */
+  readonly requestTimeoutMs?: number;
+  readonly retry?: Partial<RetryPolicy>;
+  readonly logger?: Logger;
+  /** For tests: a custom axios adapter instead of the network. */
+  readonly adapter?: AxiosAdapter;
+}
+
+export class HttpNodeShim implements NodeShim {
+  readonly holder: string;
+  private readonly urls: string[];
+  private readonly rankingUrl: string;
+  private readonly http: AxiosInstance;
+  private readonly retry: RetryPolicy;
+  private readonly logger?: Logger;
+  /** nodeId → base URL of the shim serving it (learned from /v1/containers and /v1/health). */
+  private readonly nodeUrl = new Map<string, string>();
+
+  constructor(opts: HttpNodeShimOptions) {
+    if (opts.urls.length === 0) throw new RangeError('HttpNodeShim needs at least one shim URL');
+    this.urls = opts.urls.map(trimSlash);
+    this.rankingUrl = trimSlash(opts.rankingUrl ?? this.urls[0]!);
+    this.holder = opts.holder ?? `schedbrain@${hostname()}`;
+    this.retry = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
+    this.logger = opts.logger;
+    this.http = axios.create({
+      timeout: opts.requestTimeoutMs ?? 5_000,
+      // Status handling is ours: 4xx bodies carry {error, reason}.
+      validateStatus: () => true,
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      adapter: opts.adapter,
+      // Shim bodies are JSON; parse ourselves so a non-JSON body becomes a protocol error.
+      transformResponse: [(data: unknown) => data],
+      responseType: 'text',
+    });
+  }
+
+  async containers(): Promise<ShimContainer[]> {
+    const lists = await this.eachNodeShim('list containers', (url) => this.listContainers(url));
+    return lists.flatMap((list) =>
+      list.containers.map((c) => ({
+        containerId: c.containerId,
+        nodeId: c.nodeId,
+        state: c.state,
+        attainedServiceMs: c.attainedServiceMs,
+        runningSinceMs: c.runningSinceMs,
+      })),
+    );
+  }
+
+  /** Raw `/v1/containers` of one shim (pids, process states, lease), for tools and tests. */
+  async listContainers(url: string = this.urls[0]!): Promise<WireContainerList> {
+    const list = await this.call(url, 'GET', '/v1/containers', undefined, wireContainerList);
+    for (const n of list.nodes) this.nodeUrl.set(n, trimSlash(url));
+    return list;
+  }
+
+  async health(url: string = this.urls[0]!): Promise<WireHealth> {
+    const h = await this.call(url, 'GET', '/v1/health', undefined, wireHealth);
+    for (const n of h.nodes) this.nodeUrl.set(n, trimSlash(url));
+    return h;
+  }
+
+  async suspend(nodeId: string, containerId: string): Promise<void> {
+    await this.suspendContainer(nodeId, containerId);
+  }
+
+  async resume(nodeId: string, containerId: string): Promise<void> {
+    await this.resumeContainer(nodeId, containerId);
+  }
+
+  /** Like suspend(), returning the shim's view of the container. */
+  async suspendContainer(nodeId: string, containerId: string): Promise<WireContainer> {
+    const url = await this.urlFor(nodeId);
+    return this.call(url, 'POST', '/v1/containers/suspend', wireContainerRef.parse({ nodeId, containerId }), wireContainer);
+  }
+
+  async resumeContainer(nodeId: string, containerId: string): Promise<WireContainer> {
+    const url = await this.urlFor(nodeId);
+    return this.call(url, 'POST', '/v1/containers/resume', wireContainerRef.parse({ nodeId, containerId }), wireContainer);
+  }
+
+  async renewLease(ttlMs: number): Promise<void> {
+    const body = wireLeaseRequest.parse({ holder: this.holder, ttlMs: Math.round(ttlMs) });
+    await this.onEveryNodeShim('renew the lease', (url) => this.call(url, 'POST', '/v1/lease', body, wireLease));
+  }
+
+  /** Gives the lease up: every shim resumes what it suspended. Returns the resumed container ids. */
+  async releaseLease(): Promise<string[]> {
+    const body = wireLeaseRelease.parse({ holder: this.holder });
+    const res = await this.onEveryNodeShim('release the lease', (url) => this.call(url, 'POST', '/v1/lease/release', body, wireLeaseReleased));
+    return res.flatMap((r) => r.resumed);
+  }
+
+  async publishRanking(ranking: RankingPublication): Promise<void> {
+    await this.putRanking(ranking);
+  }
+
+  async putRanking(ranking: RankingPublication): Promise<WireRankingState> {
+    const body = wireRankingRequest.parse({ scores: { ...ranking.scores }, leastLoadedFirst: ranking.leastLoadedFirst, ttlMs: Math.round(ranking.ttlMs) });
+    return this.call(this.rankingUrl, 'PUT', '/v1/ranking', body, wireRankingState);
+  }
+
+  async rankingState(): Promise<WireRankingState> {
+    return this.call(this.rankingUrl, 'GET', '/v1/ranking', undefined, wireRankingState);
+  }
+
+  // ---- plumbing ----------------------------------------------------------------------------
+
+  private async urlFor(nodeId: string): Promise<string> {
+    if (this.urls.length === 1) return this.urls[0]!;
+    const known = this.nodeUrl.get(nodeId);
+    if (known) return known;
+    await Promise.allSettled(this.urls.map((u) => this.health(u)));
+    const found = this.nodeUrl.get(nodeId);
+    if (found) return found;
+    throw new ShimRejectedError(`no shim serves node ${nodeId} (asked ${this.urls.join(', ')})`, 404, 'unknown_node');
+  }
+
+  /** Runs `fn` on every node shim; partial results with a warning, RmUnavailableError if none answer. */
+  private async eachNodeShim<T>(what: string, fn: (url: string) => Promise<T>): Promise<T[]> {
+    const settled = await Promise.allSettled(this.urls.map(fn));
+    const ok = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    const failed = settled.flatMap((s, i) => (s.status === 'rejected' ? [{ url: this.urls[i]!, err: s.reason as Error }] : []));
+    if (failed.length > 0 && ok.length === 0) throw failed[0]!.err;
+    for (const f of failed) this.logger?.warn({ url: f.url, err: f.err.message }, `shim: cannot ${what} on one node shim`);
+    return ok;
+  }
+
+  /** Runs `fn` on every node shim; any failure is an error (after the others were tried). */
+  private async onEveryNodeShim<T>(what: string, fn: (url: string) => Promise<T>): Promise<T[]> {
+    const settled = await Promise.allSettled(this.urls.map(fn));
+    const failed = settled.flatMap((s, i) => (s.status === 'rejected' ? [{ url: this.urls[i]!, err: s.reason as Error }] : []));
+    if (failed.length > 0) {
+      for (const f of failed) this.logger?.warn({ url: f.url, err: f.err.message }, `shim: cannot ${what}`);
+      throw failed[0]!.err;
+    }
+    return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+  }
+
+  /** Every shim call is idempotent (suspending a suspended container is a no-op), so all retry. */
+  private call<T>(base: string, method: Method, path: string, body: unknown, schema: z.ZodType<T>): Promise<T> {
+    return withRetry(() => this.once(base, method, path, body, schema), this.retry, {
+      isRetryable: (err) => err instanceof RmUnavailableError,
+      onRetry: (err, attempt, delayMs) =>
+        this.logger?.debug({ url: base + path, attempt, delayMs, err: (err as Error).message }, 'shim call failed, retrying'),
+    });
+  }
+
+  private async once<T>(base: string, method: Method, path: string, body: unknown, schema: z.ZodType<T>): Promise<T> {
+    const where = `${method} ${base}${path}`;
+    let res;
+    try {
+      res = await this.http.request<string>({ url: base + path, method, data: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (err) {
+      throw new RmUnavailableError(`shim unreachable: ${where}: ${(err as Error).message}`, { cause: err });
+    }
+    const text = typeof res.data === 'string' ? res.data : JSON.stringify(res.data);
+    if (res.status >= 500) throw new RmUnavailableError(`shim error ${res.status}: ${where}: ${text.slice(0, 300)}`);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new RmProtocolError(`shim answered ${res.status} with non-JSON: ${where}: ${text.slice(0, 200)}`);
+    }
+    if (res.status >= 400) {
+      const e = wireError.safeParse(json);
+      if (!e.success) throw new RmRejectedError(`shim refused (${res.status}) ${where}: ${text.slice(0, 300)}`, res.status, text);
+      throw new ShimRejectedError(`shim refused ${where}: ${e.data.error}: ${e.data.reason}`, res.status, e.data.error, text);
+    }
+    if (res.status !== 200) throw new RmProtocolError(`shim answered ${res.status}: ${where}`);
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
+      throw new RmProtocolError(`shim answer does not match the contract: ${where}: ${issues.join('; ')}`);
+    }
+    return parsed.data;
+  }
+}
+
+function trimSlash(u: string): string {
+  return u.replace(/\/+$/, '');
+}

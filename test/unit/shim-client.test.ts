@@ -1,0 +1,125 @@
+/**
+ * HttpNodeShim against a fake shim (node:http): error mapping to the typed errors of
+ * src/core/errors.ts, routing of suspend/resume to the shim that serves the node, lease renewal
+ * on every node shim, ranking to the RM shim.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RmProtocolError, RmRejectedError, RmUnavailableError } from '../../src/core/errors.js';
+import { HttpNodeShim, ShimRejectedError } from '../../src/yarn/shim-client.js';
+
+interface Seen {
+  method: string;
+  path: string;
+  body: unknown;
+}
+
+type Handler = (req: Seen) => { status: number; body: unknown } | 'garbage';
+
+const servers: Server[] = [];
+
+async function fakeShim(handler: Handler): Promise<{ url: string; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      const s: Seen = { method: req.method!, path: req.url!, body: raw ? JSON.parse(raw) : undefined };
+      seen.push(s);
+      const out = handler(s);
+      if (out === 'garbage') {
+        res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html>proxy</html>');
+        return;
+      }
+      res.writeHead(out.status, { 'Content-Type': 'application/json' }).end(JSON.stringify(out.body));
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+const fastRetry = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 };
+
+function container(nodeId: string, containerId: string, state: 'RUNNING' | 'SUSPENDED' = 'RUNNING') {
+  return { containerId, nodeId, state, attainedServiceMs: 1200, runningSinceMs: 1000, suspendedAtMs: state === 'SUSPENDED' ? 2000 : null, pid: 42, processes: [{ pid: 42, state: state === 'SUSPENDED' ? 'T' : 'S' }] };
+}
+
+function listOf(nodes: string[], containers: unknown[]) {
+  return { status: 200, body: { nowMs: 5000, nodes, lease: null, containers } };
+}
+
+describe('HttpNodeShim', () => {
+  it('maps a refusal to ShimRejectedError with the shim code, and it is an RmRejectedError', async () => {
+    const shim = await fakeShim(() => ({ status: 423, body: { error: 'no_lease', reason: 'suspend needs a live lease' } }));
+    const client = new HttpNodeShim({ urls: [shim.url], retry: fastRetry });
+    const err = await client.suspend('n1:1', 'container_1_0001_01_000002').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ShimRejectedError);
+    expect(err).toBeInstanceOf(RmRejectedError);
+    expect((err as ShimRejectedError).code).toBe('no_lease');
+    expect((err as ShimRejectedError).status).toBe(423);
+    expect(shim.seen).toHaveLength(1); // refusals are not retried
+    expect(shim.seen[0]).toEqual({ method: 'POST', path: '/v1/containers/suspend', body: { nodeId: 'n1:1', containerId: 'container_1_0001_01_000002' } });
+  });
+
+  it('retries 5xx and then reports RmUnavailableError', async () => {
+    const shim = await fakeShim(() => ({ status: 500, body: { error: 'internal', reason: 'boom' } }));
+    const client = new HttpNodeShim({ urls: [shim.url], retry: fastRetry });
+    await expect(client.containers()).rejects.toBeInstanceOf(RmUnavailableError);
+    expect(shim.seen).toHaveLength(2);
+  });
+
+  it('reports an unreachable shim as RmUnavailableError', async () => {
+    const shim = await fakeShim(() => listOf([], []));
+    await new Promise((r) => servers.pop()!.close(r));
+    const client = new HttpNodeShim({ urls: [shim.url], retry: fastRetry, requestTimeoutMs: 1000 });
+    await expect(client.renewLease(1000)).rejects.toBeInstanceOf(RmUnavailableError);
+  });
+
+  it('reports a body outside the contract as RmProtocolError', async () => {
+    const wrong = await fakeShim(() => ({ status: 200, body: { nowMs: 1, nodes: [], lease: null, containers: [{ containerId: 'c' }] } }));
+    await expect(new HttpNodeShim({ urls: [wrong.url], retry: fastRetry }).containers()).rejects.toBeInstanceOf(RmProtocolError);
+    const html = await fakeShim(() => 'garbage');
+    await expect(new HttpNodeShim({ urls: [html.url], retry: fastRetry }).containers()).rejects.toBeInstanceOf(RmProtocolError);
+  });
+
+  it('merges containers of every node shim and routes suspend to the shim serving the node', async () => {
+    const a = await fakeShim((r) => (r.path === '/v1/containers' ? listOf(['a:1'], [container('a:1', 'c_a')]) : { status: 200, body: container('a:1', 'c_a', 'SUSPENDED') }));
+    const b = await fakeShim((r) =>
+      r.path === '/v1/containers'
+        ? listOf(['b:1'], [container('b:1', 'c_b')])
+        : r.path === '/v1/health'
+          ? { status: 200, body: { service: 'schedbrain-shim', contractVersion: 1, roles: ['nodemanager'], nodes: ['b:1'], nowMs: 1 } }
+          : { status: 200, body: container('b:1', 'c_b', 'SUSPENDED') },
+    );
+    const client = new HttpNodeShim({ urls: [a.url, b.url], retry: fastRetry });
+    const all = await client.containers();
+    expect(all.map((c) => `${c.nodeId}/${c.containerId}/${c.state}/${c.attainedServiceMs}`).sort()).toEqual(['a:1/c_a/RUNNING/1200', 'b:1/c_b/RUNNING/1200']);
+    await client.suspend('b:1', 'c_b');
+    expect(b.seen.filter((s) => s.path === '/v1/containers/suspend')).toHaveLength(1);
+    expect(a.seen.filter((s) => s.path === '/v1/containers/suspend')).toHaveLength(0);
+    const err = await client.suspend('z:9', 'c_z').catch((e: unknown) => e);
+    expect((err as ShimRejectedError).code).toBe('unknown_node');
+  });
+
+  it('renews the lease on every node shim with a stable holder, and ranks on the RM shim', async () => {
+    const leaseReply = (r: Seen) => ({ status: 200, body: { ...(r.body as object), expiresAtMs: 99 } });
+    const a = await fakeShim(leaseReply);
+    const b = await fakeShim(leaseReply);
+    const rankingState = { ranking: null, fresh: false, policyLoaded: true, lastOrder: null, lastOrderAtMs: null, lastOrderRanked: false };
+    const rm = await fakeShim((r) => ({
+      status: 200,
+      body: { ...rankingState, ranking: { ...(r.body as object), publishedAtMs: 7 }, fresh: true },
+    }));
+    const client = new HttpNodeShim({ urls: [a.url, b.url], rankingUrl: rm.url, holder: 'brain-1', retry: fastRetry });
+    await client.renewLease(10_000);
+    for (const s of [a, b]) expect(s.seen).toEqual([{ method: 'POST', path: '/v1/lease', body: { holder: 'brain-1', ttlMs: 10_000 } }]);
+    await client.publishRanking({ scores: { 'b:1': 0, 'a:1': 1 }, leastLoadedFirst: true, ttlMs: 30_000 });
+    expect(rm.seen).toEqual([{ method: 'PUT', path: '/v1/ranking', body: { scores: { 'b:1': 0, 'a:1': 1 }, leastLoadedFirst: true, ttlMs: 30_000 } }]);
+  });
+});
