@@ -1,0 +1,310 @@
+/**
+ * Service configuration: defaults < YAML file (`--config FILE` or SCHEDBRAIN_CONFIG) <
+ * environment (SCHEDBRAIN_*) < command-line flags. The merged result is validated with zod;
+ * an error names the key and where its value came from.
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { SchedbrainError } from './core/errors.js';
+
+export const configSchema = z
+  .object({
+    /** ResourceManager REST base URL; empty = start an embedded mini YARN cluster. */
+    rmUrl: z.string().url().optional(),
+    /** User for RM REST calls (`user.name`). */
+    user: z.string().min(1).optional(),
+    requestTimeoutMs: z.number().int().positive().default(10_000),
+    /** Admin API listen address. */
+    host: z.string().min(1).default('127.0.0.1'),
+    /** Admin API port; 0 picks a free one. */
+    port: z.number().int().min(0).max(65_535).default(7878),
+    /** Engine period, ms. */
+    periodMs: z.number().int().min(100).default(10_000),
+    /** Directory of the embedded store. */
+    stateDir: z.string().min(1).default('.schedbrain'),
+    /** Policy to run; when omitted the stored one (or capacity-targets) runs. */
+    policy: z.string().min(1).optional(),
+    /** Parameters of `policy`. */
+    policyParams: z.unknown().optional(),
+    /** Discard every statement (decide and journal, never write). */
+    dryRun: z.boolean().optional(),
+    limits: z
+      .object({
+        maxActionsPerCycle: z.number().int().min(0).default(50),
+        /** Percentage points a queue capacity may move per cycle. */
+        maxCapacityStepPct: z.number().positive().max(100).default(100),
+      })
+      .strict()
+      .default({}),
+    backoff: z
+      .object({
+        initialMs: z.number().int().positive().default(1000),
+        maxMs: z.number().int().positive().default(60_000),
+      })
+      .strict()
+      .default({}),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Embedded mini YARN (used when rmUrl is empty). */
+    miniCluster: z
+      .object({
+        nodes: z.number().int().min(1).max(16).default(2),
+        workDir: z.string().optional(),
+      })
+      .strict()
+      .default({}),
+  })
+  .strict();
+
+export type Config = z.infer<typeof configSchema>;
+
+/** Bad configuration: names the key and its source. */
+export class ConfigError extends SchedbrainError {
+  constructor(
+    readonly key: string,
+    readonly source: string,
+    reason: string,
+  ) {
+    super(`invalid configuration: ${key}${source ? ` (from ${source})` : ''}: ${reason}`);
+  }
+}
+
+type Kind = 'string' | 'number' | 'boolean' | 'json';
+
+/** Environment variables and the config key each sets. */
+export const ENV_VARS: Record<string, { key: string; kind: Kind }> = {
+  SCHEDBRAIN_RM_URL: { key: 'rmUrl', kind: 'string' },
+  SCHEDBRAIN_USER: { key: 'user', kind: 'string' },
+  SCHEDBRAIN_REQUEST_TIMEOUT_MS: { key: 'requestTimeoutMs', kind: 'number' },
+  SCHEDBRAIN_HOST: { key: 'host', kind: 'string' },
+  SCHEDBRAIN_PORT: { key: 'port', kind: 'number' },
+  SCHEDBRAIN_PERIOD_MS: { key: 'periodMs', kind: 'number' },
+  SCHEDBRAIN_STATE_DIR: { key: 'stateDir', kind: 'string' },
+  SCHEDBRAIN_POLICY: { key: 'policy', kind: 'string' },
+  SCHEDBRAIN_POLICY_PARAMS: { key: 'policyParams', kind: 'json' },
+  SCHEDBRAIN_DRY_RUN: { key: 'dryRun', kind: 'boolean' },
+  SCHEDBRAIN_MAX_ACTIONS_PER_CYCLE: { key: 'limits.maxActionsPerCycle', kind: 'number' },
+  SCHEDBRAIN_MAX_CAPACITY_STEP_PCT: { key: 'limits.maxCapacityStepPct', kind: 'number' },
+  SCHEDBRAIN_BACKOFF_INITIAL_MS: { key: 'backoff.initialMs', kind: 'number' },
+  SCHEDBRAIN_BACKOFF_MAX_MS: { key: 'backoff.maxMs', kind: 'number' },
+  SCHEDBRAIN_LOG_LEVEL: { key: 'logLevel', kind: 'string' },
+  SCHEDBRAIN_MINI_NODES: { key: 'miniCluster.nodes', kind: 'number' },
+};
+
+/** Command-line flags (`--flag VALUE` or `--flag=VALUE`; booleans take no value) of `serve`. */
+export const CONFIG_FLAGS: Record<string, { key: string; kind: Kind; help: string }> = {
+  'rm-url': { key: 'rmUrl', kind: 'string', help: 'ResourceManager URL (default: start an embedded mini YARN)' },
+  user: { key: 'user', kind: 'string', help: 'user for RM REST calls' },
+  policy: { key: 'policy', kind: 'string', help: 'policy to run (default: the stored one, else capacity-targets)' },
+  'policy-params': { key: 'policyParams', kind: 'json', help: 'policy parameters as JSON' },
+  'dry-run': { key: 'dryRun', kind: 'boolean', help: 'decide and journal, never write (--no-dry-run to force off)' },
+  host: { key: 'host', kind: 'string', help: 'admin API listen address (default 127.0.0.1)' },
+  port: { key: 'port', kind: 'number', help: 'admin API port (default 7878; 0 = any free port)' },
+  'period-ms': { key: 'periodMs', kind: 'number', help: 'engine period in ms (default 10000)' },
+  'state-dir': { key: 'stateDir', kind: 'string', help: 'store directory (default .schedbrain)' },
+  'max-actions-per-cycle': { key: 'limits.maxActionsPerCycle', kind: 'number', help: 'safety limit (default 50)' },
+  'max-capacity-step-pct': { key: 'limits.maxCapacityStepPct', kind: 'number', help: 'largest queue capacity change per cycle in points (default 100)' },
+  'log-level': { key: 'logLevel', kind: 'string', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
+  nodes: { key: 'miniCluster.nodes', kind: 'number', help: 'NodeManagers of the embedded mini YARN (default 2)' },
+};
+
+type Tree = Record<string, unknown>;
+
+function setPath(t: Tree, key: string, v: unknown): void {
+  const parts = key.split('.');
+  let cur = t;
+  for (const p of parts.slice(0, -1)) {
+    if (typeof cur[p] !== 'object' || cur[p] === null || Array.isArray(cur[p])) cur[p] = {};
+    cur = cur[p] as Tree;
+  }
+  cur[parts[parts.length - 1]] = v;
+}
+
+/** Converts a string from env/flags; leaves it as is when it does not convert, so zod reports it. */
+function convert(raw: string, kind: Kind, key: string, source: string): unknown {
+  switch (kind) {
+    case 'string':
+      return raw;
+    case 'number': {
+      const n = raw.trim() === '' ? NaN : Number(raw);
+      return Number.isFinite(n) ? n : raw;
+    }
+    case 'boolean': {
+      const v = raw.trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+      if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
+      return raw;
+    }
+    case 'json':
+      try {
+        return JSON.parse(raw);
+      } catch (e) {
+        throw new ConfigError(key, source, `not valid JSON (${(e as Error).message})`);
+      }
+  }
+}
+
+/** Deep merge of plain objects; later wins; arrays and scalars replace. */
+function merge(a: Tree, b: Tree): Tree {
+  const out: Tree = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    const cur = out[k];
+    out[k] = v && typeof v === 'object' && !Array.isArray(v) && cur && typeof cur === 'object' && !Array.isArray(cur) ? merge(cur as Tree, v as Tree) : v;
+  }
+  return out;
+}
+
+function collectKeys(t: Tree, prefix = ''): string[] {
+  return Object.entries(t).flatMap(([k, v]) => {
+    const key = prefix ? `${prefix}.${k}` : k;
+    return v && typeof v === 'object' && !Array.isArray(v) && key !== 'policyParams' ? [key, ...collectKeys(v as Tree, key)] : [key];
+  });
+}
+
+export interface ParsedFlags {
+  /** Config values set by flags (nested by key). */
+  values: Tree;
+  /** `--config FILE`, if given. */
+  configFile?: string;
+  help: boolean;
+  /** Anything not a flag. */
+  positional: string[];
+}
+
+/** Parses `serve`-style flags. Unknown flags are an error naming the flag. */
+export function parseConfigFlags(argv: readonly string[], flags = CONFIG_FLAGS): ParsedFlags {
+  const out: ParsedFlags = { values: {}, help: false, positional: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--help' || a === '-h') {
+      out.help = true;
+      continue;
+    }
+    if (!a.startsWith('--')) {
+      out.positional.push(a);
+      continue;
+    }
+    const eq = a.indexOf('=');
+    let name = eq >= 0 ? a.slice(2, eq) : a.slice(2);
+    let inline: string | undefined = eq >= 0 ? a.slice(eq + 1) : undefined;
+    if (name === 'config') {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new ConfigError('config', '--config', 'needs a file name');
+      out.configFile = v;
+      continue;
+    }
+    let negated = false;
+    if (!flags[name] && name.startsWith('no-') && flags[name.slice(3)]?.kind === 'boolean') {
+      name = name.slice(3);
+      negated = true;
+    }
+    const f = flags[name];
+    if (!f) throw new ConfigError(`--${name}`, 'command line', `unknown flag; known: --config, ${Object.keys(flags).map((k) => `--${k}`).join(', ')}`);
+    if (f.kind === 'boolean') {
+      setPath(out.values, f.key, negated ? false : inline === undefined ? true : convert(inline, 'boolean', f.key, `--${name}`));
+      continue;
+    }
+    if (inline === undefined) {
+      inline = argv[++i];
+      if (inline === undefined || inline.startsWith('--')) throw new ConfigError(f.key, `--${name}`, 'needs a value');
+    }
+    setPath(out.values, f.key, convert(inline, f.kind, f.key, `--${name}`));
+  }
+  return out;
+}
+
+export function readConfigFile(file: string): Tree {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError('config', file, `cannot read file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (e) {
+    throw new ConfigError('config', file, `not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError('config', file, 'the file must hold a mapping of keys');
+  return doc as Tree;
+}
+
+export function envValues(env: NodeJS.ProcessEnv): { values: Tree; sources: Map<string, string> } {
+  const values: Tree = {};
+  const sources = new Map<string, string>();
+  for (const [name, { key, kind }] of Object.entries(ENV_VARS)) {
+    const raw = env[name];
+    if (raw === undefined) continue;
+    // An empty string unsets (useful to clear SCHEDBRAIN_RM_URL from a parent shell).
+    if (raw === '' && kind !== 'boolean') continue;
+    setPath(values, key, convert(raw, kind, key, `env ${name}`));
+    sources.set(key, `env ${name}`);
+  }
+  return { values, sources };
+}
+
+export interface LoadedConfig {
+  readonly config: Config;
+  /** Keys set by file, env or flags (not defaults) and where each came from. */
+  readonly sources: ReadonlyMap<string, string>;
+  readonly help: boolean;
+  readonly positional: readonly string[];
+}
+
+/** Builds the configuration from flags, environment and file. Throws ConfigError. */
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const flags = parseConfigFlags(argv);
+  const file = flags.configFile ?? (env.SCHEDBRAIN_CONFIG || undefined);
+  const sources = new Map<string, string>();
+  let merged: Tree = {};
+  if (file) {
+    const fromFile = readConfigFile(file);
+    for (const k of collectKeys(fromFile)) sources.set(k, `file ${file}`);
+    merged = merge(merged, fromFile);
+  }
+  const e = envValues(env);
+  for (const [k, s] of e.sources) sources.set(k, s);
+  merged = merge(merged, e.values);
+  const flagSource = new Map<string, string>();
+  for (const [name, f] of Object.entries(CONFIG_FLAGS)) flagSource.set(f.key, `--${name}`);
+  for (const k of collectKeys(flags.values)) sources.set(k, flagSource.get(k) ?? 'command line');
+  merged = merge(merged, flags.values);
+  const r = configSchema.safeParse(merged);
+  if (!r.success) {
+    const i = r.error.issues[0];
+    let key = i.path.join('.');
+    let reason = i.message;
+    if (i.code === 'unrecognized_keys') {
+      key = [...i.path, i.keys[0]].join('.');
+      reason = `unknown key; known keys here: ${Object.keys(keyShape(i.path.map(String))).join(', ')}`;
+    }
+    const source = sources.get(key) ?? [...sources.entries()].find(([k]) => key.startsWith(`${k}.`))?.[1] ?? '';
+    throw new ConfigError(key || '(root)', source, reason);
+  }
+  if (r.data.backoff.maxMs < r.data.backoff.initialMs) throw new ConfigError('backoff.maxMs', sources.get('backoff.maxMs') ?? '', 'must be >= backoff.initialMs');
+  return { config: r.data, sources, help: flags.help, positional: flags.positional };
+}
+
+function keyShape(path: string[]): Record<string, unknown> {
+  let s: z.ZodTypeAny = configSchema;
+  for (const p of path) {
+    while (s instanceof z.ZodDefault || s instanceof z.ZodOptional) s = s._def.innerType;
+    s = (s as z.AnyZodObject).shape[p];
+  }
+  while (s instanceof z.ZodDefault || s instanceof z.ZodOptional) s = s._def.innerType;
+  return (s as z.AnyZodObject).shape as Record<string, unknown>;
+}
+
+export function configHelp(): string {
+  const flagLines = Object.entries(CONFIG_FLAGS).map(([n, f]) => `  --${n}${f.kind === 'boolean' ? '' : ` ${f.kind === 'number' ? 'N' : f.kind === 'json' ? 'JSON' : 'VALUE'}`}`.padEnd(32) + f.help);
+  const envLines = Object.entries(ENV_VARS).map(([n, v]) => `  ${n.padEnd(34)}${v.key}`);
+  return [
+    '  --config FILE'.padEnd(32) + 'YAML configuration file (also SCHEDBRAIN_CONFIG)',
+    ...flagLines,
+    '',
+    'Environment (flags > environment > file > defaults):',
+    ...envLines,
+  ].join('\n');
+}
