@@ -164,7 +164,7 @@ describe('BoPF policy cycle', () => {
     { name: 'tq', kind: 'TQ' },
     { name: 'lq', kind: 'LQ', periodMs: 100_000, burstDeadlineMs: 10_000, demand: { vcoreSeconds: 80, memoryMBSeconds: 0 } },
   ];
-  const params = bopfPolicy.paramsSchema.parse({ queues: specs, hysteresisPct: 1 });
+  const params = bopfPolicy.paramsSchema.parse({ queues: specs, hysteresisPct: 1, carryShortfall: false });
 
   it('admits, opens a burst, gives the hard LQ d/t as capacity, and returns it after the deadline', () => {
     let state = bopfPolicy.initialState(params);
@@ -189,6 +189,23 @@ describe('BoPF policy cycle', () => {
     expect(out.state.tracks.lq.open).toBe(false);
     out = bopfPolicy.decide({ snapshot: snapshotWith([leaf('root.tq', 50), leaf('root.lq', 50)], [app('t', 'tq', 5, 100), app('l3', 'lq', 5, 20)], 105_000), params, state: out.state });
     expect(out.state.tracks.lq.open).toBe(true);
+  });
+
+  it('keeps a guarantee past the deadline until d is received (carryShortfall), never past the period', () => {
+    const p = bopfPolicy.paramsSchema.parse({ queues: specs, hysteresisPct: 1 });
+    const snap = (now: number, lqRunning: number) =>
+      snapshotWith([leaf('root.tq', 20), leaf('root.lq', 80)], [app('t', 'tq', 10 - lqRunning, 100), app('l', 'lq', lqRunning, 100)], now);
+    let state = bopfPolicy.decide({ snapshot: snap(0, 0), params: p, state: bopfPolicy.initialState(p) }).state; // burst opens at 0
+    // It held 2 vcores from 0 to 10 s: 20 of its 80 vcore·s; past the 10 s deadline it stays hard.
+    state = bopfPolicy.decide({ snapshot: snap(0, 2), params: p, state }).state;
+    let out = bopfPolicy.decide({ snapshot: snap(10_000, 8), params: p, state });
+    expect(out.state.tracks.lq.open).toBe(true);
+    expect(out.notes!.some((n) => n.includes('past its deadline with 25% of d received'))).toBe(true);
+    expect(out.wakeAtMs).toBe(100_000); // the period end bounds the carry
+    // 10 → 17.5 s at 8 vcores brings it to 80 vcore·s: the guarantee ends.
+    out = bopfPolicy.decide({ snapshot: snap(17_500, 8), params: p, state: out.state });
+    expect(out.state.tracks.lq.open).toBe(false);
+    expect(out.decisions[0].action).toMatchObject({ update: [{ path: 'root.tq', capacityPct: 50 }, { path: 'root.lq', capacityPct: 50 }] });
   });
 
   it('does not re-send capacities that moved less than the hysteresis threshold', () => {

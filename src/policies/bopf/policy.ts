@@ -49,6 +49,13 @@ export const bopfParamsSchema = z.object({
   maxCapacityPct: z.number().min(0).max(100).default(100),
   /** A new burst may open this fraction of a period early (arrival detection jitter). */
   burstGraceFraction: z.number().min(0).max(0.5).default(0.05),
+  /**
+   * When the deadline passes before an LQ with a guarantee has received its burst demand d (the
+   * committed resources were still held by others: nothing is preempted), keep its guarantee
+   * until it has received d or its period ends. Never more than d per period, so the long-term
+   * bound of the admission conditions still holds. `false`: the guarantee ends at the deadline.
+   */
+  carryShortfall: z.boolean().default(true),
   /** Longest stretch the resource condition steps through when arrival phases are known. */
   maxHorizonMs: z.number().positive().default(86_400_000),
 });
@@ -58,6 +65,8 @@ export interface BurstTrack {
   /** Start of the last burst (open or not). */
   start?: number;
   open: boolean;
+  /** The open burst is past its deadline, kept open to make up a shortfall. */
+  carried?: boolean;
   /** Received during the open burst: vcore·s, MB·s. */
   received: Resources;
   /** Held at the previous cycle (integrated over the next interval). */
@@ -73,6 +82,14 @@ export interface BopfState {
 }
 
 const Z: Resources = { memoryMB: 0, vcores: 0 };
+
+function fmtShare(received: Resources, d: { vcoreSeconds: number; memoryMBSeconds: number }): string {
+  const f = Math.min(
+    d.vcoreSeconds > 0 ? received.vcores / d.vcoreSeconds : Infinity,
+    d.memoryMBSeconds > 0 ? received.memoryMB / d.memoryMBSeconds : Infinity,
+  );
+  return Number.isFinite(f) ? `${(f * 100).toFixed(0)}%` : 'all';
+}
 
 export function makeBopfPolicy(name: string, variant: Variant, description: string): Policy<BopfParams, BopfState> {
   return definePolicy<BopfParams, BopfState>({
@@ -149,10 +166,18 @@ export function makeBopfPolicy(name: string, variant: Variant, description: stri
           const period = q.spec.periodMs!;
           if (t.open) {
             t.received = { vcores: t.received.vcores + t.lastUsed.vcores * dtS, memoryMB: t.received.memoryMB + t.lastUsed.memoryMB * dtS };
-            if (now >= t.start! + len || !busy) t.open = false;
+            const got = t.received.vcores >= q.demand.vcoreSeconds && t.received.memoryMB >= q.demand.memoryMBSeconds;
+            const late = now >= t.start! + len;
+            const carry = params.carryShortfall && !got && now < t.start! + period;
+            if (!busy || (late && !carry)) t.open = false;
+            else if (late && !t.carried) {
+              t.carried = true;
+              notes.push(`burst: ${q.spec.name} past its deadline with ${fmtShare(t.received, q.demand)} of d received: guarantee kept until d or the period ends`);
+            }
           }
           if (!t.open && busy && (t.start === undefined || now >= t.start + period * (1 - params.burstGraceFraction))) {
             t.open = true;
+            t.carried = false;
             t.start = now;
             t.received = { ...Z };
             notes.push(`burst: ${q.spec.name} opens at ${now} ms, deadline ${now + len} ms`);
@@ -165,7 +190,7 @@ export function makeBopfPolicy(name: string, variant: Variant, description: stri
               memoryMB: Math.max(0, q.demand.memoryMBSeconds - t.received.memoryMB),
             };
             burst = { rate: burstRate(q), remaining };
-            const end = t.start! + len;
+            const end = now < t.start! + len ? t.start! + len : t.start! + period;
             wakeAtMs = wakeAtMs === undefined ? end : Math.min(wakeAtMs, end);
           }
         }
