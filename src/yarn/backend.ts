@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { describeAction, type Action, type ActionOf } from '../core/actions.js';
 import type { ApplyOutcome, Capabilities, ClusterBackend } from '../core/backend.js';
 import { ReadOnlySchedulerConfError, RmProtocolError, RmRejectedError, RmUnavailableError, SchedbrainError, UnsupportedActionError } from '../core/errors.js';
-import type { AppState, AppView, ClusterSnapshot, ContainerView, NodeState, NodeView, QueueState, QueueView } from '../core/model.js';
+import { findQueue, type AppState, type AppView, type ClusterSnapshot, type ContainerView, type NodeState, type NodeView, type QueueState, type QueueView } from '../core/model.js';
 import { ZERO, type Resources } from '../core/resources.js';
 import { buildSnapshot } from '../core/snapshot.js';
 import type { NodeShim, ShimContainer } from './shim-contract.js';
@@ -156,9 +156,17 @@ export class YarnBackend implements ClusterBackend {
         }
         return { status: 'applied' };
       }
-      case 'moveApp':
-        await this.client.moveApp(action.appId, action.queue);
+      case 'moveApp': {
+        // A move to a missing or parent queue is refused by the RM as a bare 503
+        // UndeclaredThrowableException; checking first gives the operator the actual reason.
+        const tree = toQueueTree(await this.client.scheduler());
+        const target = resolveQueuePath(action.queue, leafPathsByName(tree));
+        const queue = findQueue(tree, target);
+        if (!queue) return { status: 'failed', error: `cannot move ${action.appId}: queue ${target} does not exist`, retryable: false };
+        if (queue.children.length > 0) return { status: 'failed', error: `cannot move ${action.appId}: ${target} is a parent queue, apps live in leaf queues`, retryable: false };
+        await this.client.moveApp(action.appId, target);
         return { status: 'applied' };
+      }
       case 'killApp': {
         const { status } = await this.client.killApp(action.appId);
         return { status: 'applied', detail: status === 202 ? 'kill in progress' : 'killed' };
@@ -166,7 +174,15 @@ export class YarnBackend implements ClusterBackend {
       case 'setNodeResource':
         return this.applySetNodeResource(action);
       case 'killContainer':
-        await this.client.signalContainer(action.containerId, 'FORCEFUL_SHUTDOWN');
+        try {
+          await this.client.signalContainer(action.containerId, 'FORCEFUL_SHUTDOWN');
+        } catch (err) {
+          // "Trying to signal an absent container": it finished or was killed already.
+          if (err instanceof RmRejectedError && /absent container/.test(err.message)) {
+            return { status: 'noop', detail: `container ${action.containerId} is already gone` };
+          }
+          throw err;
+        }
         return { status: 'applied' };
       case 'suspendContainer':
         await this.requireShim('suspend containers').suspend(action.nodeId, action.containerId);
@@ -186,6 +202,10 @@ export class YarnBackend implements ClusterBackend {
 
   private async applyUpdateQueues(action: ActionOf<'updateQueues'>): Promise<ApplyOutcome> {
     if (action.add.length === 0 && action.update.length === 0) return { status: 'noop', detail: 'no queue changes' };
+    // The RM answers 200 to updates of queues that do not exist (the keys land in the conf and
+    // are ignored), so unknown paths are caught here rather than silently "applied".
+    const problem = queueUpdateProblem(action, toQueueTree(await this.client.scheduler()));
+    if (problem) return { status: 'failed', error: problem, retryable: false };
     const addQueues: QueueConfigChange[] = action.add.map((q) => ({
       queue: q.path,
       params: { capacity: pct(q.capacityPct), 'maximum-capacity': pct(q.maxCapacityPct) },
@@ -265,6 +285,21 @@ export function toResources(r: RmResourceInfo): Resources {
 export function nodeCapacity(n: RmNodeInfo): Resources {
   if (n.totalResource) return toResources(n.totalResource);
   return { memoryMB: n.availMemoryMB + n.usedMemoryMB, vcores: n.availableVirtualCores + n.usedVirtualCores };
+}
+
+/** Why an updateQueues action cannot be right for this tree (undefined when it can). */
+export function queueUpdateProblem(action: ActionOf<'updateQueues'>, root: QueueView): string | undefined {
+  const added = new Set<string>();
+  for (const q of action.add) {
+    if (findQueue(root, q.path)) return `cannot add ${q.path}: the queue already exists`;
+    const parent = q.path.slice(0, Math.max(0, q.path.lastIndexOf('.')));
+    if (!parent || (!findQueue(root, parent) && !added.has(parent))) return `cannot add ${q.path}: parent queue ${parent || '(none)'} does not exist`;
+    added.add(q.path);
+  }
+  for (const u of action.update) {
+    if (!findQueue(root, u.path) && !added.has(u.path)) return `cannot update ${u.path}: the queue does not exist`;
+  }
+  return undefined;
 }
 
 /** CapacityScheduler capacities travel as strings; keep integers integral (`50`, not `50.0`). */

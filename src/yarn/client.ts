@@ -127,6 +127,8 @@ interface RequestSpec<T> {
   readonly schema?: z.ZodType<T, z.ZodTypeDef, unknown>;
   /** Writes carry `user.name`. */
   readonly write?: boolean;
+  /** A read the RM only answers for an identified caller (the scheduler-conf endpoints). */
+  readonly withUser?: boolean;
   /**
    * Safe to repeat after an ambiguous failure (timeout, reset, 5xx). Non-idempotent writes are
    * retried only when the RM certainly did not act (connection refused, 503 from a standby RM).
@@ -221,7 +223,8 @@ export class RmClient {
   async schedulerConf(): Promise<Map<string, string>> {
     let props: z.infer<typeof schedulerConfResponseSchema>;
     try {
-      props = await this.get('/scheduler-conf', schedulerConfResponseSchema);
+      // The RM answers 401 "Unable to obtain user name" to anonymous callers here.
+      props = await this.get('/scheduler-conf', schedulerConfResponseSchema, undefined, { withUser: true });
     } catch (err) {
       // 400 with the MutableConfScheduler message; 404/405 on RMs without the endpoint.
       if (err instanceof RmRejectedError && (isReadOnlyConfMessage(err.message) || err.status === 404 || err.status === 405)) {
@@ -234,7 +237,7 @@ export class RmClient {
 
   /** Version counter of the mutable scheduler configuration (bumps on every applied mutation). */
   async schedulerConfVersion(): Promise<number> {
-    return this.get('/scheduler-conf/version', schedulerConfVersionResponseSchema);
+    return this.get('/scheduler-conf/version', schedulerConfVersionResponseSchema, undefined, { withUser: true });
   }
 
   // ---- writes ----------------------------------------------------------------------------------
@@ -294,8 +297,8 @@ export class RmClient {
 
   // ---- plumbing --------------------------------------------------------------------------------
 
-  private async get<T>(path: string, schema: z.ZodType<T, z.ZodTypeDef, unknown>, query?: Record<string, string>): Promise<T> {
-    return (await this.request({ method: 'GET', path, query, schema, idempotent: true })).data;
+  private async get<T>(path: string, schema: z.ZodType<T, z.ZodTypeDef, unknown>, query?: Record<string, string>, opts: { withUser?: boolean } = {}): Promise<T> {
+    return (await this.request({ method: 'GET', path, query, schema, idempotent: true, withUser: opts.withUser })).data;
   }
 
   async request<T>(spec: RequestSpec<T>): Promise<RmResponse<T>> {
@@ -317,7 +320,7 @@ export class RmClient {
 
   private async send(spec: RequestSpec<unknown>, what: string): Promise<AxiosResponse<string>> {
     const params: Record<string, string> = { ...spec.query };
-    if (spec.write) params['user.name'] = this.user;
+    if (spec.write || spec.withUser) params['user.name'] = this.user;
     try {
       return await this.http.request<string>({
         method: spec.method,
@@ -339,6 +342,9 @@ export class RmClient {
   private decode<T>(spec: RequestSpec<T>, res: AxiosResponse<string>, what: string): T {
     const body = typeof res.data === 'string' ? res.data : res.data === undefined || res.data === null ? '' : JSON.stringify(res.data);
     if (res.status >= 500) {
+      if (isRefusalDisguisedAs5xx(body)) {
+        throw new RmRejectedError(refusalMessage(body), res.status, body);
+      }
       throw new RmTransientError(`${what}: RM answered ${res.status}: ${rmMessage(body) || 'no message'}`, true, res.status);
     }
     if (res.status >= 300) {
@@ -369,6 +375,32 @@ function parseJsonOrText(body: string): unknown {
     return JSON.parse(body);
   } catch {
     return body;
+  }
+}
+
+/**
+ * Some refusals come back as 5xx from a Hadoop 3.4 RM, and repeating them cannot help:
+ * - a YarnException thrown inside the caller's doAs (e.g. moving an app to a queue that does not
+ *   exist) surfaces as 503 `UndeclaredThrowableException`, its cause only in the RM log;
+ * - signalling a finished container answers 500 "Trying to signal an absent container ...".
+ */
+export function isRefusalDisguisedAs5xx(body: string): boolean {
+  return remoteExceptionName(body) === 'UndeclaredThrowableException' || /^Trying to \S+ an absent /.test(body.trim());
+}
+
+function refusalMessage(body: string): string {
+  if (remoteExceptionName(body) === 'UndeclaredThrowableException') {
+    return 'UndeclaredThrowableException: the RM refused the request but hid the reason (see the RM log)';
+  }
+  return rmMessage(body);
+}
+
+function remoteExceptionName(body: string): string | undefined {
+  try {
+    const parsed = remoteExceptionSchema.safeParse(JSON.parse(body));
+    return parsed.success ? parsed.data.RemoteException.exception : undefined;
+  } catch {
+    return undefined;
   }
 }
 
