@@ -118,7 +118,7 @@ public final class ContainerRegistry {
 
   /** The real thing: wall clock, kill(1) on the container's process group and tree. */
   public static ContainerRegistry system() {
-    return new ContainerRegistry(System::currentTimeMillis, (pid, sig) -> ProcFs.signalTree(pid, sig));
+    return new ContainerRegistry(System::currentTimeMillis, (pid, sig) -> ProcFs.signalTreeAndSettle(pid, sig, 500));
   }
 
   /** Starts the watchdog (checks the lease every {@code periodMs}) and the shutdown hook. */

@@ -214,6 +214,38 @@ public final class ProcFs {
     return pids;
   }
 
+  /**
+   * Signals the tree like {@link #signalTree} and, for STOP and CONT, waits (at most
+   * {@code settleMs}) until every process of the tree shows the matching state, so a caller that
+   * reports states right after sees the settled ones. Signal delivery itself is asynchronous.
+   */
+  public static void signalTreeAndSettle(int root, String signal, long settleMs) throws IOException {
+    signalTree(root, signal);
+    boolean stop = "STOP".equals(signal);
+    if (!stop && !"CONT".equals(signal)) {
+      return;
+    }
+    long deadline = System.nanoTime() + settleMs * 1_000_000L;
+    while (System.nanoTime() < deadline) {
+      boolean settled = true;
+      for (Stat s : snapshot().tree(root)) {
+        if (s.stopped() != stop && s.state != 'Z') {
+          settled = false;
+          break;
+        }
+      }
+      if (settled) {
+        return;
+      }
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
   /** {@code kill -SIG -- targets...}; tolerates targets that exited meanwhile. */
   static void kill(String signal, List<String> targets) throws IOException {
     if (targets.isEmpty()) {

@@ -421,13 +421,4 @@ public final class ShimServer {
     n.put("lastOrderRanked", ranking.lastOrderRanked());
     return n;
   }
-
-  /** For tests: stops the JVM-wide server so another can start. */
-  static synchronized void resetForTests() {
-    if (instance != null) {
-      instance.stop();
-      instance = null;
-    }
-  }
-
 }
