@@ -297,6 +297,8 @@ export class Simulator {
   killedJobs = 0;
   /** Core-ms of CPU service delivered (completed + killed containers). */
   serviceCoreMs = 0;
+  /** Core-ms of CPU service thrown away by killed containers (included in serviceCoreMs). */
+  wastedCoreMs = 0;
   /** ∫ allocated vcores dt. */
   allocatedVcoreMs = 0;
   firstArrivalMs = Infinity;
@@ -835,6 +837,7 @@ export class Simulator {
         for (const c of [...app.containers]) {
           this.release(c);
           app.wastedMs += c.attained;
+          this.wastedCoreMs += c.attained * c.resource.vcores;
         }
         app.pend.length = 0;
         app.pendHead = 0;
@@ -877,6 +880,7 @@ export class Simulator {
         const app = c.app;
         this.release(c);
         app.wastedMs += c.attained;
+        this.wastedCoreMs += c.attained * c.resource.vcores;
         // The application master asks again for the lost task; it starts over.
         app.pend.splice(app.pendHead, 0, { stage: c.stage, next: c.task, end: c.task + 1 });
         app.pendingContainers++;

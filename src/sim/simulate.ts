@@ -65,7 +65,7 @@ export interface SimulateResult {
   readonly events: number;
   readonly decisionCycles: number;
   readonly actions: ActionStats;
-  /** CPU work thrown away by killed containers, s. */
+  /** CPU work thrown away by killed containers, core-seconds. */
   readonly wastedWorkS: number;
   readonly wallSeconds: number;
   readonly eventsPerSecond: number;
@@ -112,8 +112,6 @@ export function simulate(o: SimulateOptions): SimulateResult {
   const capMs = sim.physicalCores * span;
   let tasks = 0;
   for (const j of workload.jobs) for (const st of j.stages) tasks += st.workMs.length;
-  let wasted = 0;
-  for (const a of sim.apps.values()) wasted += a.wastedMs;
   return {
     workload: workload.name,
     policy: policy.name,
@@ -135,7 +133,7 @@ export function simulate(o: SimulateOptions): SimulateResult {
     events: sim.events,
     decisionCycles: sim.decisionCalls,
     actions: sim.actionStats,
-    wastedWorkS: wasted / 1000,
+    wastedWorkS: sim.wastedCoreMs / 1000,
     wallSeconds: wall,
     eventsPerSecond: wall > 0 ? sim.events / wall : 0,
     warnings: sim.warnings,

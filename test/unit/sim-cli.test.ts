@@ -1,0 +1,93 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { buildParams, parseValue, runSimulateCommand } from '../../src/sim/cli.js';
+import { getPolicy } from '../../src/policies/index.js';
+
+function capture() {
+  let out = '';
+  let err = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
+  return { out: () => out, err: () => err };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('schedbrain simulate', () => {
+  it('--json prints exactly one JSON object with the summary', async () => {
+    const io = capture();
+    const code = await runSimulateCommand(['--workload', 'sample:tiny', '--policy', 'fifo', '--json', '--seed', '3']);
+    vi.restoreAllMocks();
+    expect(code).toBe(0);
+    const o = JSON.parse(io.out());
+    expect(o.jobs).toBe(20);
+    for (const k of ['p50', 'p90', 'p99', 'mean']) {
+      expect(typeof o.jct[k]).toBe('number');
+      expect(o.short).toHaveProperty(k);
+      expect(o.long).toHaveProperty(k);
+    }
+    expect(typeof o.wallSeconds).toBe('number');
+    expect(o.records).toBeUndefined();
+    // Not a TTY: no progress bar.
+    expect(io.err()).toBe('');
+  });
+
+  it('is deterministic across runs', async () => {
+    const run = async () => {
+      const io = capture();
+      await runSimulateCommand(['--workload', 'kairos-uniform', '--policy', 'fifo', '--json', '--seed', '9', '--jobs', '30']);
+      vi.restoreAllMocks();
+      const { wallSeconds: _w, eventsPerSecond: _e, ...rest } = JSON.parse(io.out());
+      return rest;
+    };
+    expect(await run()).toEqual(await run());
+  });
+
+  it('writes a CDF plot and honours --nodes/--cores/--cutoff', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'simcli-'));
+    const file = join(dir, 'cdf.svg');
+    const io = capture();
+    const code = await runSimulateCommand(['--workload', 'sample:tiny', '--policy', 'fifo', '--nodes', '3', '--cores', '1', '--cutoff', '10', '--json', '--plot', file, '--log-x']);
+    vi.restoreAllMocks();
+    expect(code).toBe(0);
+    const o = JSON.parse(io.out());
+    expect(o.nodes).toBe(3);
+    expect(o.coresPerNode).toBe(1);
+    expect(o.cutoffS).toBe(10);
+    expect(o.short.count + o.long.count).toBe(20);
+    expect(readFileSync(file, 'utf8')).toContain('<polyline');
+  });
+
+  it('rejects bad input with exit code 2 and a clear message', async () => {
+    for (const [argv, msg] of [
+      [['--policy', 'fifo'], /--workload is required/],
+      [['--workload', 'sample:tiny', '--policy', 'nope'], /unknown policy nope/],
+      [['--workload', 'sample:tiny', '--policy', 'fifo', '--set', 'bogus=1'], /no parameter bogus/],
+      [['--workload', 'sample:tiny', '--policy', 'fifo', '--nodes', 'x'], /--nodes/],
+      [['--workload', 'sample:tiny', '--policy', 'fifo', '--frobnicate'], /unknown argument/],
+    ] as const) {
+      const io = capture();
+      const code = await runSimulateCommand([...argv]);
+      vi.restoreAllMocks();
+      expect(code).toBe(2);
+      expect(io.err()).toMatch(msg);
+      expect(io.out()).toBe('');
+    }
+  });
+
+  it('parses --set values and validates them with the policy schema', () => {
+    expect(parseValue('3')).toBe(3);
+    expect(parseValue('-2.5')).toBe(-2.5);
+    expect(parseValue('true')).toBe(true);
+    expect(parseValue('false')).toBe(false);
+    expect(parseValue('variance')).toBe('variance');
+    expect(parseValue('')).toBe('');
+    const kairos = getPolicy('kairos');
+    if (kairos) {
+      expect(buildParams(kairos, ['quantumMs=1000'])).toEqual({ quantumMs: 1000 });
+      expect(() => buildParams(kairos, ['quantumMs=abc'])).toThrow(/quantumMs/);
+    }
+  });
+});

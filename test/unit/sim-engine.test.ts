@@ -1,0 +1,346 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { Action, Decision } from '../../src/core/actions.js';
+import type { ClusterSnapshot } from '../../src/core/model.js';
+import { definePolicy, type AnyPolicy } from '../../src/core/policy.js';
+import { SimBackend } from '../../src/sim/backend.js';
+import { Simulator, type SimOptions } from '../../src/sim/engine.js';
+import { Rng } from '../../src/sim/rng.js';
+import type { JobSpec, Workload } from '../../src/sim/workload.js';
+import { fifoPolicy } from '../../src/policies/fifo/index.js';
+
+const ONE = { memoryMB: 1024, vcores: 1 };
+
+function job(arrivalS: number, durationsS: number[], extra: Partial<JobSpec> = {}): JobSpec {
+  return { arrivalMs: arrivalS * 1000, stages: [{ resource: ONE, workMs: durationsS.map((d) => d * 1000) }], ...extra };
+}
+
+function wl(jobs: JobSpec[]): Workload {
+  return { name: 'test', jobs };
+}
+
+function sim(jobs: JobSpec[], o: Partial<SimOptions> = {}): Simulator {
+  return new Simulator({ workload: wl(jobs), nodes: 1, cores: 1, checkInvariants: true, ...o });
+}
+
+const finishS = (s: Simulator) => s.records.map((r) => (r?.finishMs ?? NaN) / 1000);
+
+/** A policy driven by a test callback. */
+function scripted(fn: (s: ClusterSnapshot, calls: number) => { actions?: Action[]; wakeAtMs?: number }): AnyPolicy {
+  return definePolicy<Record<string, never>, number>({
+    name: 'scripted',
+    description: 'test',
+    paramsSchema: z.object({}),
+    initialState: () => 0,
+    decide: ({ snapshot, state }) => {
+      const r = fn(snapshot, state);
+      return {
+        decisions: (r.actions ?? []).map((action): Decision => ({ action, policy: 'scripted', rule: 't', reason: 't' })),
+        state: state + 1,
+        wakeAtMs: r.wakeAtMs,
+      };
+    },
+  });
+}
+
+describe('simulator: placement and CPU model', () => {
+  it('runs tasks one after another on a single core under FIFO', () => {
+    const s = sim([job(0, [10, 20]), job(1, [5])], { policy: fifoPolicy });
+    s.run();
+    expect(s.done).toBe(true);
+    // Job 1 tasks at 0-10 and 10-30; job 2 waits for the core until 30.
+    expect(finishS(s)).toEqual([30, 35]);
+  });
+
+  it('shares an over-committed core equally (processor sharing)', () => {
+    const s = sim([job(0, [10]), job(0, [20])]);
+    expect(s.apply({ kind: 'setNodeResource', nodeId: 'node1', resource: { memoryMB: 8192, vcores: 2 } }).status).toBe('applied');
+    s.run();
+    // Both run at rate 1/2: the 10 s task ends at 20 s; the other then has 10 s of work left.
+    expect(finishS(s)).toEqual([20, 30]);
+    expect(s.serviceCoreMs).toBeCloseTo(30_000, 6);
+  });
+
+  it('gives multi-vcore containers rate min(1, cores / running vcores)', () => {
+    const two = { memoryMB: 1024, vcores: 2 };
+    const s = new Simulator({
+      workload: wl([{ arrivalMs: 0, stages: [{ resource: two, workMs: [6000] }] }, job(0, [4])]),
+      nodes: 1,
+      cores: 2,
+      checkInvariants: true,
+    });
+    s.apply({ kind: 'setNodeResource', nodeId: 'node1', resource: { memoryMB: 16384, vcores: 3 } });
+    s.runUntil(1000);
+    const n = s.nodes[0];
+    expect(n.rate).toBeCloseTo(2 / 3, 12);
+    expect(n.rate * n.runningVcores).toBeLessThanOrEqual(2 + 1e-9);
+    s.run();
+    // 4 s task at 2/3 → 6 s; the 6 s task has 4 s done then runs alone: 8 s.
+    expect(finishS(s)).toEqual([8, 6]);
+  });
+
+  it('suspended containers keep their attained service and do not progress', async () => {
+    const b = new SimBackend({ workload: wl([job(0, [10])]), nodes: 1, cores: 1, checkInvariants: true });
+    b.advance(4000);
+    let snap = await b.snapshot();
+    const [c] = [...snap.containers.values()];
+    expect(c.attainedServiceMs).toBeCloseTo(4000, 9);
+    expect((await b.apply({ kind: 'suspendContainer', containerId: c.id, nodeId: c.nodeId })).status).toBe('applied');
+    b.advance(50_000);
+    snap = await b.snapshot();
+    expect(snap.containers.get(c.id)!.state).toBe('SUSPENDED');
+    expect(snap.containers.get(c.id)!.attainedServiceMs).toBeCloseTo(4000, 9);
+    expect((await b.apply({ kind: 'resumeContainer', containerId: c.id, nodeId: c.nodeId })).status).toBe('applied');
+    expect(snap.containers.get(c.id)!.runningSinceMs).toBe(54_000);
+    b.sim.run();
+    expect(finishS(b.sim)).toEqual([60]);
+    expect(b.sim.serviceCoreMs).toBeCloseTo(10_000, 6);
+  });
+
+  it('suspended containers keep their allocation (the RM still sees them)', async () => {
+    const b = new SimBackend({ workload: wl([job(0, [10]), job(0, [10])]), nodes: 1, cores: 1, checkInvariants: true });
+    b.advance(1000);
+    const snap = await b.snapshot();
+    const [c] = [...snap.containers.values()];
+    await b.apply({ kind: 'suspendContainer', containerId: c.id, nodeId: c.nodeId });
+    b.advance(1000);
+    // Nothing else placed: the node's only vcore is still allocated.
+    expect(snap.containers.size).toBe(1);
+    expect(snap.nodes.get('node1')!.used.vcores).toBe(1);
+    expect(snap.apps.size).toBe(2);
+  });
+
+  it('places by priority, then submission order', () => {
+    const s = sim([job(0, [10]), job(1, [10]), job(2, [10])]);
+    s.runUntil(3000);
+    const third = [...s.apps.values()][2];
+    expect(s.apply({ kind: 'setAppPriority', appId: third.id, priority: 5 }).status).toBe('applied');
+    s.run();
+    expect(finishS(s)).toEqual([10, 30, 20]);
+  });
+
+  it('requests a stage only when its parents have finished', () => {
+    const s = new Simulator({
+      workload: wl([
+        {
+          arrivalMs: 0,
+          stages: [
+            { resource: ONE, workMs: [1000, 3000] },
+            { resource: ONE, workMs: [2000], parents: [0] },
+          ],
+        },
+      ]),
+      nodes: 4,
+      cores: 1,
+      checkInvariants: true,
+    });
+    s.runUntil(2500);
+    const app = [...s.apps.values()][0];
+    expect(app.runningContainers).toBe(1);
+    expect(app.pendingContainers).toBe(0);
+    s.run();
+    expect(finishS(s)).toEqual([5]);
+  });
+
+  it('uses node-id order by default and exactly the rankNodes order when one is in force', () => {
+    const jobs = Array.from({ length: 6 }, (_, i) => job(i, [100]));
+    const s = new Simulator({ workload: wl(jobs), nodes: 4, cores: 2, checkInvariants: true });
+    s.runUntil(0);
+    expect([...s.containers.values()].map((c) => c.nodeId)).toEqual(['node1']);
+    s.apply({ kind: 'rankNodes', scores: { node3: 1, node2: 2 }, leastLoadedFirst: false, partial: false });
+    s.runUntil(2000);
+    // node1 still has a free core but is unscored: scored nodes first, ascending score.
+    expect([...s.containers.values()].map((c) => c.nodeId)).toEqual(['node1', 'node3', 'node3']);
+    s.apply({ kind: 'rankNodes', scores: { node4: 0 }, leastLoadedFirst: true, partial: true });
+    s.runUntil(5000);
+    // Least loaded first: node4 (0 containers, score 0), then node2 (0, score 2), then node4 (1), …
+    expect([...s.containers.values()].map((c) => c.nodeId)).toEqual(['node1', 'node3', 'node3', 'node4', 'node2', 'node4']);
+  });
+
+  it('kills containers (task re-requested, progress lost) and apps', async () => {
+    const b = new SimBackend({ workload: wl([job(0, [10]), job(0, [10])]), nodes: 1, cores: 1, checkInvariants: true });
+    b.advance(4000);
+    let snap = await b.snapshot();
+    const [c] = [...snap.containers.values()];
+    expect((await b.apply({ kind: 'killContainer', containerId: c.id, nodeId: c.nodeId })).status).toBe('applied');
+    snap = await b.snapshot();
+    // The same app gets the core back (it is first in FIFO order) and starts over.
+    const [c2] = [...snap.containers.values()];
+    expect(c2.appId).toBe(c.appId);
+    expect(c2.attainedServiceMs).toBe(0);
+    const other = [...snap.apps.values()].find((a) => a.id !== c.appId)!;
+    expect((await b.apply({ kind: 'killApp', appId: other.id })).status).toBe('applied');
+    expect((await b.apply({ kind: 'killApp', appId: other.id })).status).toBe('noop');
+    b.sim.run();
+    expect(b.sim.done).toBe(true);
+    expect(b.sim.killedJobs).toBe(1);
+    expect(finishS(b.sim)[0]).toBe(14);
+    expect(b.sim.apps.get(c.appId)!.wastedMs).toBeCloseTo(4000, 9);
+  });
+});
+
+describe('simulator: policy driving', () => {
+  it('applies actions after the decision delay', () => {
+    let suspendedAt = -1;
+    const pol = scripted((s) => {
+      const c = [...s.containers.values()].find((x) => x.state === 'RUNNING');
+      if (c && suspendedAt < 0) {
+        suspendedAt = s.nowMs;
+        return { actions: [{ kind: 'suspendContainer', containerId: c.id, nodeId: c.nodeId }], wakeAtMs: s.nowMs + 10_000 };
+      }
+      const sus = [...s.containers.values()].find((x) => x.state === 'SUSPENDED');
+      if (sus) {
+        expect(sus.attainedServiceMs).toBeCloseTo(1000, 9);
+        return { actions: [{ kind: 'resumeContainer', containerId: sus.id, nodeId: sus.nodeId }] };
+      }
+      return {};
+    });
+    const s = sim([job(0, [10])], { policy: pol, decisionDelayMs: 1000 });
+    s.run();
+    // Runs 1 s before the suspend lands, suspended until the wake at 10 s + 1 s delay, 9 s more.
+    expect(finishS(s)).toEqual([20]);
+    expect(s.actionStats.applied).toBe(2);
+  });
+
+  it('wakes the policy at wakeAtMs and reports changed nodes', () => {
+    const calls: { t: number; changed: string[] | undefined }[] = [];
+    const pol = scripted((s, n) => {
+      calls.push({ t: s.nowMs, changed: s.changedNodeIds ? [...s.changedNodeIds].sort() : undefined });
+      return n === 0 ? { wakeAtMs: 7000 } : {};
+    });
+    const s = new Simulator({ workload: wl([job(0, [10]), job(20, [1])]), nodes: 3, cores: 1, policy: pol });
+    s.run();
+    expect(calls.map((c) => c.t)).toEqual([0, 7000, 10_000, 20_000, 21_000]);
+    expect(calls[0].changed).toEqual(['node1']);
+    expect(calls[1].changed).toEqual([]);
+    expect(calls[2].changed).toEqual(['node1']);
+  });
+
+  it('calls the policy on a fixed period when asked', () => {
+    const times: number[] = [];
+    const pol = scripted((s) => {
+      times.push(s.nowMs);
+      return {};
+    });
+    const s = new Simulator({ workload: wl([job(0, [2.5])]), nodes: 1, cores: 1, policy: pol, periodMs: 1000 });
+    s.run();
+    expect(times).toEqual([0, 1000, 2000]);
+    expect(finishS(s)).toEqual([2.5]);
+  });
+
+  it('reports failed outcomes for unknown targets instead of throwing', () => {
+    const s = sim([job(0, [1])]);
+    for (const a of [
+      { kind: 'setAppPriority', appId: 'nope', priority: 1 },
+      { kind: 'moveApp', appId: 'nope', queue: 'root.default' },
+      { kind: 'killApp', appId: 'nope' },
+      { kind: 'setNodeResource', nodeId: 'nope', resource: ONE },
+      { kind: 'suspendContainer', containerId: 'nope', nodeId: 'node1' },
+      { kind: 'resumeContainer', containerId: 'nope', nodeId: 'node1' },
+      { kind: 'killContainer', containerId: 'nope', nodeId: 'node1' },
+      { kind: 'updateQueues', add: [], update: [{ path: 'root.nope', capacityPct: 10 }] },
+    ] as Action[]) {
+      expect(s.apply(a).status).toBe('failed');
+    }
+  });
+});
+
+/** Randomly over-commits nodes, suspends, resumes, kills, re-ranks and re-prioritises. */
+function chaosPolicy(seed: number): AnyPolicy {
+  const rng = new Rng(seed);
+  return scripted((s) => {
+    const actions: Action[] = [];
+    const containers = [...s.containers.values()];
+    const nodes = [...s.nodes.values()];
+    const apps = [...s.apps.values()].filter((a) => a.state === 'RUNNING');
+    for (let k = 0; k < 3; k++) {
+      const x = rng.next();
+      if (x < 0.25 && containers.length) {
+        const c = containers[rng.int(containers.length)];
+        actions.push({ kind: c.state === 'RUNNING' ? 'suspendContainer' : 'resumeContainer', containerId: c.id, nodeId: c.nodeId });
+      } else if (x < 0.3 && containers.length) {
+        const c = containers[rng.int(containers.length)];
+        actions.push({ kind: 'killContainer', containerId: c.id, nodeId: c.nodeId });
+      } else if (x < 0.5 && nodes.length) {
+        const n = nodes[rng.int(nodes.length)];
+        const v = n.physicalCapacity.vcores + rng.int(3);
+        actions.push({ kind: 'setNodeResource', nodeId: n.id, resource: { memoryMB: n.physicalCapacity.memoryMB * 2, vcores: v } });
+      } else if (x < 0.6) {
+        const scores: Record<string, number> = {};
+        for (const n of nodes) if (rng.next() < 0.5) scores[n.id] = rng.int(5);
+        actions.push({ kind: 'rankNodes', scores, leastLoadedFirst: rng.next() < 0.5, partial: rng.next() < 0.5 });
+      } else if (x < 0.7 && apps.length) {
+        actions.push({ kind: 'setAppPriority', appId: apps[rng.int(apps.length)].id, priority: rng.int(3) });
+      }
+    }
+    // Never leave work stranded: resume everything every so often.
+    if (rng.next() < 0.2) for (const c of containers) if (c.state === 'SUSPENDED') actions.push({ kind: 'resumeContainer', containerId: c.id, nodeId: c.nodeId });
+    return { actions, wakeAtMs: s.nowMs + 500 + rng.int(5000) };
+  });
+}
+
+function randomWorkload(seed: number, n: number): Workload {
+  const rng = new Rng(seed);
+  const jobs: JobSpec[] = [];
+  let t = 0;
+  for (let i = 0; i < n; i++) {
+    t += rng.exponential(3000);
+    const stages = [{ resource: { memoryMB: 1024 * (1 + rng.int(2)), vcores: 1 + rng.int(2) }, workMs: Array.from({ length: 1 + rng.int(6) }, () => 100 + rng.int(20_000)) }];
+    if (rng.next() < 0.4) stages.push({ resource: ONE, workMs: Array.from({ length: 1 + rng.int(3) }, () => rng.int(5000)), parents: [0] } as never);
+    jobs.push({ arrivalMs: Math.round(t), stages });
+  }
+  return wl(jobs);
+}
+
+describe('simulator: invariants under a chaotic policy', () => {
+  const run = (seed: number) => {
+    const w = randomWorkload(seed, 80);
+    const s = new Simulator({ workload: w, nodes: 5, cores: 2, policy: chaosPolicy(seed), decisionDelayMs: seed % 2 ? 0 : 200, checkInvariants: true });
+    s.run();
+    return { s, w };
+  };
+
+  for (const seed of [1, 2, 3]) {
+    it(`seed ${seed}: every job finishes, no core over-used, work conserved`, () => {
+      const { s, w } = run(seed);
+      expect(s.done).toBe(true);
+      expect(s.finishedJobs).toBe(w.jobs.length);
+      expect(s.actionStats.applied).toBeGreaterThan(50);
+      expect(s.actionStats.byKind.suspendContainer?.applied).toBeGreaterThan(0);
+      // Delivered CPU = the tasks' work + the work lost by killed containers.
+      let work = 0;
+      for (const j of w.jobs) for (const st of j.stages) for (let i = 0; i < st.workMs.length; i++) work += st.workMs[i] * st.resource.vcores;
+      for (const r of s.records) expect(r?.finishMs).toBeGreaterThanOrEqual(r!.arrivalMs);
+      expect(s.actionStats.byKind.killContainer?.applied ?? 0).toBeGreaterThan(0);
+      expect(s.wastedCoreMs).toBeGreaterThan(0);
+      expect(s.serviceCoreMs).toBeCloseTo(work + s.wastedCoreMs, 3);
+      expect(s.containers.size).toBe(0);
+    });
+  }
+
+  it('conserves work exactly without kills', () => {
+    const w = randomWorkload(9, 60);
+    const base = chaosPolicy(9);
+    const noKill = definePolicy<Record<string, never>, unknown>({
+      ...base,
+      decide: (input) => {
+        const out = base.decide(input);
+        return { ...out, decisions: out.decisions.filter((d: Decision) => d.action.kind !== 'killContainer') };
+      },
+    });
+    const s = new Simulator({ workload: w, nodes: 4, cores: 2, policy: noKill, checkInvariants: true });
+    s.run();
+    expect(s.done).toBe(true);
+    let work = 0;
+    for (const j of w.jobs) for (const st of j.stages) for (let i = 0; i < st.workMs.length; i++) work += st.workMs[i] * st.resource.vcores;
+    expect(s.serviceCoreMs).toBeCloseTo(work, 3);
+  });
+
+  it('is deterministic: same workload, seed and params give identical output', () => {
+    const a = run(2).s;
+    const b = run(2).s;
+    expect(b.records).toEqual(a.records);
+    expect(b.actionStats).toEqual(a.actionStats);
+    expect(b.events).toBe(a.events);
+  });
+});
