@@ -110,7 +110,8 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
   const { engine, store } = opts;
   const app = Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger | undefined,
-    disableRequestLogging: !opts.logger,
+    // Health checks and scrapes would flood the log; errors are logged by the error handler.
+    disableRequestLogging: true,
     bodyLimit: 1024 * 1024,
   });
   app.decorate('schedbrain', { engine, store });

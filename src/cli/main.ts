@@ -1,0 +1,243 @@
+/**
+ * `schedbrain` commands: serve, minicluster, simulate. Returns an exit code; bin/schedbrain.mjs
+ * calls `main(process.argv.slice(2))`.
+ */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import pino, { type Logger } from 'pino';
+import { SchedbrainError, ValidationError } from '../core/errors.js';
+import { configHelp, ConfigError, loadConfig, type Config } from '../config.js';
+
+const MAIN_HELP = `schedbrain: a scheduling brain for Apache Hadoop YARN
+
+Usage: schedbrain <command> [options]
+
+Commands:
+  serve          run the engine and the admin API against a ResourceManager
+                 (starts an embedded mini YARN when no RM URL is configured)
+  minicluster    start a standalone mini YARN cluster and print its RM URL
+  simulate       run policies on a simulated cluster (schedbrain simulate --help)
+
+Run 'schedbrain <command> --help' for the options of a command.`;
+
+const SERVE_HELP = `Usage: schedbrain serve [options]
+
+Polls the ResourceManager every period, runs the policy, applies its decisions (or only journals
+them in dry-run / advisory mode) and serves the admin API (GET /healthz, /metrics, /v1/snapshot,
+/v1/decisions, GET|PUT /v1/policy, POST /v1/dry-run).
+
+Options:
+${configHelp()}
+
+Examples:
+  schedbrain serve                                   # embedded mini YARN, capacity-targets
+  schedbrain serve --rm-url http://rm:8088 --policy capacity-targets --dry-run
+  SCHEDBRAIN_RM_URL=http://rm:8088 schedbrain serve --config /etc/schedbrain.yaml`;
+
+const MINI_HELP = `Usage: schedbrain minicluster [--nodes N]
+
+Starts an embedded Apache Hadoop YARN cluster (MiniYARNCluster, needs Java 11+) and prints its
+ResourceManager URL and client configuration directory; runs until Ctrl-C.
+
+Options:
+  --nodes N      NodeManagers (default 2)
+  --help         this help`;
+
+interface Io {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+const stdio: Io = { out: (s) => process.stdout.write(`${s}\n`), err: (s) => process.stderr.write(`${s}\n`) };
+
+function makeLogger(level: Config['logLevel']): Logger {
+  // One JSON object per line on stderr, ISO timestamps; stdout carries only the URLs we print.
+  return pino({ level, base: { svc: 'schedbrain' }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ fd: 2, sync: true }));
+}
+
+/** Resolves when SIGINT or SIGTERM arrives; a second signal exits at once. */
+function waitForSignal(log?: Logger): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    let got = false;
+    const on = (sig: NodeJS.Signals) => {
+      if (got) {
+        log?.warn({ signal: sig }, 'second signal: exiting now');
+        process.exit(130);
+      }
+      got = true;
+      resolve(sig);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknown> = waitForSignal()): Promise<number> {
+  let loaded;
+  try {
+    loaded = loadConfig(argv);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      io.err(`schedbrain serve: ${e.message}\nRun 'schedbrain serve --help' for the options.`);
+      return 2;
+    }
+    throw e;
+  }
+  if (loaded.help) {
+    io.out(SERVE_HELP);
+    return 0;
+  }
+  if (loaded.positional.length) {
+    io.err(`schedbrain serve: unexpected argument "${loaded.positional[0]}"`);
+    return 2;
+  }
+  const cfg = loaded.config;
+  const log = makeLogger(cfg.logLevel);
+  const cleanups: Array<[string, () => Promise<unknown>]> = [];
+  const cleanup = async () => {
+    for (const [what, fn] of cleanups.reverse()) {
+      try {
+        await fn();
+      } catch (e) {
+        log.error({ err: e }, `shutdown: could not ${what}`);
+      }
+    }
+  };
+  try {
+    let rmUrl = cfg.rmUrl;
+    if (!rmUrl) {
+      io.out('schedbrain: no ResourceManager configured; starting an embedded mini YARN cluster...');
+      const { startMiniCluster } = await import('../yarn/minicluster.js');
+      const mini = await startMiniCluster({ nodes: cfg.miniCluster.nodes, workDir: cfg.miniCluster.workDir, onLog: (line) => log.debug({ src: 'minicluster' }, line) });
+      cleanups.push(['stop the mini cluster', () => mini.stop()]);
+      rmUrl = mini.rmUrl;
+      io.out(`schedbrain: mini YARN ResourceManager ${rmUrl} (client conf ${mini.confDir})`);
+    }
+    const { Store } = await import('../store/store.js');
+    const store = await Store.open(cfg.stateDir);
+    cleanups.push(['close the store', () => store.close()]);
+    const { YarnBackend } = await import('../yarn/backend.js');
+    const backend = new YarnBackend({ rmUrl, user: cfg.user, requestTimeoutMs: cfg.requestTimeoutMs, logger: log.child({ mod: 'yarn' }) });
+    const { Engine } = await import('../engine/engine.js');
+    const engine = new Engine({
+      backend,
+      store,
+      periodMs: cfg.periodMs,
+      logger: log.child({ mod: 'engine' }),
+      limits: cfg.limits,
+      backoff: cfg.backoff,
+      initial: { policy: cfg.policy, params: cfg.policyParams, dryRun: cfg.dryRun },
+      defaultPolicy: { name: 'capacity-targets', params: { targets: {} } },
+    });
+    try {
+      await engine.init();
+    } catch (e) {
+      if (e instanceof ValidationError) {
+        io.err(`schedbrain serve: invalid configuration: ${e.message}`);
+        await cleanup();
+        return 2;
+      }
+      throw e;
+    }
+    const { buildApi, loadRouteModules } = await import('../api/server.js');
+    const plugins = (await loadRouteModules()).map((m) => m.default);
+    const app = await buildApi({ engine, store, logger: log.child({ mod: 'api' }), plugins });
+    cleanups.push(['close the admin API', () => app.close()]);
+    const address = await app.listen({ host: cfg.host, port: cfg.port });
+    cleanups.push(['stop the engine', () => engine.stop()]);
+    engine.start();
+    const c = engine.config();
+    io.out(`schedbrain: admin API ${address} (policy ${c.name}${c.dryRun ? ', dry-run' : ''}, period ${cfg.periodMs} ms, state ${cfg.stateDir})`);
+    log.info({ rmUrl, admin: address, policy: c.name, dryRun: c.dryRun, periodMs: cfg.periodMs, stateDir: cfg.stateDir }, 'serving');
+    const sig = await stop;
+    log.info({ signal: sig }, 'shutting down: stopping the loop, closing the store');
+    await cleanup();
+    io.out('schedbrain: stopped');
+    return 0;
+  } catch (e) {
+    log.error({ err: e }, 'serve failed');
+    io.err(`schedbrain serve: ${e instanceof SchedbrainError ? e.message : (e as Error).stack}`);
+    await cleanup();
+    return 1;
+  }
+}
+
+export async function minicluster(argv: string[], io: Io = stdio, stop: Promise<unknown> = waitForSignal()): Promise<number> {
+  let nodes = 2;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--help' || a === '-h') {
+      io.out(MINI_HELP);
+      return 0;
+    }
+    const m = /^--nodes(?:=(.*))?$/.exec(a);
+    if (m) {
+      const v = m[1] ?? argv[++i];
+      nodes = Number(v);
+      if (!Number.isInteger(nodes) || nodes < 1 || nodes > 16) {
+        io.err(`schedbrain minicluster: --nodes must be an integer 1..16, got "${v}"`);
+        return 2;
+      }
+      continue;
+    }
+    io.err(`schedbrain minicluster: unknown argument "${a}"\n${MINI_HELP}`);
+    return 2;
+  }
+  const { startMiniCluster } = await import('../yarn/minicluster.js');
+  io.out(`schedbrain: starting a mini YARN cluster with ${nodes} node(s)...`);
+  let mini;
+  try {
+    mini = await startMiniCluster({ nodes });
+  } catch (e) {
+    io.err(`schedbrain minicluster: ${(e as Error).message}`);
+    return 1;
+  }
+  io.out(`ResourceManager: ${mini.rmUrl}`);
+  io.out(`client conf:     ${mini.confDir}`);
+  io.out(`nodes:           ${mini.nodes.map((n) => n.nodeId).join(', ')}`);
+  io.out('Ctrl-C to stop.');
+  await stop;
+  await mini.stop();
+  io.out('schedbrain: mini cluster stopped');
+  return 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  switch (cmd) {
+    case 'serve': {
+      const code = await serve(rest);
+      // Do not let a stray handle (keep-alive socket, JVM pipe) keep a stopped service alive.
+      setTimeout(() => process.exit(code), 2000).unref();
+      return code;
+    }
+    case 'minicluster':
+      return minicluster(rest);
+    case 'simulate': {
+      const { runSimulateCommand } = await import('../sim/cli.js');
+      return runSimulateCommand(rest);
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      stdio.out(MAIN_HELP);
+      return cmd === undefined ? 2 : 0;
+    default:
+      stdio.err(`schedbrain: unknown command "${cmd}"\n\n${MAIN_HELP}`);
+      return 2;
+  }
+}
+
+// `tsx src/cli/main.ts serve` (npm start) runs the command directly.
+if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e) => {
+      process.stderr.write(`schedbrain: ${(e as Error).stack ?? e}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
