@@ -1,0 +1,86 @@
+/**
+ * Where the Java adapter (yarn-adapter/) lives, how to build it, and how to run its JVMs.
+ * Shared by the mini-cluster launcher and the workload client.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SchedbrainError } from '../core/errors.js';
+
+export class AdapterBuildError extends SchedbrainError {}
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** yarn-adapter/ of this checkout, or $SCHEDBRAIN_ADAPTER_DIR. */
+export function adapterDir(): string {
+  return resolve(process.env.SCHEDBRAIN_ADAPTER_DIR || join(repoRoot, 'yarn-adapter'));
+}
+
+export function adapterJar(dir = adapterDir()): string {
+  return join(dir, 'target', 'yarn-adapter-0.1.0.jar');
+}
+
+/** Classpath of the adapter JVMs: the adapter jar, then Hadoop and friends (copied by Maven). */
+export function adapterClasspath(dir = adapterDir()): string {
+  return [adapterJar(dir), join(dir, 'target', 'lib', '*')].join(':');
+}
+
+/**
+ * Hadoop 3.4 on Java 17: Guice/cglib (RM/NM web apps), Jersey and Hadoop's own reflection
+ * need these packages open to the unnamed module.
+ */
+export const JAVA_OPENS: readonly string[] = [
+  'java.base/java.lang',
+  'java.base/java.lang.reflect',
+  'java.base/java.lang.invoke',
+  'java.base/java.util',
+  'java.base/java.util.concurrent',
+  'java.base/java.io',
+  'java.base/java.net',
+  'java.base/java.nio',
+  'java.base/sun.nio.ch',
+].map((p) => `--add-opens=${p}=ALL-UNNAMED`);
+
+const JAVA17_CANDIDATES = [
+  '/usr/lib/jvm/java-17-openjdk-amd64',
+  '/usr/lib/jvm/java-17-openjdk-arm64',
+  '/usr/lib/jvm/java-17-openjdk',
+  '/usr/lib/jvm/temurin-17-jdk-amd64',
+  '/usr/lib/jvm/temurin-17-jdk',
+  '/Library/Java/JavaVirtualMachines/temurin-17.jdk/Contents/Home',
+];
+
+/** The java binary: $JAVA_HOME/bin/java, else a Java 17 install, else `java` from PATH. */
+export function findJava(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.JAVA_HOME) {
+    const j = join(env.JAVA_HOME, 'bin', 'java');
+    if (existsSync(j)) return j;
+  }
+  for (const home of JAVA17_CANDIDATES) {
+    const j = join(home, 'bin', 'java');
+    if (existsSync(j)) return j;
+  }
+  return 'java';
+}
+
+let building: Promise<void> | undefined;
+
+/** Runs scripts/build-adapter.mjs (a no-op when the jar is newer than the sources). */
+export function ensureAdapterBuilt(dir = adapterDir()): Promise<void> {
+  building ??= new Promise<void>((resolvePromise, reject) => {
+    const script = join(repoRoot, 'scripts', 'build-adapter.mjs');
+    const child = spawn(process.execPath, [script, '--adapter-dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('error', (e) => reject(new AdapterBuildError(`cannot run build-adapter: ${e.message}`)));
+    child.on('exit', (code) => {
+      if (code === 0) resolvePromise();
+      else reject(new AdapterBuildError(`building the YARN adapter failed (exit ${code}):\n${out.slice(-4000)}`));
+    });
+  }).finally(() => {
+    building = undefined;
+  });
+  return building;
+}
