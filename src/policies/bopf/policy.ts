@@ -21,7 +21,7 @@ import { queueSpecSchema, type Variant } from './spec.js';
 
 const resourcesSchema = z.object({ memoryMB: z.number().nonnegative(), vcores: z.number().nonnegative() });
 
-export const bookSchema = z.object({
+export const bookSchema: z.ZodType<AdmissionBook, z.ZodTypeDef, unknown> = z.object({
   capacity: resourcesSchema,
   variant: z.enum(['bopf', 'nbopf']),
   queues: z.array(
