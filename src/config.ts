@@ -44,6 +44,17 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    /** NodeManager shims (container CPU accounting, suspend/resume, node ranking); none = RM only. */
+    shim: z
+      .object({
+        urls: z.array(z.string().url()).default([]),
+        /** The RM-side shim that takes the node ranking (default: the first of urls). */
+        rankingUrl: z.string().url().optional(),
+        /** Lease the brain renews on every shim; when it lapses the shims resume everything. */
+        leaseTtlMs: z.number().int().min(1000).default(30_000),
+      })
+      .strict()
+      .default({}),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Embedded mini YARN (used when rmUrl is empty). */
     miniCluster: z
@@ -69,7 +80,7 @@ export class ConfigError extends SchedbrainError {
   }
 }
 
-type Kind = 'string' | 'number' | 'boolean' | 'json';
+type Kind = 'string' | 'number' | 'boolean' | 'json' | 'list';
 
 /** Environment variables and the config key each sets. */
 export const ENV_VARS: Record<string, { key: string; kind: Kind }> = {
@@ -88,6 +99,7 @@ export const ENV_VARS: Record<string, { key: string; kind: Kind }> = {
   SCHEDBRAIN_BACKOFF_INITIAL_MS: { key: 'backoff.initialMs', kind: 'number' },
   SCHEDBRAIN_BACKOFF_MAX_MS: { key: 'backoff.maxMs', kind: 'number' },
   SCHEDBRAIN_LOG_LEVEL: { key: 'logLevel', kind: 'string' },
+  SCHEDBRAIN_SHIM_URLS: { key: 'shim.urls', kind: 'list' },
   SCHEDBRAIN_MINI_NODES: { key: 'miniCluster.nodes', kind: 'number' },
 };
 
@@ -104,6 +116,7 @@ export const CONFIG_FLAGS: Record<string, { key: string; kind: Kind; help: strin
   'state-dir': { key: 'stateDir', kind: 'string', help: 'store directory (default .schedbrain)' },
   'max-actions-per-cycle': { key: 'limits.maxActionsPerCycle', kind: 'number', help: 'safety limit (default 50)' },
   'max-capacity-step-pct': { key: 'limits.maxCapacityStepPct', kind: 'number', help: 'largest queue capacity change per cycle in points (default 100)' },
+  'shim-urls': { key: 'shim.urls', kind: 'list', help: 'NodeManager shim URLs, comma-separated (default: none)' },
   'log-level': { key: 'logLevel', kind: 'string', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
   nodes: { key: 'miniCluster.nodes', kind: 'number', help: 'NodeManagers of the embedded mini YARN (default 2)' },
 };
@@ -125,6 +138,11 @@ function convert(raw: string, kind: Kind, key: string, source: string): unknown 
   switch (kind) {
     case 'string':
       return raw;
+    case 'list':
+      return raw
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x !== '');
     case 'number': {
       const n = raw.trim() === '' ? NaN : Number(raw);
       return Number.isFinite(n) ? n : raw;
@@ -298,7 +316,7 @@ function keyShape(path: string[]): Record<string, unknown> {
 }
 
 export function configHelp(): string {
-  const flagLines = Object.entries(CONFIG_FLAGS).map(([n, f]) => `  --${n}${f.kind === 'boolean' ? '' : ` ${f.kind === 'number' ? 'N' : f.kind === 'json' ? 'JSON' : 'VALUE'}`}`.padEnd(32) + f.help);
+  const flagLines = Object.entries(CONFIG_FLAGS).map(([n, f]) => `  --${n}${f.kind === 'boolean' ? '' : ` ${f.kind === 'number' ? 'N' : f.kind === 'json' ? 'JSON' : f.kind === 'list' ? 'A,B' : 'VALUE'}`}`.padEnd(32) + f.help);
   const envLines = Object.entries(ENV_VARS).map(([n, v]) => `  ${n.padEnd(34)}${v.key}`);
   return [
     '  --config FILE'.padEnd(32) + 'YAML configuration file (also SCHEDBRAIN_CONFIG)',

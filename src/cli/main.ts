@@ -117,7 +117,24 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
     const store = await Store.open(cfg.stateDir);
     cleanups.push(['close the store', () => store.close()]);
     const { YarnBackend } = await import('../yarn/backend.js');
-    const backend = new YarnBackend({ rmUrl, user: cfg.user, requestTimeoutMs: cfg.requestTimeoutMs, logger: log.child({ mod: 'yarn' }) });
+    let shim;
+    if (cfg.shim.urls.length) {
+      const { HttpNodeShim } = await import('../yarn/shim-client.js');
+      shim = new HttpNodeShim({ urls: cfg.shim.urls, rankingUrl: cfg.shim.rankingUrl, requestTimeoutMs: cfg.requestTimeoutMs, logger: log.child({ mod: 'shim' }) });
+      const lease = shim;
+      // Renew the lease at a third of its TTL; if the brain dies, the shims resume every container.
+      const renew = async () => {
+        try {
+          await lease.renewLease(cfg.shim.leaseTtlMs);
+        } catch (e) {
+          log.warn({ err: (e as Error).message }, 'could not renew the shim lease');
+        }
+      };
+      await renew();
+      const t = setInterval(() => void renew(), Math.floor(cfg.shim.leaseTtlMs / 3));
+      cleanups.push(['stop renewing the shim lease', async () => clearInterval(t)]);
+    }
+    const backend = new YarnBackend({ rmUrl, user: cfg.user, requestTimeoutMs: cfg.requestTimeoutMs, shim, logger: log.child({ mod: 'yarn' }) });
     const { Engine } = await import('../engine/engine.js');
     const engine = new Engine({
       backend,

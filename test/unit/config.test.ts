@@ -57,6 +57,14 @@ describe('config', () => {
     expect(env.config.policyParams).toEqual({ targets: {} });
   });
 
+  it('lists from env and flags (shim URLs)', () => {
+    expect(loadConfig([], { SCHEDBRAIN_SHIM_URLS: 'http://a:1, http://b:2' }).config.shim).toEqual({ urls: ['http://a:1', 'http://b:2'], leaseTtlMs: 30_000 });
+    expect(loadConfig(['--shim-urls', 'http://c:3'], { SCHEDBRAIN_SHIM_URLS: 'http://a:1' }).config.shim.urls).toEqual(['http://c:3']);
+    const e = fail([], { SCHEDBRAIN_SHIM_URLS: 'http://a:1,nope' });
+    expect(e.key).toBe('shim.urls.1');
+    expect(e.message).toContain('env SCHEDBRAIN_SHIM_URLS');
+  });
+
   it('bad config names the key and its source', () => {
     let e = fail([], { SCHEDBRAIN_PORT: 'eighty' });
     expect(e.key).toBe('port');
