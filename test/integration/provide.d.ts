@@ -1,0 +1,13 @@
+// Values the integration global setup (global-setup.ts) hands to every integration test file.
+import 'vitest';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** ResourceManager web base URL (REST under /ws/v1/cluster). */
+    rmUrl: string;
+    /** Client yarn-site.xml / core-site.xml for submitJob(). */
+    confDir: string;
+    /** The cluster's NodeManagers (nodeId = host:port as the RM names them). */
+    miniNodes: { nodeId: string; httpAddress: string }[];
+  }
+}
