@@ -1,0 +1,258 @@
+/**
+ * The shim on a real MiniYARNCluster (the shared one from the global setup): suspend/resume of a
+ * real container's process tree, the lease watchdog, the RM honouring the brain's node ranking,
+ * and refusals that change nothing. Talks to the shim through HttpNodeShim (the brain's client).
+ *
+ * The cluster is shared with the other integration files: this file releases its lease, kills its
+ * apps and lets its ranking lapse before it ends.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { HttpNodeShim, ShimRejectedError, type WireContainer } from '../../src/yarn/shim-client.js';
+import { submitJob } from '../../src/yarn/workload.js';
+
+const rmUrl = inject('rmUrl');
+const confDir = inject('confDir');
+
+/**
+ * The shim URL: `shimUrl` from the global setup (the launcher's READY line), else the
+ * `schedbrain shim listening on <url>` line of the cluster log (<workDir>/minicluster.log, with
+ * confDir = <workDir>/conf).
+ */
+function shimUrl(): string {
+  const provided = (inject as (key: string) => unknown)('shimUrl');
+  if (typeof provided === 'string' && provided) return provided;
+  const log = join(confDir, '..', 'minicluster.log');
+  if (existsSync(log)) {
+    const m = /schedbrain shim listening on (http:\/\/\S+)/.exec(readFileSync(log, 'utf8'));
+    if (m) return m[1]!;
+  }
+  throw new Error(`no shimUrl from the global setup and no shim URL in ${log}`);
+}
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 90_000, everyMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined && v !== false) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** State letter of /proc/<pid>/stat (the shim runs on this host: the mini cluster is local). */
+function procState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined; // gone
+  }
+}
+
+async function rmApp(appId: string): Promise<{ state: string; finalStatus: string }> {
+  const res = await fetch(`${rmUrl}/ws/v1/cluster/apps/${appId}`);
+  const { app } = (await res.json()) as { app: { state: string; finalStatus: string } };
+  return { state: app.state, finalStatus: app.finalStatus };
+}
+
+async function killApp(appId: string): Promise<void> {
+  await fetch(`${rmUrl}/ws/v1/cluster/apps/${appId}/state?user.name=schedbrain`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ state: 'KILLED' }),
+  });
+}
+
+function containerPrefix(appId: string): string {
+  return `${appId.replace(/^application_/, 'container_')}_`;
+}
+
+/** AM container = attempt's container 000001; tasks are the others. */
+function isAm(c: { containerId: string }): boolean {
+  return /_000001$/.test(c.containerId);
+}
+
+describe('NodeManager/ResourceManager shim on the mini YARN', () => {
+  let shim: HttpNodeShim;
+  let nodes: string[];
+  const apps: string[] = [];
+
+  const appContainers = async (appId: string): Promise<WireContainer[]> =>
+    (await shim.listContainers()).containers.filter((c) => c.containerId.startsWith(containerPrefix(appId)));
+
+  const runningTasks = (appId: string, n: number, minCpuMs = 0) =>
+    eventually(`${n} running task container(s) of ${appId}`, async () => {
+      const tasks = (await appContainers(appId)).filter((c) => !isAm(c) && c.attainedServiceMs >= minCpuMs);
+      return tasks.length >= n ? tasks.slice(0, n) : undefined;
+    });
+
+  const container = async (id: string) => (await shim.listContainers()).containers.find((c) => c.containerId === id);
+
+  const finished = (appId: string) =>
+    eventually(`${appId} to finish`, async () => {
+      const a = await rmApp(appId);
+      return ['FINISHED', 'FAILED', 'KILLED'].includes(a.state) ? a : undefined;
+    }, 180_000, 1000);
+
+  beforeAll(async () => {
+    shim = new HttpNodeShim({ urls: [shimUrl()], holder: `shim-it-${process.pid}`, requestTimeoutMs: 10_000 });
+    const health = await shim.health();
+    expect(health.roles.sort()).toEqual(['nodemanager', 'resourcemanager']);
+    nodes = health.nodes;
+    expect(nodes.length).toBeGreaterThanOrEqual(2);
+  });
+
+  afterAll(async () => {
+    await shim.releaseLease().catch(() => undefined);
+    await shim.publishRanking({ scores: {}, leastLoadedFirst: false, ttlMs: 1 }).catch(() => undefined);
+    await Promise.all(apps.map((a) => killApp(a).catch(() => undefined)));
+  });
+
+  it('suspend stops the container tree (state T, no CPU accrued); resume continues it and the job succeeds', async () => {
+    const { appId } = await submitJob(confDir, { name: 'shim-suspend', containers: 1, command: { kind: 'cpu', seconds: 6 } });
+    apps.push(appId);
+    const [task] = await runningTasks(appId, 1, 300);
+    await shim.renewLease(60_000);
+
+    const suspended = await shim.suspendContainer(task!.nodeId, task!.containerId);
+    expect(suspended.state).toBe('SUSPENDED');
+    expect(suspended.processes.length).toBeGreaterThanOrEqual(2); // launch script + task
+    await eventually('every process of the container stopped', async () => {
+      const c = await container(task!.containerId);
+      return c !== undefined && c.processes.every((p) => procState(p.pid) === 'T');
+    });
+    const frozen = (await container(task!.containerId))!;
+    await sleep(1500);
+    const still = (await container(task!.containerId))!;
+    expect(still.state).toBe('SUSPENDED');
+    expect(still.attainedServiceMs).toBe(frozen.attainedServiceMs);
+    expect(still.processes.map((p) => procState(p.pid))).toEqual(still.processes.map(() => 'T'));
+    expect((await rmApp(appId)).state).toBe('RUNNING');
+
+    const resumed = await shim.resumeContainer(task!.nodeId, task!.containerId);
+    expect(resumed.state).toBe('RUNNING');
+    expect(resumed.runningSinceMs).toBeGreaterThanOrEqual(frozen.suspendedAtMs!);
+    await eventually('CPU accrues again', async () => ((await container(task!.containerId))?.attainedServiceMs ?? Infinity) > frozen.attainedServiceMs);
+
+    const done = await finished(appId);
+    expect(done).toEqual({ state: 'FINISHED', finalStatus: 'SUCCEEDED' });
+    await shim.releaseLease();
+  });
+
+  it('watchdog: when the lease lapses, every suspended container resumes and the job still succeeds', async () => {
+    const { appId } = await submitJob(confDir, { name: 'shim-watchdog', containers: 2, command: { kind: 'cpu', seconds: 4 } });
+    apps.push(appId);
+    const tasks = await runningTasks(appId, 2, 100);
+    const ttlMs = 4_000;
+    await shim.renewLease(ttlMs);
+    const lease = (await shim.listContainers()).lease!;
+    for (const t of tasks) expect((await shim.suspendContainer(t.nodeId, t.containerId)).state).toBe('SUSPENDED');
+    for (const t of tasks) {
+      const c = (await container(t.containerId))!;
+      expect(c.state).toBe('SUSPENDED');
+    }
+    // No renewal from here: the brain is "gone".
+    const resumed = await eventually('the watchdog to resume both containers', async () => {
+      const cs = await Promise.all(tasks.map((t) => container(t.containerId)));
+      return cs.every((c) => c?.state === 'RUNNING') ? (cs as WireContainer[]) : undefined;
+    }, 60_000, 100);
+    expect((await shim.listContainers()).lease).toBeNull();
+    for (const c of resumed) {
+      // Resumed after the lease expired, and within one more lease time of it.
+      expect(c.runningSinceMs).toBeGreaterThanOrEqual(lease.expiresAtMs);
+      expect(c.runningSinceMs - lease.expiresAtMs).toBeLessThan(ttlMs);
+      expect(c.processes.every((p) => procState(p.pid) !== 'T')).toBe(true);
+    }
+    expect(await finished(appId)).toEqual({ state: 'FINISHED', finalStatus: 'SUCCEEDED' });
+  });
+
+  it('the RM places new containers on the node the ranking prefers', async () => {
+    for (const preferred of [nodes[1]!, nodes[0]!]) {
+      const other = nodes.find((n) => n !== preferred)!;
+      const state = await shim.putRanking({ scores: { [preferred]: 0, [other]: 1 }, leastLoadedFirst: false, ttlMs: 120_000 });
+      expect(state.fresh).toBe(true);
+      expect(state.policyLoaded).toBe(true);
+      const { appId } = await submitJob(confDir, { name: `shim-rank-${preferred}`, containers: 3, command: { kind: 'sleep', seconds: 4 } });
+      apps.push(appId);
+      const placed = await eventually(`AM and 3 tasks of ${appId} running`, async () => {
+        const cs = await appContainers(appId);
+        return cs.length >= 4 ? cs : undefined;
+      });
+      expect(placed.map((c) => c.nodeId)).toEqual(placed.map(() => preferred));
+      const after = await shim.rankingState();
+      expect(after.lastOrderRanked).toBe(true);
+      expect(after.lastOrder![0]).toBe(preferred);
+      expect(await finished(appId)).toEqual({ state: 'FINISHED', finalStatus: 'SUCCEEDED' });
+    }
+    // A lapsed ranking gives the stock order back.
+    await shim.putRanking({ scores: { [nodes[0]!]: 0 }, leastLoadedFirst: false, ttlMs: 1 });
+    await sleep(20);
+    expect((await shim.rankingState()).fresh).toBe(false);
+  });
+
+  it('bad input gets a clear error and changes nothing; a suspended container can still be killed', async () => {
+    const { appId } = await submitJob(confDir, { name: 'shim-bad-input', containers: 1, command: { kind: 'cpu', seconds: 120 } });
+    apps.push(appId);
+    const [task] = await runningTasks(appId, 1);
+    const otherNode = nodes.find((n) => n !== task!.nodeId)!;
+    const snapshot = async () => {
+      const l = await shim.listContainers();
+      return { lease: l.lease, states: Object.fromEntries(l.containers.map((c) => [c.containerId, c.state])) };
+    };
+    const refused = async (status: number, code: string, call: () => Promise<unknown>) => {
+      const before = await snapshot();
+      const err = await call().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err, `${code} expected`).toBeInstanceOf(ShimRejectedError);
+      expect((err as ShimRejectedError).status).toBe(status);
+      expect((err as ShimRejectedError).code).toBe(code);
+      expect((err as ShimRejectedError).message).toMatch(/: \S/); // carries the shim's reason
+      expect(await snapshot()).toEqual(before);
+    };
+    const raw = async (body: string) => {
+      const res = await fetch(`${shimUrl()}/v1/containers/suspend`, { method: 'POST', body });
+      return { status: res.status, body: (await res.json()) as { error: string; reason: string } };
+    };
+
+    await shim.releaseLease();
+    await refused(423, 'no_lease', () => shim.suspend(task!.nodeId, task!.containerId));
+    await shim.renewLease(60_000);
+    await refused(404, 'unknown_container', () => shim.suspend(task!.nodeId, `${containerPrefix(appId)}01_000099`));
+    await refused(409, 'wrong_node', () => shim.suspend(otherNode, task!.containerId));
+    for (const body of ['{"nodeId":', '[]', '', JSON.stringify({ nodeId: task!.nodeId }), JSON.stringify({ nodeId: task!.nodeId, containerId: task!.containerId, force: true })]) {
+      const before = await snapshot();
+      const r = await raw(body);
+      expect(r.status, body).toBe(400);
+      expect(r.body.error).toBe('bad_request');
+      expect(r.body.reason.length).toBeGreaterThan(0);
+      expect(await snapshot()).toEqual(before);
+    }
+    expect((await container(task!.containerId))!.state).toBe('RUNNING');
+
+    // Refusals leave a suspended container suspended, too.
+    await shim.suspend(task!.nodeId, task!.containerId);
+    await refused(409, 'wrong_node', () => shim.resume(otherNode, task!.containerId));
+    await refused(409, 'lease_held', () =>
+      new HttpNodeShim({ urls: [shimUrl()], holder: 'someone-else', retry: { maxAttempts: 1 } }).renewLease(1_000),
+    );
+    const frozen = (await container(task!.containerId))!;
+    expect(frozen.state).toBe('SUSPENDED');
+
+    // Killing the app reaches the suspended container: it must die, not sit frozen.
+    await killApp(appId);
+    expect((await finished(appId)).state).toBe('KILLED');
+    await eventually('the suspended container processes to exit', async () => frozen.processes.every((p) => procState(p.pid) === undefined || procState(p.pid) === 'Z'), 60_000);
+    expect(await container(task!.containerId)).toBeUndefined();
+  });
+});
