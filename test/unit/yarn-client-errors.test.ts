@@ -7,16 +7,21 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ReadOnlySchedulerConfError, RmProtocolError, RmRejectedError, RmUnavailableError } from '../../src/core/errors.js';
 import { RmClient, rmMessage, schedConfUpdateBody } from '../../src/yarn/client.js';
-import { FakeRm } from './yarn-fake-rm.js';
+import { FakeRm, fixture, fixtureText } from './yarn-fake-rm.js';
 
 const fastRetry = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 };
 
-const readOnlyMessage = 'Configuration change only supported by MutableConfScheduler.';
+/** Recorded error bodies (RM 3.4.1); statuses from test/fixtures/rm/manifest.json and README. */
+const appNotFound = fixtureText('error-404-app-not-found.json');
+const capacitySum = fixtureText('error-400-put-scheduler-conf-bad.json');
+const readOnlyGet = fixtureText('error-400-get-scheduler-conf-readonly.txt');
+const readOnlyPut = fixtureText('error-400-put-scheduler-conf-readonly.txt');
+const noUser = fixtureText('error-401-no-user.json');
+const moveMissingQueue = fixtureText('error-503-put-app-queue-missing-queue.json');
+const signalAbsent = fixtureText('error-500-signal-absent-container.txt');
+const JSON_TYPE = 'application/json;charset=utf-8';
 
-/** The JSON shape Jersey gives a WebApplicationException in Hadoop's GenericExceptionHandler. */
-const remoteException = (exception: string, message: string, javaClassName = `org.apache.hadoop.yarn.webapp.${exception}`) => ({
-  RemoteException: { exception, message, javaClassName },
-});
+const remoteException = (exception: string, message: string) => ({ RemoteException: { exception, message, javaClassName: `x.${exception}` } });
 
 describe('RmClient error mapping', () => {
   let rm: FakeRm;
@@ -31,20 +36,22 @@ describe('RmClient error mapping', () => {
   });
 
   it('4xx: RmRejectedError with the status and the RemoteException message, not retried', async () => {
-    rm.on('GET /apps/application_1_0001', { status: 404, body: remoteException('NotFoundException', 'app with id: application_1_0001 not found') });
+    rm.on('GET /apps/application_1_0001', { status: 404, body: appNotFound, contentType: JSON_TYPE });
     const err = await client.app('application_1_0001').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RmRejectedError);
     expect((err as RmRejectedError).status).toBe(404);
-    expect((err as RmRejectedError).message).toContain('app with id: application_1_0001 not found');
+    expect((err as RmRejectedError).message).toBe(`NotFoundException: ${JSON.parse(appNotFound).RemoteException.message}`);
+    expect((err as RmRejectedError).body).toBe(appNotFound);
     expect((err as RmRejectedError).retryable).toBe(false);
     expect(rm.callsTo('GET /apps/application_1_0001')).toBe(1);
   });
 
   it('4xx with a plain-text body (scheduler-conf style): the text is the message', async () => {
-    rm.on('PUT /scheduler-conf', { status: 400, body: 'Illegal capacity of 0.6 for children of queue root' });
+    rm.on('PUT /scheduler-conf', { status: 400, body: capacitySum, contentType: JSON_TYPE });
     const err = await client.updateSchedulerConf({ updateQueues: [{ queue: 'root.a', params: { capacity: '60' } }] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RmRejectedError);
-    expect((err as RmRejectedError).message).toBe('Illegal capacity of 0.6 for children of queue root');
+    expect((err as RmRejectedError).message).toBe(capacitySum.trim());
+    expect((err as RmRejectedError).message).toMatch(/Illegal capacity sum/);
     expect((err as RmRejectedError).status).toBe(400);
   });
 
@@ -102,10 +109,13 @@ describe('RmClient error mapping', () => {
   });
 
   it('zod failure → RmProtocolError naming the field', async () => {
-    rm.on('GET /nodes', { body: { nodes: { node: [{ id: 'h:1', rack: '/r', state: 'RUNNING', nodeHostName: 'h', numContainers: 0, usedMemoryMB: 'lots', availMemoryMB: 1, usedVirtualCores: 0, availableVirtualCores: 1 }] } } });
+    // A recorded answer with one field broken the way a future RM might change it.
+    const nodes = fixture('nodes.json');
+    nodes.nodes.node[1].usedMemoryMB = 'lots';
+    rm.on('GET /nodes', { body: nodes });
     const err = await client.nodes().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RmProtocolError);
-    expect((err as Error).message).toContain('nodes.node.0.usedMemoryMB');
+    expect((err as Error).message).toContain('nodes.node.1.usedMemoryMB');
     expect(rm.callsTo('GET /nodes')).toBe(1);
   });
 
@@ -115,15 +125,40 @@ describe('RmClient error mapping', () => {
   });
 
   it('read-only store: GET scheduler-conf refused with the MutableConfScheduler message', async () => {
-    rm.on('GET /scheduler-conf', { status: 400, body: readOnlyMessage });
+    rm.on('GET /scheduler-conf', { status: 400, body: readOnlyGet, contentType: JSON_TYPE });
     await expect(client.schedulerConf()).rejects.toBeInstanceOf(ReadOnlySchedulerConfError);
   });
 
   it('read-only store: PUT scheduler-conf refused with the MutableConfScheduler message', async () => {
-    rm.on('PUT /scheduler-conf', { status: 400, body: readOnlyMessage });
+    rm.on('PUT /scheduler-conf', { status: 400, body: readOnlyPut, contentType: JSON_TYPE });
     const err = await client.updateSchedulerConf({ updateQueues: [{ queue: 'root.default', params: { capacity: '100' } }] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ReadOnlySchedulerConfError);
-    expect((err as Error).message).toContain('MutableConfScheduler');
+    expect((err as Error).message).toContain(readOnlyPut.trim());
+  });
+
+  it('a 401 on scheduler-conf (no principal) is a rejection, not a read-only store', async () => {
+    rm.on('GET /scheduler-conf', { status: 401, body: noUser, contentType: JSON_TYPE });
+    const err = await client.schedulerConf().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RmRejectedError);
+    expect(err).not.toBeInstanceOf(ReadOnlySchedulerConfError);
+    expect((err as RmRejectedError).status).toBe(401);
+  });
+
+  it('a 503 UndeclaredThrowableException (refused move) is a rejection and is not retried', async () => {
+    rm.on('PUT /apps/application_1_0003/queue', { status: 503, body: moveMissingQueue, contentType: JSON_TYPE });
+    const err = await client.moveApp('application_1_0003', 'root.nosuchqueue').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RmRejectedError);
+    expect((err as RmRejectedError).status).toBe(503);
+    expect((err as Error).message).toMatch(/UndeclaredThrowableException/);
+    expect(rm.callsTo('PUT /apps/application_1_0003/queue')).toBe(1);
+  });
+
+  it('a 500 "Trying to signal an absent container" is a rejection and is not retried', async () => {
+    rm.on('POST /containers/container_1_0003_01_000999/signal/FORCEFUL_SHUTDOWN', { status: 500, body: signalAbsent, contentType: JSON_TYPE });
+    const err = await client.signalContainer('container_1_0003_01_000999', 'FORCEFUL_SHUTDOWN').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RmRejectedError);
+    expect((err as Error).message).toBe(signalAbsent.trim());
+    expect(rm.callsTo('POST /containers/container_1_0003_01_000999/signal/FORCEFUL_SHUTDOWN')).toBe(1);
   });
 
   it('an RM without the scheduler-conf endpoint counts as read-only', async () => {
