@@ -351,6 +351,7 @@ public final class MiniClusterMain {
         + ",\"logFile\":" + Json.str(logFile.getAbsolutePath())
         + ",\"hadoopVersion\":" + Json.str(org.apache.hadoop.util.VersionInfo.getVersion())
         + ",\"pid\":" + ProcessHandle.current().pid()
+        + ",\"shimUrl\":" + Json.str(io.schedbrain.yarn.shim.ShimServer.boundUrl())
         + ",\"nodes\":" + nodes + "}";
   }
 }
