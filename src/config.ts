@@ -23,6 +23,8 @@ export const configSchema = z
     periodMs: z.number().int().min(100).default(10_000),
     /** Directory of the embedded store. */
     stateDir: z.string().min(1).default('.schedbrain'),
+    /** Decision journal entries older than this are pruned; 0 keeps everything. */
+    journalRetentionHours: z.number().min(0).default(168),
     /** Policy to run; when omitted the stored one (or capacity-targets) runs. */
     policy: z.string().min(1).optional(),
     /** Parameters of `policy`. */
@@ -92,6 +94,7 @@ export const ENV_VARS: Record<string, { key: string; kind: Kind }> = {
   SCHEDBRAIN_PERIOD_MS: { key: 'periodMs', kind: 'number' },
   SCHEDBRAIN_STATE_DIR: { key: 'stateDir', kind: 'string' },
   SCHEDBRAIN_POLICY: { key: 'policy', kind: 'string' },
+  SCHEDBRAIN_JOURNAL_RETENTION_HOURS: { key: 'journalRetentionHours', kind: 'number' },
   SCHEDBRAIN_POLICY_PARAMS: { key: 'policyParams', kind: 'json' },
   SCHEDBRAIN_DRY_RUN: { key: 'dryRun', kind: 'boolean' },
   SCHEDBRAIN_MAX_ACTIONS_PER_CYCLE: { key: 'limits.maxActionsPerCycle', kind: 'number' },

@@ -143,6 +143,7 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       logger: log.child({ mod: 'engine' }),
       limits: cfg.limits,
       backoff: cfg.backoff,
+      journalRetentionMs: cfg.journalRetentionHours * 3600_000,
       initial: { policy: cfg.policy, params: cfg.policyParams, dryRun: cfg.dryRun },
       defaultPolicy: { name: 'capacity-targets', params: { targets: {} } },
     });

@@ -45,6 +45,13 @@ export interface EngineOptions {
    * store holds from a previous run; anything left undefined resumes the stored value.
    */
   readonly initial?: { readonly policy?: string; readonly params?: unknown; readonly dryRun?: boolean };
+  /** Journal entries older than this are pruned (checked hourly). Default 7 days; 0 keeps all. */
+  readonly journalRetentionMs?: number;
+  /**
+   * Shortest gap between cycles when a policy asks to be woken early (`wakeAtMs`).
+   * Default min(1000, periodMs).
+   */
+  readonly minWakeMs?: number;
   /** Policy used when neither the operator nor the store names one. */
   readonly defaultPolicy?: { readonly name: string; readonly params: unknown };
 }
@@ -65,6 +72,8 @@ export interface CycleReport {
   readonly error?: string;
   /** True when the statement was committed (policy state advanced). */
   readonly committed: boolean;
+  /** The policy asked to be asked again this many ms after the snapshot (wakeAtMs hint). */
+  readonly wakeInMs?: number;
 }
 
 export interface EngineStatus {
@@ -129,6 +138,7 @@ export class Engine {
   private lastSnapshot: ClusterSnapshot | undefined;
   private lastSnapshotAtMs: number | undefined;
   private ranking: PublishedRanking | undefined;
+  private lastPruneAtMs: number | undefined;
 
   constructor(private readonly opts: EngineOptions) {
     if (!(opts.periodMs > 0)) throw new SchedbrainError(`periodMs must be > 0, got ${opts.periodMs}`);
@@ -372,6 +382,8 @@ export class Engine {
    */
   private nextDelay(r: CycleReport): number {
     if (r.outcome === 'rm_unavailable' || r.outcome === 'error') return this.backoffDelay();
+    // A policy's wakeAtMs is a hint to come back sooner (never later than the period).
+    if (r.wakeInMs !== undefined && r.wakeInMs < this.periodMs) return Math.max(this.opts.minWakeMs ?? Math.min(1000, this.periodMs), r.wakeInMs);
     return this.periodMs;
   }
 
@@ -454,7 +466,20 @@ export class Engine {
     }
     const decisions = await this.journal(entries);
     this.logCycle(cycleId, cfg, decisions, notes);
-    return finish({ ...base, policy: cfg.policy.name, dryRun: cfg.dryRun, advisory, outcome, decisions, notes, error, committed: commit });
+    await this.maybePrune();
+    const wakeInMs = st.output.wakeAtMs !== undefined ? Math.max(0, st.output.wakeAtMs - snapshot.nowMs) : undefined;
+    return finish({ ...base, policy: cfg.policy.name, dryRun: cfg.dryRun, advisory, outcome, decisions, notes, error, committed: commit, wakeInMs });
+  }
+
+  private async maybePrune(): Promise<void> {
+    const keep = this.opts.journalRetentionMs ?? 7 * 24 * 3600_000;
+    const now = this.clock.now();
+    if (keep <= 0 || (this.lastPruneAtMs !== undefined && now - this.lastPruneAtMs < 3600_000)) return;
+    this.lastPruneAtMs = now;
+    await this.safely('prune the journal', async () => {
+      const n = await this.store.journal.prune(now - keep);
+      if (n) this.log.info({ pruned: n, olderThanMs: keep }, 'journal pruned');
+    });
   }
 
   private async journal(entries: NewJournalEntry[]): Promise<ReadonlyArray<NewJournalEntry | JournalEntry>> {

@@ -15,15 +15,16 @@ import { Store } from '../../src/store/store.js';
 const PERIOD = 10_000;
 
 /** A policy that emits whatever the test puts in `script.decisions` and counts its calls in state. */
-const script: { decisions: Decision[]; throwWith?: string } = { decisions: [] };
+const script: { decisions: Decision[]; throwWith?: string; wakeInMs?: number } = { decisions: [] };
 const scripted = definePolicy<{ tag: string }, { calls: number }>({
   name: 'scripted',
   description: 'test policy',
   paramsSchema: z.object({ tag: z.string().default('x') }),
   initialState: () => ({ calls: 0 }),
-  decide({ state }) {
+  decide({ state, snapshot }) {
     if (script.throwWith) throw new Error(script.throwWith);
-    return { decisions: script.decisions, state: { calls: state.calls + 1 } };
+    const wakeAtMs = script.wakeInMs === undefined ? undefined : snapshot.nowMs + script.wakeInMs;
+    return { decisions: script.decisions, state: { calls: state.calls + 1 }, wakeAtMs };
   },
 });
 
@@ -45,6 +46,7 @@ beforeEach(async () => {
   backend = new InMemoryBackend({ now: () => clock.now() });
   script.decisions = [];
   script.throwWith = undefined;
+  script.wakeInMs = undefined;
 });
 
 afterEach(async () => {
@@ -78,6 +80,29 @@ describe('engine loop', () => {
     await clock.advance(PERIOD * 3);
     expect(backend.snapshotCalls).toBe(5);
     expect(clock.pending).toBe(0);
+  });
+
+  it("treats a policy's wakeAtMs as a hint to come back sooner, with a floor", async () => {
+    const e = await makeEngine();
+    script.wakeInMs = 3000;
+    e.start();
+    await e.whenIdle();
+    expect((e.status().nextCycleAtMs as number) - clock.now()).toBe(3000);
+    script.wakeInMs = 10;
+    await clock.advance(3000);
+    expect(backend.snapshotCalls).toBe(2);
+    expect((e.status().nextCycleAtMs as number) - clock.now()).toBe(1000);
+    script.wakeInMs = PERIOD * 5;
+    await clock.advance(1000);
+    expect((e.status().nextCycleAtMs as number) - clock.now()).toBe(PERIOD);
+  });
+
+  it('prunes journal entries older than the retention', async () => {
+    await store.journal.append(clock.now() - 3 * 3600_000, [{ cycleId: 'old', policy: 'scripted', rule: 'r', reason: 'old', result: 'noop' }]);
+    await store.journal.append(clock.now() - 60_000, [{ cycleId: 'recent', policy: 'scripted', rule: 'r', reason: 'recent', result: 'noop' }]);
+    const e = await makeEngine({ journalRetentionMs: 3600_000 });
+    await e.runCycle();
+    expect((await store.journal.query({})).map((x) => x.cycleId)).toEqual(['recent']);
   });
 
   it('never overlaps cycles: a slow cycle delays the next one', async () => {
