@@ -4,7 +4,7 @@
  * decimal grid), a max-capacity for elasticity, and hysteresis so that small drifts are not sent.
  */
 import type { Decision } from '../../core/actions.js';
-import { findQueue, type ClusterSnapshot } from '../../core/model.js';
+import { walkQueues, type ClusterSnapshot, type QueueView } from '../../core/model.js';
 
 export interface ShareTier {
   readonly label: string;
@@ -99,8 +99,10 @@ export function capacityDecision(
   const update: { path: string; capacityPct: number; maxCapacityPct?: number }[] = [];
   let drift = 0;
   let maxChanged = false;
+  const byPath = new Map<string, QueueView>();
+  for (const q of walkQueues(snapshot.rootQueue)) byPath.set(q.path, q);
   for (const t of targets) {
-    const q = findQueue(snapshot.rootQueue, t.path);
+    const q = byPath.get(t.path);
     if (!q) {
       add.push({ path: t.path, capacityPct: t.capacityPct, maxCapacityPct: t.maxCapacityPct ?? 100 });
       continue;

@@ -58,6 +58,21 @@ export interface BopfWorkloadOptions {
   /** TQ jobs (default 100 / 500). */
   readonly tqJobs?: number;
   readonly seed?: number;
+  /**
+   * Bursts of uncertain size (paper §5.3.2): each LQ job's task count is multiplied by a factor
+   * drawn from N(1, lqSizeStd) (at least 0.1). Default 0: every burst is the same.
+   */
+  readonly lqSizeStd?: number;
+  /** Burst deadline to register (default: the ON period, the job's shortest completion time). */
+  readonly deadlineMs?: number;
+  /**
+   * Register the LQ with its demand distribution (normal, mean and std of the burst demand) and
+   * this alpha instead of a fixed demand (the alpha-strategy). Without it the LQ declares the
+   * mean demand (vanilla BoPF).
+   */
+  readonly alpha?: number;
+  /** How the alpha-strategy treats the two resources (default `independent`, as the paper's K-resource rule). */
+  readonly correlation?: 'independent' | 'perfect';
 }
 
 export interface BopfScenario {
@@ -207,19 +222,31 @@ export function bopfScenario(o: BopfWorkloadOptions = {}): BopfScenario {
   const shape = SHAPES[benchmark];
   const lq = 'root.lq0';
   const tqPaths = Array.from({ length: tqs }, (_, i) => `root.tq${i}`);
-  const lqJobs = Array.from({ length: bursts }, (_, k) => lqJob(rng, shape.lqStagesS, lqScale, first + k * periodMs, lq, `lq-job-${k}`));
+  const sizeStd = o.lqSizeStd ?? 0;
+  const normal = () => Math.sqrt(-2 * Math.log(1 - rng.next())) * Math.cos(2 * Math.PI * rng.next());
+  const lqJobs = Array.from({ length: bursts }, (_, k) => {
+    const f = sizeStd > 0 ? Math.max(0.1, 1 + sizeStd * normal()) : 1;
+    return lqJob(rng, shape.lqStagesS, lqScale * f, first + k * periodMs, lq, `lq-job-${k}`);
+  });
   const horizonS = (first + bursts * periodMs) / 1000;
   const tq = tqs > 0 ? tqJobs(rng, benchmark, nTq, tqPaths, 1.1 * horizonS) : [];
-  const on = Math.max(...lqJobs.map(onPeriodMs));
-  const demands = lqJobs.map(jobDemand);
-  const mean = (f: (d: { vcoreSeconds: number; memoryMBSeconds: number }) => number) => demands.reduce((s, d) => s + f(d), 0) / demands.length;
-  const lqSpec: BopfQueueSpec = {
-    name: 'lq0',
-    kind: 'LQ',
-    periodMs,
-    burstDeadlineMs: on,
-    demand: { vcoreSeconds: Math.ceil(mean((d) => d.vcoreSeconds)), memoryMBSeconds: Math.ceil(mean((d) => d.memoryMBSeconds)) },
-  };
+  // The ON period and demand of the nominal (unscaled-by-noise) job.
+  const nominal = lqJob(new Rng(0), shape.lqStagesS, lqScale, 0, lq, 'nominal');
+  const on = onPeriodMs(nominal);
+  const d = jobDemand(nominal);
+  const base = { name: 'lq0', kind: 'LQ' as const, periodMs, burstDeadlineMs: o.deadlineMs ?? on };
+  const lqSpec: BopfQueueSpec =
+    o.alpha === undefined
+      ? { ...base, demand: { vcoreSeconds: Math.ceil(d.vcoreSeconds), memoryMBSeconds: Math.ceil(d.memoryMBSeconds) } }
+      : {
+          ...base,
+          alpha: o.alpha,
+          distribution: {
+            vcoreSeconds: { kind: 'normal', mean: d.vcoreSeconds, std: d.vcoreSeconds * sizeStd },
+            memoryMBSeconds: { kind: 'normal', mean: d.memoryMBSeconds, std: d.memoryMBSeconds * sizeStd },
+            correlation: o.correlation ?? 'independent',
+          },
+        };
   const workload: Workload = {
     name: `bopf-${benchmark}`,
     jobs: [...lqJobs, ...tq],

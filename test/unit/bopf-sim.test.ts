@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { createCapacityAllocator } from '../../src/sim/capacity-allocator.js';
+import { Simulator } from '../../src/sim/engine.js';
+import type { JobSpec, Workload } from '../../src/sim/workload.js';
+import { bopfMultiLqScenario, bopfScenario, jobDemand, onPeriodMs } from '../../src/sim/workloads/bopf.js';
+import { runBopfScenario } from '../../src/sim/workloads/bopf-run.js';
+
+/** n one-vcore tasks of `ms` each in one stage, submitted at `at` to `queue`. */
+const job = (queue: string, n: number, ms: number, at = 0): JobSpec => ({
+  arrivalMs: at,
+  queue,
+  stages: [{ resource: { vcores: 1, memoryMB: 1024 }, workMs: new Array(n).fill(ms) }],
+});
+const usedVcores = (sim: Simulator, path: string) => sim.queues.get(path)!.used.vcores;
+
+describe('capacity allocator', () => {
+  const base = (queues: Workload['queues'], jobs: JobSpec[]): Simulator =>
+    new Simulator({ workload: { name: 't', jobs, queues, cluster: { nodes: 4, cores: 10, memoryMBPerNode: 100_000 } }, allocator: createCapacityAllocator });
+
+  it('fills free resources in proportion to the guaranteed capacities', () => {
+    // Both queues backlogged; 40 vcores free at once: 30 go to a (75 %), 10 to b (25 %).
+    const sim = base(
+      [
+        { path: 'root.a', capacityPct: 75, maxCapacityPct: 100 },
+        { path: 'root.b', capacityPct: 25, maxCapacityPct: 100 },
+      ],
+      [job('root.a', 100, 10_000), job('root.b', 100, 10_000)],
+    );
+    sim.runUntil(0);
+    expect(usedVcores(sim, 'root.a')).toBe(30);
+    expect(usedVcores(sim, 'root.b')).toBe(10);
+  });
+
+  it('is work conserving up to max-capacity, never past it', () => {
+    const sim = base(
+      [
+        { path: 'root.a', capacityPct: 75, maxCapacityPct: 100 },
+        { path: 'root.b', capacityPct: 25, maxCapacityPct: 50 },
+      ],
+      [job('root.a', 100, 10_000, 1000), job('root.b', 100, 10_000)],
+    );
+    sim.runUntil(0);
+    expect(usedVcores(sim, 'root.b')).toBe(20); // alone, but capped at 50 % of 40
+    sim.runUntil(1000);
+    expect(usedVcores(sim, 'root.a')).toBe(20); // a takes the idle rest
+  });
+
+  it('after an updateQueues, freed resources go by the new guarantees (no preemption)', () => {
+    const sim = base(
+      [
+        { path: 'root.a', capacityPct: 50, maxCapacityPct: 100 },
+        { path: 'root.b', capacityPct: 50, maxCapacityPct: 100 },
+      ],
+      [job('root.a', 400, 5_000), job('root.b', 40, 60_000, 1)],
+    );
+    sim.runUntil(0);
+    expect(usedVcores(sim, 'root.a')).toBe(40);
+    sim.runUntil(1);
+    expect(usedVcores(sim, 'root.b')).toBe(0); // nothing is preempted
+    sim.apply({ kind: 'updateQueues', add: [], update: [{ path: 'root.a', capacityPct: 10 }, { path: 'root.b', capacityPct: 90 }] });
+    sim.runUntil(5_000); // a's tasks finish: each queue gets its guarantee (a 10 %, b 90 %)
+    expect(usedVcores(sim, 'root.b')).toBe(36);
+    expect(usedVcores(sim, 'root.a')).toBe(4);
+  });
+});
+
+describe('BoPF workloads', () => {
+  it('LQ jobs are as wide as the cluster memory with an ON period near 27 s; queues sum to 100 %', () => {
+    const s = bopfScenario({ benchmark: 'bb', tqs: 4, seed: 3 });
+    const lqJobs = s.workload.jobs.filter((j) => j.tags?.['bopf.kind'] === 'LQ');
+    expect(lqJobs).toHaveLength(10);
+    expect(lqJobs[0].stages.map((st) => st.workMs.length)).toEqual([640, 640]); // 40 × 64 GB / 4 GB
+    expect(s.onPeriodMs).toBeGreaterThan(27_000);
+    expect(s.onPeriodMs).toBeLessThan(29_000);
+    expect(lqJobs[1].arrivalMs - lqJobs[0].arrivalMs).toBe(300_000);
+    expect(s.workload.jobs.filter((j) => j.tags?.['bopf.kind'] === 'TQ').every((j) => j.arrivalMs === 0)).toBe(true);
+    expect(s.workload.queues!.reduce((a, q) => a + q.capacityPct, 0)).toBeCloseTo(100, 9);
+    // The LQ registers its demand and the ON period as its deadline.
+    const spec = s.queueSpecs[0];
+    expect(spec).toMatchObject({ name: 'lq0', kind: 'LQ', periodMs: 300_000, burstDeadlineMs: s.onPeriodMs });
+    expect(spec.demand!.memoryMBSeconds).toBeCloseTo(jobDemand(lqJobs[0]).memoryMBSeconds, -6);
+    // TPC-DS-like LQ jobs have more stages; lq-scale multiplies the width.
+    expect(bopfScenario({ benchmark: 'tpcds', tqs: 1 }).workload.jobs[0].stages).toHaveLength(5);
+    expect(bopfScenario({ benchmark: 'bb', tqs: 1, lqScale: 2 }).workload.jobs[0].stages[0].workMs.length).toBe(1280);
+    expect(onPeriodMs(bopfScenario({ benchmark: 'bb', tqs: 1, lqScale: 2 }).workload.jobs[0])).toBeGreaterThan(54_000);
+  });
+
+  it('the three-LQ scenario is admitted hard / soft / elastic', () => {
+    const r = runBopfScenario(bopfMultiLqScenario({ horizonMs: 200_000, tqJobs: 5 }), 'bopf', { untilMs: 1000 });
+    expect(r.admission).toEqual({ tq0: 'elastic', lq0: 'hard', lq1: 'soft', lq2: 'elastic' });
+    const n = runBopfScenario(bopfMultiLqScenario({ horizonMs: 200_000, tqJobs: 5 }), 'nbopf', { untilMs: 1000 });
+    expect(n.admission).toEqual({ tq0: 'elastic', lq0: 'hard', lq1: 'elastic', lq2: 'elastic' });
+  });
+
+  it('end to end: with 4 TQs BoPF finishes LQ jobs faster than DRF, close to strict priority', () => {
+    const s = bopfScenario({ benchmark: 'bb', tqs: 4, lqBursts: 2, tqJobs: 24, seed: 2 });
+    const b = runBopfScenario(s, 'bopf');
+    const d = runBopfScenario(s, 'drf');
+    const p = runBopfScenario(s, 'sp');
+    expect(b.lq.jobs).toBe(2);
+    expect(b.lq.meanCompletion).toBeLessThan(0.8 * d.lq.meanCompletion);
+    expect(b.lq.meanCompletion).toBeLessThan(1.2 * p.lq.meanCompletion);
+    expect(b.tq.unfinished).toBe(0);
+  });
+});
