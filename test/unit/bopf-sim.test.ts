@@ -103,3 +103,45 @@ describe('BoPF workloads', () => {
     expect(b.tq.unfinished).toBe(0);
   });
 });
+
+describe('schedbrain simulate --workload bopf-…', () => {
+  const capture = async (argv: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const o = process.stdout.write.bind(process.stdout);
+    const e = process.stderr.write.bind(process.stderr);
+    process.stdout.write = ((s: string) => (out.push(String(s)), true)) as typeof process.stdout.write;
+    process.stderr.write = ((s: string) => (err.push(String(s)), true)) as typeof process.stderr.write;
+    try {
+      const { runSimulateCommand } = await import('../../src/sim/cli.js');
+      const code = await runSimulateCommand(argv);
+      return { code, out: out.join(''), err: err.join('') };
+    } finally {
+      process.stdout.write = o;
+      process.stderr.write = e;
+    }
+  };
+
+  it('runs a BoPF scenario with --tqs and --lq-scale and reports LQ/TQ completion and long-term shares as JSON', async () => {
+    const r = await capture(['--workload', 'bopf-bb', '--policy', 'bopf', '--tqs', '2', '--lq-scale', '0.5', '--bursts', '1', '--seed', '4', '--json']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j).toMatchObject({ policy: 'bopf', workload: 'bopf-bb', tqs: 2, lqScale: 0.5, seed: 4, lq: { jobs: 1 }, admission: { lq0: 'hard', tq0: 'elastic', tq1: 'elastic' } });
+    expect(j.lq.meanCompletion).toBeGreaterThan(0);
+    expect(j.tq.meanCompletion).toBeGreaterThan(0);
+    expect(Object.keys(j.longTermShares)).toEqual(['root.lq0', 'root.tq0', 'root.tq1']);
+    expect(j.timeline).toBeUndefined();
+  });
+
+  it('rejects bad options with exit code 2 and the usage', async () => {
+    let r = await capture(['--workload', 'bopf-bb', '--policy', 'bopf', '--tqs', '-1']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--tqs: expected an integer ≥ 0, got -1');
+    r = await capture(['--workload', 'bopf-xx', '--policy', 'bopf']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('unknown workload bopf-xx');
+    r = await capture(['--workload=bopf-bb', '--policy', 'nope']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('unknown policy nope');
+  });
+});
