@@ -3,11 +3,15 @@
  * test/fixtures/rm/. Bodies are written byte for byte as the RM sent them; manifest.json says
  * which request produced each file.
  *
- *   npx tsx scripts/record-fixtures.ts [--out test/fixtures/rm]
+ *   npx tsx scripts/record-fixtures.ts [--out test/fixtures/rm] [--overwrite]
+ *
+ * Unit tests refer to ids in the existing recordings, so by default only missing files are
+ * written (the requests still all run: later ones depend on earlier ones); --overwrite re-records
+ * everything. manifest.json keeps, per file, the run (recordedAt) it comes from.
  *
  * Set SCHEDBRAIN_IT_RM_URL + SCHEDBRAIN_IT_CONF_DIR to record from an already running cluster.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { repoRoot } from '../src/yarn/adapter-build.js';
 import { startMiniCluster, type MiniCluster } from '../src/yarn/minicluster.js';
@@ -16,6 +20,8 @@ import { submitJob } from '../src/yarn/workload.js';
 const outArg = process.argv.indexOf('--out');
 const outDir = resolve(outArg >= 0 ? process.argv[outArg + 1] : join(repoRoot, 'test', 'fixtures', 'rm'));
 const USER = 'schedbrain';
+const overwrite = process.argv.includes('--overwrite');
+const runAt = new Date().toISOString();
 
 interface Entry {
   file: string;
@@ -24,7 +30,11 @@ interface Entry {
   requestBody?: unknown;
   status: number;
   contentType: string | null;
+  location?: string;
   note?: string;
+  /** Start of the recording run the file comes from. */
+  recordedAt?: string;
+  hadoopVersion?: string;
 }
 const manifest: Entry[] = [];
 
@@ -49,8 +59,24 @@ async function call(
 
 async function record(rmUrl: string, file: string, method: string, path: string, body?: unknown, note?: string) {
   const r = await call(rmUrl, method, path, body);
-  writeFileSync(join(outDir, file), r.text);
-  manifest.push({ file, method, path, requestBody: body, status: r.status, contentType: r.contentType, note });
+  const target = join(outDir, file);
+  if (!overwrite && existsSync(target)) {
+    console.error(`${r.status} ${method} ${path} (kept existing ${file})`);
+    return r;
+  }
+  writeFileSync(target, r.text);
+  manifest.push({
+    recordedAt: runAt,
+    hadoopVersion,
+    file,
+    method,
+    path,
+    requestBody: body,
+    status: r.status,
+    contentType: r.contentType,
+    ...(r.location ? { location: r.location } : {}),
+    note,
+  });
   console.error(`${r.status} ${method} ${path} -> ${file}`);
   return r;
 }
@@ -70,6 +96,8 @@ async function json(rmUrl: string, path: string): Promise<any> {
   return JSON.parse(r.text);
 }
 
+let hadoopVersion = 'unknown';
+
 async function main() {
   mkdirSync(outDir, { recursive: true });
   let cluster: MiniCluster | undefined;
@@ -82,6 +110,7 @@ async function main() {
     console.error(`mini cluster up at ${rmUrl}`);
   }
   const ws = '/ws/v1/cluster';
+  hadoopVersion = (await json(rmUrl, `${ws}/info`)).clusterInfo.hadoopVersion;
   try {
     // Before any app.
     await record(rmUrl, 'apps-empty.json', 'GET', `${ws}/apps`, undefined, 'no application submitted yet');
@@ -174,14 +203,46 @@ async function main() {
     await record(rmUrl, 'app-killed.json', 'GET', `${ws}/apps/${appId}`);
     await record(rmUrl, 'metrics-after-kill.json', 'GET', `${ws}/metrics`);
 
-    writeFileSync(
-      join(outDir, 'manifest.json'),
-      JSON.stringify({ recordedAt: new Date().toISOString(), hadoopVersion: cluster?.hadoopVersion ?? 'external', entries: manifest }, null, 2) + '\n',
-    );
-    console.error(`wrote ${manifest.length} recordings to ${outDir}`);
+    // Removing a queue: stop it first, then remove it and give its capacity back in one change.
+    await record(rmUrl, 'put-scheduler-conf-stop-queue.txt', 'PUT', `${ws}/scheduler-conf?user.name=${USER}`, {
+      'update-queue': [{ 'queue-name': 'root.batch', params: { entry: [{ key: 'state', value: 'STOPPED' }] } }],
+    });
+    await record(rmUrl, 'scheduler-stopped-queue.json', 'GET', `${ws}/scheduler`, undefined, 'root.batch STOPPED');
+    await record(rmUrl, 'put-scheduler-conf-remove-queue.txt', 'PUT', `${ws}/scheduler-conf?user.name=${USER}`, {
+      'remove-queue': 'root.batch',
+      'update-queue': [{ 'queue-name': 'root.default', params: { entry: [{ key: 'capacity', value: '100' }] } }],
+    });
+    await record(rmUrl, 'scheduler-conf-after-remove.json', 'GET', `${ws}/scheduler-conf?user.name=${USER}`);
+
   } finally {
     await cluster?.stop();
   }
+
+  // A cluster with the stock read-only (file) scheduler configuration store.
+  if (cluster) {
+    const ro = await startMiniCluster({ nodes: 1, confStore: 'file' });
+    try {
+      await record(ro.rmUrl, 'error-400-scheduler-conf-get-file-store.txt', 'GET', `${ws}/scheduler-conf?user.name=${USER}`, undefined, 'yarn.scheduler.configuration.store.class=file');
+      await record(ro.rmUrl, 'error-400-put-scheduler-conf-file-store.txt', 'PUT', `${ws}/scheduler-conf?user.name=${USER}`, {
+        'update-queue': [{ 'queue-name': 'root.default', params: { entry: [{ key: 'maximum-capacity', value: '90' }] } }],
+      }, 'yarn.scheduler.configuration.store.class=file');
+    } finally {
+      await ro.stop();
+    }
+  }
+
+  // Merge: entries of files this run did not write stay as they were.
+  const manifestFile = join(outDir, 'manifest.json');
+  let kept: Entry[] = [];
+  if (!overwrite && existsSync(manifestFile)) {
+    const old = JSON.parse(readFileSync(manifestFile, 'utf8')) as { recordedAt?: string; hadoopVersion?: string; entries: Entry[] };
+    const written = new Set(manifest.map((e) => e.file));
+    kept = old.entries
+      .filter((e) => !written.has(e.file))
+      .map((e) => ({ recordedAt: old.recordedAt, hadoopVersion: old.hadoopVersion, ...e }));
+  }
+  writeFileSync(manifestFile, JSON.stringify({ entries: [...kept, ...manifest] }, null, 2) + '\n');
+  console.error(`wrote ${manifest.length} recordings to ${outDir} (${kept.length} kept)`);
 }
 
 main().catch((e) => {

@@ -48,6 +48,11 @@ export interface StartMiniClusterOptions {
   /** Every stdout/stderr line of the cluster JVM (its log file has the details). */
   onLog?: (line: string) => void;
   startTimeoutMs?: number;
+  /**
+   * Scheduler configuration store: 'memory' (default; PUT /scheduler-conf works) or 'file'
+   * (stock read-only configuration, to exercise the refusal paths).
+   */
+  confStore?: 'memory' | 'file';
   /** Grace period for stop() before SIGKILL. */
   stopTimeoutMs?: number;
 }
@@ -108,6 +113,8 @@ export async function startMiniCluster(opts: StartMiniClusterOptions = {}): Prom
     String(opts.nmVcores ?? 4),
     '--rm-web-port',
     String(opts.rmWebPort ?? 0),
+    '--conf-store',
+    opts.confStore ?? 'memory',
   ];
   // cwd = workDir: anything Hadoop writes relative to the working directory stays there.
   const child: ChildProcessByStdio<Writable, Readable, Readable> = spawn(findJava(), args, {

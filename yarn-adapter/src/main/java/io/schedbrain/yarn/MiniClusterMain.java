@@ -69,7 +69,23 @@ public final class MiniClusterMain {
     System.setProperty("test.build.data", new File(workDir, "data").getAbsolutePath());
     System.setProperty("hadoop.log.dir", new File(workDir, "logs").getAbsolutePath());
 
+    // The RM reads its initial queues from capacity-scheduler.xml on the classpath (the Hadoop
+    // test jars ship one). Serve ours first; set before any Configuration exists, since each
+    // Configuration captures the context class loader when it is created.
+    File csXml = writeCapacitySchedulerXml(new File(workDir, "rm-conf"));
+    Thread.currentThread().setContextClassLoader(new OverridingClassLoader(
+        Thread.currentThread().getContextClassLoader(), "capacity-scheduler.xml", csXml));
+
     YarnConfiguration conf = clusterConf(nmMemoryMb, nmVcores, rmWebPort);
+    String confStore = a.get("--conf-store", YarnConfiguration.MEMORY_CONFIGURATION_STORE);
+    // "file" = stock read-only scheduler configuration (PUT /scheduler-conf is refused).
+    conf.set(YarnConfiguration.SCHEDULER_CONFIGURATION_STORE_CLASS, confStore);
+    if (a.get("--web-auth", "simple").equals("hadoop-default")) {
+      // Hadoop's own defaults (to check what a stock cluster does with ?user.name=).
+      conf.unset("hadoop.http.filter.initializers");
+      conf.unset("hadoop.http.authentication.type");
+      conf.unset("hadoop.http.authentication.simple.anonymous.allowed");
+    }
     ShimConfig.apply(conf);
 
     // NM web servers off: Guice's servlet pipeline is static, so in one JVM the last web app
@@ -84,12 +100,6 @@ public final class MiniClusterMain {
       }
     };
     Runtime.getRuntime().addShutdownHook(new Thread(stop, "minicluster-shutdown"));
-
-    // With a mutable store the RM reads its initial queues only from capacity-scheduler.xml on
-    // the classpath (and the Hadoop test jars ship one): serve ours first.
-    File csXml = writeCapacitySchedulerXml(new File(workDir, "rm-conf"));
-    Thread.currentThread().setContextClassLoader(new OverridingClassLoader(
-        Thread.currentThread().getContextClassLoader(), "capacity-scheduler.xml", csXml));
 
     cluster.init(conf);
     cluster.start();
