@@ -34,6 +34,8 @@ export interface MiniCluster {
   /** The cluster JVM's log file. */
   logFile: string;
   hadoopVersion: string;
+  /** The schedbrain shim in the cluster JVM (serves both the NodeManager and RM roles), if it loaded. */
+  shimUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -77,6 +79,7 @@ interface ReadyInfo {
   logFile: string;
   hadoopVersion: string;
   pid: number;
+  shimUrl?: string | null;
   nodes: MiniClusterNode[];
 }
 
@@ -226,6 +229,7 @@ export async function startMiniCluster(opts: StartMiniClusterOptions = {}): Prom
     schedulerAddress: info.schedulerAddress,
     logFile: info.logFile,
     hadoopVersion: info.hadoopVersion,
+    ...(info.shimUrl ? { shimUrl: info.shimUrl } : {}),
     stop,
   };
 }

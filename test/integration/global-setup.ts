@@ -3,7 +3,8 @@
  * (src/yarn/minicluster.ts), provides rmUrl / confDir / miniNodes, and stops it at the end.
  *
  * To run against an already running cluster instead, set SCHEDBRAIN_IT_RM_URL (and
- * SCHEDBRAIN_IT_CONF_DIR, the directory with its client yarn-site.xml, for tests that submit jobs).
+ * SCHEDBRAIN_IT_CONF_DIR, the directory with its client yarn-site.xml, for tests that submit jobs;
+ * SCHEDBRAIN_IT_SHIM_URL for the shim).
  * SCHEDBRAIN_IT_NODES / SCHEDBRAIN_IT_NM_MEMORY_MB / SCHEDBRAIN_IT_NM_VCORES size the embedded one.
  */
 import type { TestProject } from 'vitest/node';
@@ -29,6 +30,7 @@ export default async function setup(project: TestProject) {
     project.provide('rmUrl', rmUrl);
     project.provide('confDir', process.env.SCHEDBRAIN_IT_CONF_DIR ?? '');
     project.provide('miniNodes', await nodesOf(rmUrl));
+    project.provide('shimUrl', process.env.SCHEDBRAIN_IT_SHIM_URL ?? '');
     return;
   }
   const cluster = await startMiniCluster({
@@ -40,6 +42,7 @@ export default async function setup(project: TestProject) {
   project.provide('rmUrl', cluster.rmUrl);
   project.provide('confDir', cluster.confDir);
   project.provide('miniNodes', cluster.nodes);
+  project.provide('shimUrl', cluster.shimUrl ?? '');
   return async () => {
     await cluster.stop();
   };

@@ -9,5 +9,7 @@ declare module 'vitest' {
     confDir: string;
     /** The cluster's NodeManagers (nodeId = host:port as the RM names them). */
     miniNodes: { nodeId: string; httpAddress: string }[];
+    /** The schedbrain shim's URL ('' when the cluster runs without it). */
+    shimUrl: string;
   }
 }
