@@ -249,7 +249,7 @@ describe('apply', () => {
 
     it('a read-only store fails, not retryable, saying so', async () => {
       rm.on('GET /scheduler', { body: fixtureText('scheduler-idle.json'), contentType: JSON_TYPE });
-      rm.on('PUT /scheduler-conf', { status: 400, body: fixtureText('error-400-put-scheduler-conf-readonly.txt'), contentType: JSON_TYPE });
+      rm.on('PUT /scheduler-conf', { status: 400, body: fixtureText('error-400-put-scheduler-conf-file-store.txt'), contentType: JSON_TYPE });
       const outcome = await backendFor().apply(action);
       expect(outcome).toMatchObject({ status: 'failed', retryable: false });
       if (outcome.status === 'failed') expect(outcome.error).toMatch(/read-only/);
@@ -391,7 +391,7 @@ describe('capabilities', () => {
   });
 
   it('read-only store → queueWrites false with the reason', async () => {
-    rm.on('GET /scheduler-conf', { status: 400, body: fixtureText('error-400-get-scheduler-conf-readonly.txt'), contentType: JSON_TYPE });
+    rm.on('GET /scheduler-conf', { status: 400, body: fixtureText('error-400-scheduler-conf-get-file-store.txt'), contentType: JSON_TYPE });
     const caps = await backendFor().capabilities();
     expect(caps.queueWrites).toBe(false);
     expect(caps.notes.find((n) => n.startsWith('queueWrites:'))).toMatch(/read-only/);

@@ -14,8 +14,8 @@ const fastRetry = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 };
 /** Recorded error bodies (RM 3.4.1); statuses from test/fixtures/rm/manifest.json and README. */
 const appNotFound = fixtureText('error-404-app-not-found.json');
 const capacitySum = fixtureText('error-400-put-scheduler-conf-bad.json');
-const readOnlyGet = fixtureText('error-400-get-scheduler-conf-readonly.txt');
-const readOnlyPut = fixtureText('error-400-put-scheduler-conf-readonly.txt');
+const readOnlyGet = fixtureText('error-400-scheduler-conf-get-file-store.txt');
+const readOnlyPut = fixtureText('error-400-put-scheduler-conf-file-store.txt');
 const noUser = fixtureText('error-401-no-user.json');
 const moveMissingQueue = fixtureText('error-503-put-app-queue-missing-queue.json');
 const signalAbsent = fixtureText('error-500-signal-absent-container.txt');
