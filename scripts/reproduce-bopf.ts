@@ -191,7 +191,7 @@ if (only.has('fig12')) {
     const rv = run(van, 'bopf');
     const ra = run(alp, 'bopf');
     const onTime = (r: BopfRunResult) => r.lq.completions.filter((c) => c <= 60).length / Math.max(1, r.lq.completions.length);
-    const dv = van.queueSpecs[0].demand!.memoryMBSeconds;
+    const dv = lqSpecOf(van).demand!.memoryMBSeconds;
     const da = requested(alp);
     data[sd] = { vanilla: { onTime: onTime(rv), share: rv.longTermShares, class: rv.admission?.lq0 }, alpha: { onTime: onTime(ra), share: ra.longTermShares, requestedVsVanilla: da / dv, class: ra.admission?.lq0 } };
     rows.push(
@@ -211,9 +211,13 @@ if (only.has('fig12')) {
   );
 }
 
+function lqSpecOf(s: BopfScenario) {
+  return s.queueSpecs.find((q) => q.kind === 'LQ')!;
+}
+
 /** Memory demand the LQ registers (the alpha-strategy's quantile when it has a distribution). */
 function requested(s: BopfScenario): number {
-  return resolveDemand(s.queueSpecs[0]).demand.memoryMBSeconds;
+  return resolveDemand(lqSpecOf(s)).demand.memoryMBSeconds;
 }
 
 /** Stacked-area SVG of each queue's dominant share over time. */

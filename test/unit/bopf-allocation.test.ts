@@ -222,6 +222,10 @@ describe('BoPF policy cycle', () => {
     expect(a.update).toEqual([{ path: 'root.default', capacityPct: 0 }]);
     const sum = [...a.add, ...a.update].reduce((s, q) => s + q.capacityPct, 0);
     expect(sum).toBeCloseTo(100, 9);
+    // Optionally, leaves that are not admitted are shut (max-capacity 0).
+    const shut = bopfPolicy.paramsSchema.parse({ queues: specs, unadmittedMaxCapacityPct: 0 });
+    const o2 = bopfPolicy.decide({ snapshot: snapshotWith([leaf('root.default', 100)], []), params: shut, state: bopfPolicy.initialState(shut) });
+    expect((o2.decisions[0].action as { update: unknown[] }).update).toEqual([{ path: 'root.default', capacityPct: 0, maxCapacityPct: 0 }]);
   });
 
   it('N-BoPF makes the would-be soft LQ elastic', () => {

@@ -76,7 +76,8 @@ describe('BoPF workloads', () => {
     expect(s.workload.jobs.filter((j) => j.tags?.['bopf.kind'] === 'TQ').every((j) => j.arrivalMs === 0)).toBe(true);
     expect(s.workload.queues!.reduce((a, q) => a + q.capacityPct, 0)).toBeCloseTo(100, 9);
     // The LQ registers its demand and the ON period as its deadline.
-    const spec = s.queueSpecs[0];
+    const spec = s.queueSpecs.find((q) => q.kind === 'LQ')!;
+    expect(s.queueSpecs.map((q) => q.name)).toEqual(['tq0', 'tq1', 'tq2', 'tq3', 'lq0']); // TQs exist first
     expect(spec).toMatchObject({ name: 'lq0', kind: 'LQ', periodMs: 300_000, burstDeadlineMs: s.onPeriodMs });
     expect(spec.demand!.memoryMBSeconds).toBeCloseTo(jobDemand(lqJobs[0]).memoryMBSeconds, -6);
     // TPC-DS-like LQ jobs have more stages; lq-scale multiplies the width.

@@ -47,6 +47,11 @@ export const bopfParamsSchema = z.object({
   capacityDecimals: z.number().int().min(0).max(3).default(1),
   /** Max-capacity of admitted leaves (elasticity: > capacity lets a queue use idle resources). */
   maxCapacityPct: z.number().min(0).max(100).default(100),
+  /**
+   * Max-capacity for leaves under the parent that are not admitted (unregistered or rejected).
+   * Unset: left as it is (they get no guarantee but may still use idle resources); 0 shuts them.
+   */
+  unadmittedMaxCapacityPct: z.number().min(0).max(100).optional(),
   /** A new burst may open this fraction of a period early (arrival detection jitter). */
   burstGraceFraction: z.number().min(0).max(0.5).default(0.05),
   /**
@@ -226,7 +231,11 @@ export function makeBopfPolicy(name: string, variant: Variant, description: stri
       const targets: CapacityTarget[] = leaves.map((path) => ({
         path,
         capacityPct: plan.pct.get(path)!,
-        ...(admitted.has(path) ? { maxCapacityPct: params.maxCapacityPct } : {}),
+        ...(admitted.has(path)
+          ? { maxCapacityPct: params.maxCapacityPct }
+          : params.unadmittedMaxCapacityPct !== undefined
+            ? { maxCapacityPct: params.unadmittedMaxCapacityPct }
+            : {}),
         why: alloc.get(path)!.why,
       }));
       const { decision, note } = capacityDecision(snapshot, targets, { policy: name, rule: 'allocate', hysteresisPct: params.hysteresisPct });

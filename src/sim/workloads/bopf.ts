@@ -77,7 +77,7 @@ export interface BopfWorkloadOptions {
 
 export interface BopfScenario {
   readonly workload: Workload;
-  /** Registrations for `bopf` / `nbopf` (`queues` parameter), LQs first. */
+  /** Registrations for `bopf` / `nbopf` (`queues` parameter), in registration order (TQs first). */
   readonly queueSpecs: BopfQueueSpec[];
   /** Leaf names of the LQs (the `sp` policy's `latencyQueues`). */
   readonly latencyQueues: string[];
@@ -255,7 +255,9 @@ export function bopfScenario(o: BopfWorkloadOptions = {}): BopfScenario {
   };
   return {
     workload,
-    queueSpecs: [lqSpec, ...tqPaths.map((p) => ({ name: p.slice(5), kind: 'TQ' as const }))],
+    // TQs are registered first (the paper: "we assume that TQs are already available"), so the
+    // LQ is judged with every queue counted (N' = TQs + 1).
+    queueSpecs: [...tqPaths.map((p) => ({ name: p.slice(5), kind: 'TQ' as const })), lqSpec],
     latencyQueues: ['lq0'],
     lqQueues: [lq],
     tqQueues: tqPaths,
