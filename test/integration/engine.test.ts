@@ -20,7 +20,7 @@ import { YarnBackend } from '../../src/yarn/backend.js';
 const rmUrl = inject('rmUrl');
 const testQueue = `root.sbeng${Date.now() % 100_000}`;
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000, everyMs = 250): Promise<T> {
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, diag?: () => Promise<string>, timeoutMs = 90_000, everyMs = 250): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -30,7 +30,7 @@ async function eventually<T>(what: string, probe: () => Promise<T | undefined>, 
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}${diag ? `\n${await diag()}` : ''}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
@@ -94,9 +94,11 @@ describe('engine against a real ResourceManager', () => {
 
   /** Targets moving `pct` points from root.default to the test queue; other root children untouched. */
   const targetsFor = (pct: number) => ({ targets: { 'root.default': { capacityPct: originalDefault - pct }, [testQueue]: { capacityPct: pct } } });
+  /** Capacities as the RM reports them, rounded to 0.01 (it stores floats: 15 reads back as 15.000001). */
   const readCaps = async () => {
     const s = await direct.snapshot();
-    return { def: queues(s.rootQueue, 'root.default').capacityPct, test: queues(s.rootQueue, testQueue).capacityPct };
+    const r = (x: number) => Math.round(x * 100) / 100;
+    return { def: r(queues(s.rootQueue, 'root.default').capacityPct), test: r(queues(s.rootQueue, testQueue).capacityPct) };
   };
 
   beforeAll(async () => {
@@ -175,10 +177,14 @@ describe('engine against a real ResourceManager', () => {
       expect(engine.metrics.rmErrors.get()).toBeGreaterThanOrEqual(2);
 
       proxy.setCut(false);
-      const after = await eventually('the change to be applied once the RM is back', async () => {
-        const c = await readCaps();
-        return c.test === 15 ? c : undefined;
-      });
+      const after = await eventually(
+        'the change to be applied once the RM is back',
+        async () => {
+          const c = await readCaps();
+          return c.test === 15 ? c : undefined;
+        },
+        async () => `status: ${JSON.stringify(engine.status())}\ncluster: ${JSON.stringify(await readCaps())}\njournal: ${JSON.stringify(await store.journal.query({ limit: 3 }))}`,
+      );
       expect(after).toEqual({ def: originalDefault - 15, test: 15 });
       expect(engine.status()).toMatchObject({ rmReachable: true, consecutiveRmFailures: 0, running: true });
       const applied = await store.journal.query({ limit: 5 });
