@@ -241,9 +241,10 @@ export class YarnBackend implements ClusterBackend {
   async capabilities(): Promise<Capabilities> {
     const notes: string[] = [];
     let queueWrites = false;
-    let conf: Map<string, string> | undefined;
     try {
-      conf = await this.client.schedulerConf();
+      // Readable means mutable: the RM only serves it from a mutable store. (Multi-node placement
+      // keys are not checked here: they may live in yarn-site.xml, which this endpoint omits.)
+      await this.client.schedulerConf();
       queueWrites = true;
     } catch (err) {
       if (err instanceof ReadOnlySchedulerConfError) {
@@ -267,9 +268,6 @@ export class YarnBackend implements ClusterBackend {
         notes.push(`containerSuspend: NodeManager shim unreachable: ${(err as Error).message}`);
         notes.push(`nodeRanking: NodeManager shim unreachable: ${(err as Error).message}`);
       }
-    }
-    if (shimReachable && conf && conf.get('yarn.scheduler.capacity.multi-node-placement-enabled') !== 'true') {
-      notes.push('nodeRanking: yarn.scheduler.capacity.multi-node-placement-enabled is not true in the scheduler configuration; the ranking may be ignored');
     }
     return { queueWrites, containerSuspend: shimReachable, nodeRanking: shimReachable, notes };
   }
