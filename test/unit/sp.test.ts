@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import type { AppView, QueueView } from '../../src/core/model.js';
+import { buildSnapshot } from '../../src/core/snapshot.js';
+import { spPolicy } from '../../src/policies/sp/index.js';
+
+const C = { vcores: 10, memoryMB: 10_240 };
+const leaf = (path: string, capacityPct: number): QueueView => ({
+  path, name: path.split('.').pop()!, state: 'RUNNING', capacityPct, maxCapacityPct: 100, absoluteCapacityPct: capacityPct, absoluteMaxCapacityPct: 100,
+  usedCapacityPct: 0, used: { memoryMB: 0, vcores: 0 }, numApplications: 0, children: [],
+});
+const app = (id: string, queue: string, pending: number): AppView => ({
+  id, name: id, user: 'u', queue, state: 'RUNNING', priority: 0, submittedAtMs: 0, pendingContainers: pending,
+  pendingContainerResource: { vcores: 1, memoryMB: 0 }, runningContainers: 0, allocated: { vcores: 0, memoryMB: 0 }, tags: {},
+});
+const snap = (apps: AppView[]) => {
+  const leaves = [leaf('root.lq', 34), leaf('root.lq2', 33), leaf('root.tq', 33)];
+  const node = { id: 'n', state: 'RUNNING' as const, rack: '/r', capacity: C, physicalCapacity: C, used: { memoryMB: 0, vcores: 0 }, containerIds: [] };
+  return buildSnapshot({ nowMs: 0, nodes: [node], apps, containers: [], rootQueue: { ...leaf('root', 100), name: 'root', children: leaves } });
+};
+const caps = (out: ReturnType<typeof spPolicy.decide>) =>
+  Object.fromEntries((out.decisions[0].action as { update: { path: string; capacityPct: number }[] }).update.map((u) => [u.path, u.capacityPct]));
+
+describe('strict priority', () => {
+  const params = spPolicy.paramsSchema.parse({ latencyQueues: ['lq', 'lq2'] });
+
+  it('gives latency queues all they can use first, then the rest to the others', () => {
+    const out = spPolicy.decide({ snapshot: snap([app('1', 'lq', 7), app('2', 'tq', 100)]), params, state: {} });
+    expect(caps(out)).toEqual({ 'root.lq': 70, 'root.lq2': 0, 'root.tq': 30 });
+  });
+
+  it('shares by DRF among latency queues when they conflict; TQs starve', () => {
+    const out = spPolicy.decide({ snapshot: snap([app('1', 'lq', 100), app('2', 'lq2', 100), app('3', 'tq', 100)]), params, state: {} });
+    expect(caps(out)).toEqual({ 'root.lq': 50, 'root.lq2': 50, 'root.tq': 0 });
+  });
+
+  it('spreads unused capacity equally when nobody asks', () => {
+    const out = spPolicy.decide({ snapshot: snap([]), params: { ...params, hysteresisPct: 0 }, state: {} });
+    expect(Object.values(caps(out)).reduce((a, b) => a + b, 0)).toBeCloseTo(100, 9);
+    expect(caps(out)['root.tq']).toBeCloseTo(33.3, 9);
+  });
+});
