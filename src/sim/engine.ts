@@ -201,6 +201,8 @@ export class SimApp implements AppView {
   readonly stageChildren: number[][];
   tasksLeft: number;
   containerSeq = 0;
+  /** `container_0_<app number>_01_`: container ids are this plus a 6-digit sequence. */
+  readonly containerPrefix: string;
 
   constructor(
     readonly id: AppId,
@@ -226,6 +228,7 @@ export class SimApp implements AppView {
       }
     });
     this.tasksLeft = taskCount(spec);
+    this.containerPrefix = `container_0_${id.slice(id.lastIndexOf('_') + 1)}_01_`;
   }
 
   get isActive(): boolean {
@@ -621,7 +624,8 @@ export class Simulator {
     app.pendingContainers--;
     const now = this.clock.now;
     const st = app.spec.stages[seg.stage];
-    const id = `container_0_${app.id.slice(14)}_01_${String(++app.containerSeq).padStart(6, '0')}`;
+    const seq = ++app.containerSeq;
+    const id = app.containerPrefix + (seq < 10 ? '00000' : seq < 100 ? '0000' : seq < 1000 ? '000' : seq < 10000 ? '00' : seq < 100000 ? '0' : '') + seq;
     const c = new SimContainer(id, app, node, seg.stage, task, st.workMs[task], now, this.clock);
     const r = c.resource;
     // Bring the node's running containers up to date before this one joins them.
