@@ -4,8 +4,8 @@
  * the RM going away and coming back (a TCP proxy between the backend and the RM is cut and
  * restored): no crash, no writes while away, resumes after.
  *
- * The cluster is shared: this file adds one queue (`root.sbengNNNNN`, 0 % when done) and restores
- * the capacities it changed.
+ * The cluster is shared: this file adds one queue (`root.sbengNNNNN`) and removes it at the end,
+ * restoring root.default's capacity.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -116,7 +116,12 @@ describe('engine against a real ResourceManager', () => {
     await store?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
     if (direct && originalDefault !== undefined) {
+      // Back to 0 %, then STOPPED, then removed together with the sibling restore.
       await direct.apply({ kind: 'updateQueues', add: [], update: [{ path: 'root.default', capacityPct: originalDefault }, { path: testQueue, capacityPct: 0 }] });
+      await direct.client.updateSchedulerConf({ updateQueues: [{ queue: testQueue, params: { state: 'STOPPED' } }] }).catch(() => undefined);
+      await direct.client
+        .updateSchedulerConf({ removeQueues: [testQueue], updateQueues: [{ queue: 'root.default', params: { capacity: String(originalDefault) } }] })
+        .catch((e: unknown) => console.warn(`could not remove ${testQueue}: ${(e as Error).message}`));
     }
   });
 
