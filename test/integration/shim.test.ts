@@ -48,14 +48,19 @@ async function eventually<T>(what: string, probe: () => Promise<T | undefined | 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** State letter of /proc/<pid>/stat (the shim runs on this host: the mini cluster is local). */
-function procState(pid: number): string | undefined {
+/** Fields 3.. of /proc/<pid>/stat (state, ppid, pgrp, session, ...); the mini cluster is local. */
+function procStat(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined; // gone
   }
+}
+
+/** State letter of a process (R, S, T, Z, ...), undefined when it is gone. */
+function procState(pid: number): string | undefined {
+  return procStat(pid)?.[0];
 }
 
 async function rmApp(appId: string): Promise<{ state: string; finalStatus: string }> {
@@ -122,6 +127,11 @@ describe('NodeManager/ResourceManager shim on the mini YARN', () => {
     apps.push(appId);
     const [task] = await runningTasks(appId, 1, 300);
     await shim.renewLease(60_000);
+
+    // DefaultContainerExecutor starts the launch script with `exec setsid`: the pid-file pid leads
+    // its own session and process group, which is what suspend signals.
+    const [, , pgrp, session] = procStat(task!.pid)!;
+    expect({ pgrp: Number(pgrp), session: Number(session) }).toEqual({ pgrp: task!.pid, session: task!.pid });
 
     const suspended = await shim.suspendContainer(task!.nodeId, task!.containerId);
     expect(suspended.state).toBe('SUSPENDED');
