@@ -2,9 +2,12 @@
  * The embedded YARN cluster and the real test workload: nodes registered, a job's task containers
  * really run on the NodeManagers (visible through the RM and as OS processes), and finish.
  */
-import { readFileSync, readlinkSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readlinkSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { submitJob } from '../../src/yarn/workload.js';
+import { MiniClusterStartError, startMiniCluster } from '../../src/yarn/minicluster.js';
+import { JobSubmitError, submitJob } from '../../src/yarn/workload.js';
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
@@ -189,5 +192,31 @@ describe('embedded YARN cluster', () => {
     await eventually('task process gone after kill', async () =>
       processesOfContainer(task.containerId).length === 0 ? true : undefined,
     );
+  });
+
+  it('a start that cannot become ready fails with a typed error and leaves no JVM behind', async () => {
+    const workDir = mkdtempSync(join(tmpdir(), 'schedbrain-mini-timeout-'));
+    try {
+      const err = await startMiniCluster({ workDir, startTimeoutMs: 200 }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(MiniClusterStartError);
+      expect((err as Error).message).toMatch(/not ready within 200 ms/);
+      const leftovers = readdirSync('/proc').filter((e) => {
+        if (!/^\d+$/.test(e)) return false;
+        try {
+          return readFileSync(`/proc/${e}/cmdline`, 'utf8').includes(workDir);
+        } catch {
+          return false;
+        }
+      });
+      expect(leftovers).toEqual([]);
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+
+  it('rejects an invalid job spec with a typed error', async () => {
+    await expect(
+      submitJob(confDir, { name: 'it-bad', containers: 0, command: { kind: 'sleep', seconds: 1 } }),
+    ).rejects.toBeInstanceOf(JobSubmitError);
   });
 });
