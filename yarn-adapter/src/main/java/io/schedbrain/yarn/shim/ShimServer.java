@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * The shim's HTTP endpoint: one per JVM, shared by every NodeManager executor and the RM
  * placement plugin in that JVM (a MiniYARNCluster runs them all in one JVM; on a real cluster
  * there is one per NodeManager and one in the ResourceManager). JDK HttpServer, JSON bodies; the
- * wire format is {@code schedbrain-shim-contract.json} (on the classpath next to this class's
- * package root), which the TypeScript client checks itself against.
+ * wire format is {@code schedbrain-shim-contract.json} (at the root of the adapter jar), which the
+ * Java tests and the TypeScript client both check themselves against.
  *
  * <p>Every refusal is {@code {"error": code, "reason": text}} with a 4xx status and changes nothing.
  */
@@ -50,26 +50,29 @@ public final class ShimServer {
 
   /**
    * Starts the JVM's server on first use, or returns the running one (adding {@code role}).
-   * {@code conf} may be null (the RM plugin gets no Configuration).
+   * {@code conf} may be null (the RM plugin gets no Configuration). Never throws: when the port
+   * cannot be bound the daemon keeps running with stock behaviour (no suspension requests can
+   * arrive, the RM plugin uses the stock order) and the error is logged; {@link #url} is null.
    */
   public static synchronized ShimServer ensureStarted(Role role, Configuration conf) {
     if (instance == null) {
       Configuration c = conf != null ? conf : new Configuration(false);
-      String host = c.getTrimmed(ShimConfig.BIND_ADDRESS, ShimConfig.DEFAULT_BIND_ADDRESS);
-      int port = portFor(role, c);
       ShimServer s = new ShimServer(ContainerRegistry.system(), RankingStore.get());
-      try {
-        s.start(host, port);
-      } catch (IOException e) {
-        throw new IllegalStateException("schedbrain shim cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
-      }
       s.containers.startWatchdog(c.getLong(ShimConfig.WATCHDOG_INTERVAL_MS, ShimConfig.DEFAULT_WATCHDOG_INTERVAL_MS));
-      System.setProperty(ShimConfig.URL_PROPERTY, s.url());
-      String urlFile = c.getTrimmed(ShimConfig.URL_FILE);
-      if (urlFile != null && !urlFile.isEmpty()) {
-        writeUrlFile(new File(urlFile), s.url());
+      String host = c.getTrimmed(ShimConfig.BIND_ADDRESS, ShimConfig.DEFAULT_BIND_ADDRESS);
+      try {
+        int port = portFor(role, c);
+        s.start(host, port);
+        System.setProperty(ShimConfig.URL_PROPERTY, s.url());
+        String urlFile = c.getTrimmed(ShimConfig.URL_FILE);
+        if (urlFile != null && !urlFile.isEmpty()) {
+          writeUrlFile(new File(urlFile), s.url());
+        }
+        LOG.info("schedbrain shim listening on {} (first started by the {})", s.url(), role);
+      } catch (IOException | RuntimeException e) {
+        LOG.error("schedbrain shim cannot listen on {} (port from {} / {}): {}; running without it",
+            host, ShimConfig.PORT, ShimConfig.RM_PORT, e.toString());
       }
-      LOG.info("schedbrain shim listening on {} (first started by the {})", s.url(), role);
       instance = s;
     }
     instance.roles.add(role);
