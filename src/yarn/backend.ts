@@ -168,8 +168,9 @@ export class YarnBackend implements ClusterBackend {
         return { status: 'applied' };
       }
       case 'killApp': {
-        const { status } = await this.client.killApp(action.appId);
-        return { status: 'applied', detail: status === 202 ? 'kill in progress' : 'killed' };
+        const { status, state } = await this.client.killApp(action.appId);
+        // 200: the app is in a final state (killed just now or finished before); 202: killing.
+        return { status: 'applied', detail: status === 202 ? 'kill in progress' : `app is ${state ?? 'in a final state'}` };
       }
       case 'setNodeResource':
         return this.applySetNodeResource(action);

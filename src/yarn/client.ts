@@ -270,10 +270,14 @@ export class RmClient {
     await this.request({ method: 'PUT', path: `/apps/${encodeURIComponent(appId)}/queue`, body: { queue }, write: true, idempotent: true });
   }
 
-  /** Asks the RM to kill the app; 202 means the kill is in progress, 200 that it is done. */
-  async killApp(appId: string): Promise<{ status: number }> {
-    const res = await this.request({ method: 'PUT', path: `/apps/${encodeURIComponent(appId)}/state`, body: { state: 'KILLED' }, write: true, idempotent: true });
-    return { status: res.status };
+  /**
+   * Asks the RM to kill the app. 202 (+ Location) means the kill was started; 200 means the app
+   * already was in a final state, which `state` names.
+   */
+  async killApp(appId: string): Promise<{ status: number; state?: string }> {
+    const res = await this.request<unknown>({ method: 'PUT', path: `/apps/${encodeURIComponent(appId)}/state`, body: { state: 'KILLED' }, write: true, idempotent: true });
+    const state = (res.data as { state?: unknown } | undefined)?.state;
+    return { status: res.status, ...(typeof state === 'string' ? { state } : {}) };
   }
 
   /**
@@ -303,19 +307,28 @@ export class RmClient {
 
   async request<T>(spec: RequestSpec<T>): Promise<RmResponse<T>> {
     const what = `${spec.method} ${spec.path}`;
-    return withRetry(
-      async () => {
-        const res = await this.send(spec, what);
-        return { status: res.status, headers: res.headers as Record<string, unknown>, data: this.decode(spec, res, what) };
-      },
-      this.retryPolicy,
-      {
-        isRetryable: (err) =>
-          err instanceof RmTransientError && (spec.idempotent || !err.mayHaveBeenProcessed || err.status === 503),
-        onRetry: (err, attempt, delayMs) =>
-          this.logger?.warn({ err: (err as Error).message, attempt, delayMs, request: what }, 'RM request failed, retrying'),
-      },
-    );
+    let attempts = 0;
+    try {
+      return await withRetry(
+        async (attempt) => {
+          attempts = attempt;
+          const res = await this.send(spec, what);
+          return { status: res.status, headers: res.headers as Record<string, unknown>, data: this.decode(spec, res, what) };
+        },
+        this.retryPolicy,
+        {
+          isRetryable: (err) =>
+            err instanceof RmTransientError && (spec.idempotent || !err.mayHaveBeenProcessed || err.status === 503),
+          onRetry: (err, attempt, delayMs) =>
+            this.logger?.warn({ err: (err as Error).message, attempt, delayMs, request: what }, 'RM request failed, retrying'),
+        },
+      );
+    } catch (err) {
+      if (err instanceof RmTransientError && attempts > 1) {
+        throw new RmTransientError(`${err.message} (gave up after ${attempts} attempts)`, err.mayHaveBeenProcessed, err.status);
+      }
+      throw err;
+    }
   }
 
   private async send(spec: RequestSpec<unknown>, what: string): Promise<AxiosResponse<string>> {
@@ -333,7 +346,9 @@ export class RmClient {
       const code = (err as { code?: string }).code ?? '';
       const reason = (err as Error).message || code;
       if (TRANSIENT_CODES.has(code) || axios.isAxiosError(err)) {
-        throw new RmTransientError(`${what}: RM at ${this.rmUrl} unreachable (${code || reason})`, !NOT_SENT_CODES.has(code));
+        const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT';
+        const why = timedOut ? `timed out after ${this.http.defaults.timeout} ms` : `unreachable (${code || reason})`;
+        throw new RmTransientError(`${what}: RM at ${this.rmUrl} ${why}`, !NOT_SENT_CODES.has(code));
       }
       throw new RmUnavailableError(`${what}: ${reason}`);
     }

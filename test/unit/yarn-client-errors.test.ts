@@ -61,6 +61,7 @@ describe('RmClient error mapping', () => {
     expect(err).toBeInstanceOf(RmUnavailableError);
     expect((err as RmUnavailableError).retryable).toBe(true);
     expect((err as Error).message).toContain('500');
+    expect((err as Error).message).toContain('gave up after 3 attempts');
     expect(rm.callsTo('GET /nodes')).toBe(3);
   });
 
@@ -74,6 +75,7 @@ describe('RmClient error mapping', () => {
     rm.on('GET /metrics', { delayMs: 2_000, body: {} });
     const err = await client.metrics().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RmUnavailableError);
+    expect((err as Error).message).toContain('timed out after 300 ms');
     expect(rm.callsTo('GET /metrics')).toBe(3);
   });
 
