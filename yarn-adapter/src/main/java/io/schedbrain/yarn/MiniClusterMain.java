@@ -29,6 +29,16 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.Capacity
  * <p>Protocol with the parent process: stdout carries exactly one line,
  * {@code SCHEDBRAIN_MINICLUSTER_READY {json}}; everything else goes to {@code <work-dir>/minicluster.log}.
  * The cluster stops when stdin reaches EOF or on SIGTERM.
+ *
+ * <pre>
+ * MiniClusterMain --work-dir DIR [--nodes 2] [--nm-memory-mb 4096] [--nm-vcores 4]
+ *                 [--rm-web-port 0] [--conf-store memory|file] [--web-auth simple|hadoop-default]
+ *                 [--log-level INFO]
+ * </pre>
+ * {@code --rm-web-port 0} lets the OS pick; the READY line reports the real address either way.
+ * {@code --conf-store file} gives the stock read-only scheduler configuration;
+ * {@code --web-auth hadoop-default} keeps Hadoop's own web filters (anonymous callers become
+ * {@code dr.who}) instead of requiring {@code ?user.name=} for writes.
  */
 public final class MiniClusterMain {
   private MiniClusterMain() {}
