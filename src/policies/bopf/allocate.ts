@@ -10,7 +10,7 @@
  *
  * Amounts are rates (vcores, MB currently held), never shares.
  */
-import { dominantShare, type Resources } from '../../core/resources.js';
+import { add as plus, dominantShare, ZERO as Z, type Resources } from '../../core/resources.js';
 import { drfWaterFill } from '../drf/waterfill.js';
 
 export type Tier = 'hard' | 'soft' | 'elastic' | 'priority' | 'fair' | 'none';
@@ -43,12 +43,9 @@ export interface QueueAllocation {
 
 export type Mode = 'bopf' | 'sp' | 'drf';
 
-const Z: Resources = { memoryMB: 0, vcores: 0 };
 const EPS = 1e-9;
 
-function plus(a: Resources, b: Resources): Resources {
-  return { memoryMB: a.memoryMB + b.memoryMB, vcores: a.vcores + b.vcores };
-}
+/** a − b, never below zero. */
 function minus(a: Resources, b: Resources): Resources {
   return { memoryMB: Math.max(0, a.memoryMB - b.memoryMB), vcores: Math.max(0, a.vcores - b.vcores) };
 }

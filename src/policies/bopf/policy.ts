@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import type { Decision } from '../../core/actions.js';
 import { definePolicy, type Policy } from '../../core/policy.js';
-import { dominantShare, type Resources } from '../../core/resources.js';
+import { dominantShare, ZERO as Z, type Resources } from '../../core/resources.js';
 import { AdmissionControl, burstRate, type AdmissionBook, type AdmittedQueue } from './admission.js';
 import { allocate, type AllocQueue } from './allocate.js';
 import { capacityDecision, planCapacities, type CapacityTarget } from './capacities.js';
@@ -86,7 +86,6 @@ export interface BopfState {
   lastMs?: number;
 }
 
-const Z: Resources = { memoryMB: 0, vcores: 0 };
 
 function fmtShare(received: Resources, d: { vcoreSeconds: number; memoryMBSeconds: number }): string {
   const f = Math.min(
