@@ -114,6 +114,11 @@ describe('NodeManager/ResourceManager shim on the mini YARN', () => {
     expect(health.roles.sort()).toEqual(['nodemanager', 'resourcemanager']);
     nodes = health.nodes;
     expect(nodes.length).toBeGreaterThanOrEqual(2);
+    // Another file's brain may still hold a lease on the shared cluster: it lapses within its TTL.
+    await eventually('no foreign lease on the shim', async () => {
+      const lease = (await shim.listContainers()).lease;
+      return lease === null || lease.holder === shim.holder;
+    }, 120_000, 500);
   });
 
   afterAll(async () => {
