@@ -139,6 +139,7 @@ export class Engine {
   private lastSnapshotAtMs: number | undefined;
   private ranking: PublishedRanking | undefined;
   private lastPruneAtMs: number | undefined;
+  private configLock: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly opts: EngineOptions) {
     if (!(opts.periodMs > 0)) throw new SchedbrainError(`periodMs must be > 0, got ${opts.periodMs}`);
@@ -224,6 +225,13 @@ export class Engine {
    * policy keeps running untouched.
    */
   async setPolicy(req: { name: string; params?: unknown; dryRun?: boolean }): Promise<ReturnType<Engine['config']>> {
+    // One change at a time: each validates against, and replaces, the configuration before it.
+    const run = this.configLock.then(() => this.doSetPolicy(req));
+    this.configLock = run.catch(() => undefined);
+    return run;
+  }
+
+  private async doSetPolicy(req: { name: string; params?: unknown; dryRun?: boolean }): Promise<ReturnType<Engine['config']>> {
     const policy = this.lookup(req.name);
     const params = this.validateParams(policy, req.params);
     const sameParams = policy === this.cfg.policy && JSON.stringify(params) === JSON.stringify(this.cfg.params);
@@ -231,8 +239,9 @@ export class Engine {
     if (this.lastSnapshot && this.capabilities) this.trialDecide(policy, params, state, this.lastSnapshot, this.capabilities);
     const dryRun = req.dryRun ?? this.cfg.dryRun;
     const updatedAtMs = this.clock.now();
-    await this.store.putEngineConfig({ policy: policy.name, params, dryRun, updatedAtMs });
-    if (!sameParams) await this.store.putPolicyState(policy.name, { state, savedAtMs: updatedAtMs, cycleId: 'config' });
+    const config = { policy: policy.name, params, dryRun, updatedAtMs };
+    if (sameParams) await this.store.putEngineConfig(config);
+    else await this.store.putEngineConfigAndState(config, policy.name, { state, savedAtMs: updatedAtMs, cycleId: 'config' });
     this.active = { policy, params, dryRun, updatedAtMs };
     this.state = state;
     this.generation++;
@@ -320,7 +329,7 @@ export class Engine {
 
   /** Starts the loop: a first cycle now, then one every period (backing off while the RM is down). */
   start(): void {
-    this.cfg;
+    if (!this.active) throw new SchedbrainError('engine not initialised: call init() first');
     if (this.running) return;
     this.running = true;
     this.nextCycleAtMs = this.clock.now();

@@ -119,8 +119,12 @@ export class Store {
     return store;
   }
 
+  private rawSub(name: string) {
+    return this.db.sublevel<string, string>(name, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+  }
+
   private sub(name: string): RawLevel {
-    return this.db.sublevel<string, string>(name, { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as RawLevel;
+    return this.rawSub(name) as unknown as RawLevel;
   }
 
   get isOpen(): boolean {
@@ -149,6 +153,22 @@ export class Store {
 
   async putEngineConfig(c: EngineConfig): Promise<void> {
     await this.engine.put('config', engineConfigSchema.parse(c));
+  }
+
+  /**
+   * Writes the engine config and a policy's state in one synced batch: a new policy and its
+   * initial state land together or not at all.
+   */
+  async putEngineConfigAndState(c: EngineConfig, policy: string, rec: PolicyStateRecord): Promise<void> {
+    const config = engineConfigSchema.parse(c);
+    const state = policyStateRecordSchema.parse({ ...rec, state: JSON.parse(JSON.stringify(rec.state ?? null)) });
+    await this.db.batch(
+      [
+        { type: 'put', key: 'config', value: JSON.stringify(config), sublevel: this.rawSub('engine') },
+        { type: 'put', key: policy, value: JSON.stringify(state), sublevel: this.rawSub('state') },
+      ],
+      SYNC,
+    );
   }
 
   async getPolicyState(policy: string): Promise<PolicyStateRecord | undefined> {

@@ -332,6 +332,31 @@ describe('engine configuration', () => {
     await expect(makeEngine({ initial: { policy: 'ghost' } })).rejects.toMatchObject({ field: 'policy' });
   });
 
+  it('a policy change during a cycle: the old statement finishes, its next state is not kept', async () => {
+    const e = await makeEngine();
+    script.decisions = [kill('app_1')];
+    let release!: () => void;
+    backend.applyGate = new Promise<void>((r) => (release = r));
+    const p = e.runCycle();
+    await settle();
+    await e.setPolicy({ name: 'scripted', params: { tag: 'new' } });
+    release();
+    const r = await p;
+    expect(r.decisions[0].result).toBe('applied');
+    expect(r.notes.join()).toMatch(/policy changed during the cycle/);
+    expect(e.policyState()).toEqual({ calls: 0 });
+    expect((await store.getPolicyState('scripted'))?.state).toEqual({ calls: 0 });
+  });
+
+  it('concurrent policy changes are applied one after the other', async () => {
+    const e = await makeEngine();
+    const [a, b] = await Promise.all([e.setPolicy({ name: 'scripted', params: { tag: 'a' } }), e.setPolicy({ name: 'scripted', params: { tag: 'b' } })]);
+    expect(a.params).toEqual({ tag: 'a' });
+    expect(b.params).toEqual({ tag: 'b' });
+    expect(e.config().params).toEqual({ tag: 'b' });
+    expect((await store.getEngineConfig())?.params).toEqual({ tag: 'b' });
+  });
+
   it('dry-run request writes nothing and can try another policy', async () => {
     const e = await makeEngine();
     const r = await e.dryRun({ name: 'capacity-targets', params: targets(20, 80) });

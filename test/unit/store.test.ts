@@ -58,6 +58,16 @@ describe('store', () => {
     await s.close();
   });
 
+  it('writes engine config and policy state together', async () => {
+    let s = await Store.open(dir);
+    await s.putEngineConfigAndState({ policy: 'p', params: { a: 1 }, dryRun: false, updatedAtMs: 1 }, 'p', { state: { n: 1 }, savedAtMs: 1, cycleId: 'config' });
+    await s.close();
+    s = await Store.open(dir);
+    expect(await s.getEngineConfig()).toEqual({ policy: 'p', params: { a: 1 }, dryRun: false, updatedAtMs: 1 });
+    expect(await s.getPolicyState('p')).toEqual({ state: { n: 1 }, savedAtMs: 1, cycleId: 'config' });
+    await s.close();
+  });
+
   it('namespaces are isolated and validated on read and write', async () => {
     const s = await Store.open(dir);
     const a = s.namespace('a', z.number());
