@@ -162,7 +162,8 @@ export class RmClient {
       responseType: 'text',
       transformResponse: [(d: unknown) => d],
       validateStatus: () => true,
-      maxRedirects: 0,
+      // A standby RM in an HA pair answers 307 to the active one (method and body preserved).
+      maxRedirects: 3,
       ...(opts.adapter ? { adapter: opts.adapter } : {}),
     });
   }
