@@ -168,6 +168,24 @@ describe('RmClient error mapping', () => {
     await expect(client.schedulerConf()).rejects.toBeInstanceOf(ReadOnlySchedulerConfError);
   });
 
+  it("follows a standby RM's 307 to the active RM, keeping method, body and user.name", async () => {
+    const active = await new FakeRm().start();
+    try {
+      active.on('PUT /apps/application_1_0002/priority', { body: fixtureText('put-app-priority.json') });
+      rm.on('PUT /apps/application_1_0002/priority', (req) => ({
+        status: 307,
+        body: 'This is standby RM.',
+        headers: { Location: `${active.url}/ws/v1/cluster/apps/application_1_0002/priority?${req.query.toString()}` },
+      }));
+      expect(await client.setAppPriority('application_1_0002', 5)).toBe(5);
+      expect(active.requests[0]!.method).toBe('PUT');
+      expect(JSON.parse(active.requests[0]!.body)).toEqual({ priority: 5 });
+      expect(active.requests[0]!.query.get('user.name')).toBe('brain');
+    } finally {
+      await active.stop();
+    }
+  });
+
   it('writes carry user.name; reads do not', async () => {
     rm.on('PUT /apps/application_1_0002/priority', { body: { priority: 5 } });
     rm.on('GET /nodes', { body: { nodes: null } });

@@ -26,6 +26,7 @@ export interface FakeReply {
   delayMs?: number;
   /** Drop the connection without answering. */
   destroy?: boolean;
+  headers?: Record<string, string>;
 }
 
 export interface RecordedRequest {
@@ -74,7 +75,7 @@ export class FakeRm {
             return;
           }
           const body = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
-          res.writeHead(reply.status ?? 200, { 'Content-Type': reply.contentType ?? (typeof reply.body === 'string' ? 'text/plain' : 'application/json') });
+          res.writeHead(reply.status ?? 200, { 'Content-Type': reply.contentType ?? (typeof reply.body === 'string' ? 'text/plain' : 'application/json'), ...reply.headers });
           res.end(body);
         };
         if (reply.delayMs) setTimeout(send, reply.delayMs);
