@@ -66,8 +66,15 @@ export function findJava(env: NodeJS.ProcessEnv = process.env): string {
 
 let building: Promise<void> | undefined;
 
-/** Runs scripts/build-adapter.mjs (a no-op when the jar is newer than the sources). */
-export function ensureAdapterBuilt(dir = adapterDir()): Promise<void> {
+/**
+ * Runs scripts/build-adapter.mjs (a no-op when the jar is newer than the sources). With
+ * `ifMissing`, only builds when there is no jar at all: a running cluster JVM reads classes from
+ * that jar, so clients (submitJob) must not rebuild it under its feet.
+ */
+export function ensureAdapterBuilt(dir = adapterDir(), opts: { ifMissing?: boolean } = {}): Promise<void> {
+  if (opts.ifMissing && existsSync(adapterJar(dir)) && existsSync(join(dir, 'target', 'lib'))) {
+    return Promise.resolve();
+  }
   building ??= new Promise<void>((resolvePromise, reject) => {
     const script = join(repoRoot, 'scripts', 'build-adapter.mjs');
     const child = spawn(process.execPath, [script, '--adapter-dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });

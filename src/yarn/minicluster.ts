@@ -4,12 +4,12 @@
  * cluster's configuration (CapacityScheduler, mutable scheduler conf, priorities, the shim).
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { SchedbrainError } from '../core/errors.js';
-import { JAVA_OPENS, adapterClasspath, ensureAdapterBuilt, findJava } from './adapter-build.js';
+import { JAVA_OPENS, adapterDir, adapterJar, ensureAdapterBuilt, findJava } from './adapter-build.js';
 
 export { findJava } from './adapter-build.js';
 
@@ -100,11 +100,15 @@ export async function startMiniCluster(opts: StartMiniClusterOptions = {}): Prom
   const ownWorkDir = opts.workDir === undefined;
   const workDir = resolve(opts.workDir ?? mkdtempSync(join(tmpdir(), 'schedbrain-mini-')));
   mkdirSync(workDir, { recursive: true });
+  // Run from a private copy of the adapter jar: a rebuild of yarn-adapter/ while the cluster runs
+  // would otherwise replace the jar the JVM is still loading classes from.
+  const jarCopy = join(workDir, 'yarn-adapter.jar');
+  copyFileSync(adapterJar(), jarCopy);
   const args = [
     ...JAVA_OPENS,
     '-Xmx1g',
     '-cp',
-    adapterClasspath(),
+    [jarCopy, join(adapterDir(), 'target', 'lib', '*')].join(':'),
     'io.schedbrain.yarn.MiniClusterMain',
     '--work-dir',
     workDir,

@@ -75,7 +75,7 @@ export function submitJobArgs(confDir: string, job: JobSpec): string[] {
 }
 
 export async function submitJob(confDir: string, job: JobSpec): Promise<SubmittedJob> {
-  await ensureAdapterBuilt();
+  await ensureAdapterBuilt(undefined, { ifMissing: true });
   const args = [...JAVA_OPENS, '-Xmx256m', '-cp', adapterClasspath(), 'io.schedbrain.yarn.workload.SubmitJob'];
   args.push(...submitJobArgs(confDir, job));
   const env = { ...process.env };
