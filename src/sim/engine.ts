@@ -78,8 +78,12 @@ export interface SimOptions {
   readonly completedAppRetention?: number;
   /** Safety bound on policy calls at one virtual instant. Default 16. */
   readonly maxCyclesPerInstant?: number;
-  /** Called every ~4096 batches and at the end with (finished jobs, total jobs). */
+  /**
+   * Called every `progressEveryBatches` batches (default 4096) and at the end with (finished
+   * jobs, total jobs). Throwing from it aborts the run.
+   */
   readonly onProgress?: (done: number, total: number) => void;
+  readonly progressEveryBatches?: number;
   /** Observes every decision cycle that produced decisions (for journals/debugging). */
   readonly onDecisions?: (nowMs: number, decisions: readonly Decision[]) => void;
 }
@@ -174,7 +178,8 @@ interface PendSeg {
 }
 
 export class SimApp implements AppView {
-  state: AppState = 'RUNNING';
+  /** ACCEPTED until its first container is allocated, then RUNNING, then FINISHED or KILLED. */
+  state: AppState = 'ACCEPTED';
   priority: number;
   queue: string;
   startedAtMs?: number;
@@ -425,9 +430,10 @@ export class Simulator {
   /** Runs until every job has finished (or nothing can happen any more). */
   run(): void {
     let progressTick = 0;
+    const every = this.opts.progressEveryBatches ?? 4096;
     while (!this.done) {
       if (!this.step()) break;
-      if (this.opts.onProgress && ++progressTick === 4096) {
+      if (this.opts.onProgress && ++progressTick >= every) {
         progressTick = 0;
         this.opts.onProgress(this.finishedJobs + this.killedJobs, this.jobs.length);
       }
@@ -639,7 +645,10 @@ export class Simulator {
     app.runningContainers++;
     app.allocated.memoryMB += r.memoryMB;
     app.allocated.vcores += r.vcores;
-    if (app.startedAtMs === undefined) app.startedAtMs = now;
+    if (app.startedAtMs === undefined) {
+      app.startedAtMs = now;
+      app.state = 'RUNNING';
+    }
     this.queues.addUsage(app.queueRef, r, 1);
     this.usageVersion++;
     this.allocChange(r.vcores);

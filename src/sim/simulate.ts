@@ -33,6 +33,7 @@ export interface SimulateOptions {
   readonly checkInvariants?: boolean;
   readonly completedAppRetention?: number;
   readonly onProgress?: (done: number, total: number) => void;
+  readonly progressEveryBatches?: number;
   readonly onDecisions?: ConstructorParameters<typeof Simulator>[0]['onDecisions'];
 }
 
@@ -102,6 +103,7 @@ export function simulate(o: SimulateOptions): SimulateResult {
     checkInvariants: o.checkInvariants,
     completedAppRetention: o.completedAppRetention,
     onProgress: o.onProgress,
+    progressEveryBatches: o.progressEveryBatches,
     onDecisions: o.onDecisions,
   });
   sim.run();
