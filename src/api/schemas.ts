@@ -51,7 +51,8 @@ const sinceParam = z
 
 export const decisionsQuery = z
   .object({
-    limit: z.coerce.number().int().min(1).max(1000).default(100).describe('At most this many entries, newest first'),
+    limit: z.coerce.number().int().min(1).max(1000).default(100).describe('At most this many entries'),
+    order: z.enum(['desc', 'asc']).default('desc').describe('desc: newest first; asc: oldest first (page forward with since)'),
     since: sinceParam.optional(),
     policy: z.string().min(1).optional().describe('Only entries of this policy'),
     cycle: z.string().min(1).optional().describe('Only entries of this cycle id'),
@@ -59,6 +60,8 @@ export const decisionsQuery = z
   .strict();
 
 // ---- responses ----
+
+export const livezBody = z.object({ status: z.literal('alive'), running: z.boolean() }).describe('Liveness');
 
 export const healthBody = z
   .object({

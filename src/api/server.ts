@@ -52,10 +52,11 @@ export interface ApiOptions {
 
 /** The built-in routes, as documented in openapi/openapi.json. */
 export const API_ROUTES: readonly ApiRoute[] = [
+  { method: 'get', path: '/livez', summary: 'Liveness: the process answers (200 even when the RM is down; use /healthz for readiness)', tags: ['ops'], responses: { 200: S.livezBody } },
   { method: 'get', path: '/healthz', summary: 'Liveness and readiness: is the RM reachable, did the last cycle succeed, is the engine advisory?', tags: ['ops'], responses: { 200: S.healthBody, 503: S.healthBody } },
   { method: 'get', path: '/metrics', summary: 'Prometheus metrics (text exposition format 0.0.4)', tags: ['ops'], responses: { 200: 'Prometheus text exposition' } },
   { method: 'get', path: '/v1/snapshot', summary: 'A fresh cluster snapshot (nodes, queues, apps, containers)', tags: ['cluster'], responses: { 200: S.snapshotBody, 503: S.errorBody } },
-  { method: 'get', path: '/v1/decisions', summary: 'The decision journal, newest first', tags: ['engine'], query: S.decisionsQuery, responses: { 200: S.decisionsBody, 400: S.errorBody } },
+  { method: 'get', path: '/v1/decisions', summary: 'The decision journal (newest first by default)', tags: ['engine'], query: S.decisionsQuery, responses: { 200: S.decisionsBody, 400: S.errorBody } },
   { method: 'get', path: '/v1/policy', summary: 'The running policy, its parameters and the dry-run flag', tags: ['engine'], responses: { 200: S.policyBody } },
   {
     method: 'put', path: '/v1/policy', summary: 'Replace the running policy (validated and persisted before it takes effect; nothing half-applied)', tags: ['engine'],
@@ -172,13 +173,15 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
     return reply.code(status === 'down' ? 503 : 200).send(body);
   });
 
+  app.get('/livez', async () => ({ status: 'alive', running: engine.isRunning }));
+
   app.get('/metrics', async (_req, reply) => reply.type(PROMETHEUS_CONTENT_TYPE).send(engine.metrics.render()));
 
   app.get('/v1/snapshot', async () => snapshotToJson(await engine.snapshot()));
 
   app.get('/v1/decisions', async (req) => {
     const q = parse(S.decisionsQuery, req.query ?? {}, 'query');
-    const entries = await store.journal.query({ limit: q.limit, sinceMs: q.since, policy: q.policy, cycleId: q.cycle });
+    const entries = await store.journal.query({ limit: q.limit, order: q.order, sinceMs: q.since, policy: q.policy, cycleId: q.cycle });
     return { entries };
   });
 

@@ -38,8 +38,10 @@ export type JournalEntry = z.infer<typeof journalEntrySchema>;
 export type NewJournalEntry = Omit<JournalEntry, 'id' | 'timeMs'>;
 
 export interface JournalQuery {
-  /** At most this many entries (newest first). Default 100. */
+  /** At most this many entries. Default 100. */
   limit?: number;
+  /** `desc` (default): newest first; `asc`: oldest first (page forward with `sinceMs`). */
+  order?: 'asc' | 'desc';
   /** Only entries at or after this time (epoch ms). */
   sinceMs?: number;
   /** Only entries of this policy. */
@@ -93,13 +95,13 @@ export class DecisionJournal {
     return out;
   }
 
-  /** Newest first. */
+  /** Newest first unless `order: 'asc'`. */
   async query(q: JournalQuery = {}): Promise<JournalEntry[]> {
     const limit = q.limit ?? 100;
     const out: JournalEntry[] = [];
     if (limit <= 0) return out;
     const range = q.sinceMs !== undefined ? { gte: timeKey(q.sinceMs) } : {};
-    for await (const [k, v] of this.level.iterator({ ...range, reverse: true })) {
+    for await (const [k, v] of this.level.iterator({ ...range, reverse: q.order !== 'asc' })) {
       const e = decodeValue(`journal/${k}`, v, journalEntrySchema);
       if (q.policy !== undefined && e.policy !== q.policy) continue;
       if (q.cycleId !== undefined && e.cycleId !== q.cycleId) continue;

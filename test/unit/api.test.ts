@@ -58,6 +58,14 @@ describe('admin API', () => {
     expect(r.json().rmError).toMatch(/connection refused/);
   });
 
+  it('GET /livez answers 200 even when the RM is down', async () => {
+    backend.down = 'gone';
+    await engine.runCycle();
+    const r = await app.inject('/livez');
+    expect(r.statusCode).toBe(200);
+    expect(r.json()).toEqual({ status: 'alive', running: false });
+  });
+
   it('GET /healthz says when the engine is advisory', async () => {
     backend.caps = { ...backend.caps, queueWrites: false, notes: ['file-based scheduler configuration'] };
     await engine.runCycle();
@@ -169,6 +177,8 @@ describe('admin API', () => {
     expect(await reasons(`?since=${new Date(2000).toISOString()}`)).toEqual(['three', 'two']);
     expect(await reasons('?policy=x')).toEqual(['three', 'one']);
     expect(await reasons('?cycle=c2')).toEqual(['two']);
+    expect(await reasons('?order=asc&since=2000&limit=1')).toEqual(['two']);
+    expect((await app.inject('/v1/decisions?order=sideways')).json()).toMatchObject({ field: 'query.order' });
     const bad = await app.inject('/v1/decisions?limit=abc');
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ error: 'bad_request', field: 'query.limit' });
