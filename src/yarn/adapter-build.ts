@@ -3,7 +3,7 @@
  * Shared by the mini-cluster launcher and the workload client.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SchedbrainError } from '../core/errors.js';
@@ -51,17 +51,37 @@ const JAVA17_CANDIDATES = [
   '/Library/Java/JavaVirtualMachines/temurin-17.jdk/Contents/Home',
 ];
 
-/** The java binary: $JAVA_HOME/bin/java, else a Java 17 install, else `java` from PATH. */
+/** Newest Java Hadoop 3.4 runs on: from Java 23 `Subject.getSubject` throws and UGI fails. */
+export const MAX_JAVA_MAJOR = 22;
+
+/** Major version of the JDK at `home` (from its `release` file), if known. */
+export function javaMajor(home: string): number | undefined {
+  try {
+    const m = /^JAVA_VERSION="(\d+)(?:\.(\d+))?/m.exec(readFileSync(join(home, 'release'), 'utf8'));
+    if (!m) return undefined;
+    const major = Number(m[1]);
+    return major === 1 && m[2] ? Number(m[2]) : major;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The java binary for the adapter JVMs: $SCHEDBRAIN_JAVA; else $JAVA_HOME/bin/java unless that
+ * JDK is too new for Hadoop 3.4 (> 22); else a Java 17 install; else `java` from PATH.
+ */
 export function findJava(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.JAVA_HOME) {
-    const j = join(env.JAVA_HOME, 'bin', 'java');
+  if (env.SCHEDBRAIN_JAVA) return env.SCHEDBRAIN_JAVA;
+  const home = env.JAVA_HOME;
+  if (home && existsSync(join(home, 'bin', 'java'))) {
+    const major = javaMajor(home);
+    if (major === undefined || major <= MAX_JAVA_MAJOR) return join(home, 'bin', 'java');
+  }
+  for (const h of JAVA17_CANDIDATES) {
+    const j = join(h, 'bin', 'java');
     if (existsSync(j)) return j;
   }
-  for (const home of JAVA17_CANDIDATES) {
-    const j = join(home, 'bin', 'java');
-    if (existsSync(j)) return j;
-  }
-  return 'java';
+  return home && existsSync(join(home, 'bin', 'java')) ? join(home, 'bin', 'java') : 'java';
 }
 
 let building: Promise<void> | undefined;

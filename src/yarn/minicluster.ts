@@ -163,14 +163,17 @@ export async function startMiniCluster(opts: StartMiniClusterOptions = {}): Prom
     child.on('error', (e) =>
       rej(new MiniClusterStartError(`cannot start ${findJava()}: ${e.message} (set JAVA_HOME to a JDK 17)`, '')),
     );
-    void exited.then((code) =>
+    void exited.then((code) => {
+      const hint = output.includes('getSubject is not supported')
+        ? ` (${findJava()} is too new for Hadoop 3.4: use a JDK 17, e.g. set SCHEDBRAIN_JAVA or JAVA_HOME)`
+        : '';
       rej(
         new MiniClusterStartError(
-          `mini cluster JVM exited with ${code} before it was ready`,
+          `mini cluster JVM exited with ${code} before it was ready${hint}`,
           tail(output) + '\n' + readTail(logFile, 40),
         ),
-      ),
-    );
+      );
+    });
   });
 
   const killHard = async () => {
