@@ -239,6 +239,17 @@ describe('YarnBackend against a real ResourceManager', () => {
     expect((await backend.snapshot()).apps.has(appId)).toBe(false);
   });
 
+  it('remove-queue: a stopped queue is removed and its sibling restored in one mutation', async () => {
+    // The app that lived in the queue is gone (previous test); a queue must be STOPPED first.
+    await client.updateSchedulerConf({ updateQueues: [{ queue: testQueuePath, params: { state: 'STOPPED' } }] });
+    expect(findQueue((await backend.snapshot()).rootQueue, testQueuePath)?.state).toBe('STOPPED');
+    await client.updateSchedulerConf({ removeQueues: [testQueuePath], updateQueues: [{ queue: 'root.default', params: { capacity: String(defaultPctBefore) } }] });
+    queueAdded = false;
+    const root = (await backend.snapshot()).rootQueue;
+    expect(findQueue(root, testQueuePath)).toBeUndefined();
+    expect(findQueue(root, 'root.default')!.capacityPct).toBeCloseTo(defaultPctBefore, 3);
+  });
+
   it('suspend without a shim is a failed, non-retryable outcome', async () => {
     const outcome = await backend.apply({ kind: 'suspendContainer', containerId: 'container_1_0001_01_000002', nodeId: 'x:1' });
     expect(outcome).toMatchObject({ status: 'failed', retryable: false });
