@@ -94,6 +94,10 @@ export const policyBody = z
   })
   .describe('PolicyConfig');
 
+export const policyStateBody = z
+  .object({ policy: z.string(), state: z.unknown(), savedAtMs: z.number().nullable(), savedByCycle: z.string().nullable() })
+  .describe('PolicyState');
+
 export const journalEntry = journalEntrySchema.describe('JournalEntry');
 
 export const decisionsBody = z.object({ entries: z.array(journalEntry) }).describe('Decisions');

@@ -58,6 +58,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { method: 'get', path: '/v1/snapshot', summary: 'A fresh cluster snapshot (nodes, queues, apps, containers)', tags: ['cluster'], responses: { 200: S.snapshotBody, 503: S.errorBody } },
   { method: 'get', path: '/v1/decisions', summary: 'The decision journal (newest first by default)', tags: ['engine'], query: S.decisionsQuery, responses: { 200: S.decisionsBody, 400: S.errorBody } },
   { method: 'get', path: '/v1/policy', summary: 'The running policy, its parameters and the dry-run flag', tags: ['engine'], responses: { 200: S.policyBody } },
+  { method: 'get', path: '/v1/policy/state', summary: "The running policy's state (in memory) and when it was last persisted", tags: ['engine'], responses: { 200: S.policyStateBody } },
   {
     method: 'put', path: '/v1/policy', summary: 'Replace the running policy (validated and persisted before it takes effect; nothing half-applied)', tags: ['engine'],
     body: S.putPolicyBody, responses: { 200: S.policyBody, 400: S.errorBody },
@@ -186,6 +187,12 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
   });
 
   app.get('/v1/policy', async () => policyView());
+
+  app.get('/v1/policy/state', async () => {
+    const name = engine.config().name;
+    const saved = await store.getPolicyState(name);
+    return { policy: name, state: engine.policyState() ?? null, savedAtMs: saved?.savedAtMs ?? null, savedByCycle: saved?.cycleId ?? null };
+  });
 
   app.put('/v1/policy', async (req) => {
     if (req.body === undefined) throw new ValidationError('body', 'a JSON body { name, params?, dryRun? } is required');

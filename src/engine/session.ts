@@ -6,7 +6,7 @@
  * nothing is sent, every pending action is recorded as `dryRun`). Either way the outcome of
  * every decision is returned for the journal, with the rule and reason that produced it.
  */
-import { actionSchema, actionTarget, describeAction, type Action, type ActionOf, type Decision } from '../core/actions.js';
+import { actionSchema, actionTarget, type Action, type ActionOf, type Decision } from '../core/actions.js';
 import type { Capabilities, ClusterBackend } from '../core/backend.js';
 import { RmUnavailableError } from '../core/errors.js';
 import { findQueue, type ClusterSnapshot } from '../core/model.js';
@@ -128,13 +128,21 @@ export function advisoryReason(caps: Capabilities): string {
   return `advisory mode: the backend cannot write the scheduler configuration${caps.notes.length ? ` (${caps.notes.join('; ')})` : ''}; nothing is sent`;
 }
 
+/** A decision with string policy/rule/reason, whatever a buggy policy returned. */
+function normalise(d: Decision, policyName: string): Decision {
+  const str = (x: unknown, dflt: string) => (typeof x === 'string' && x.length > 0 ? x : dflt);
+  const policy = str(d?.policy, policyName);
+  return { action: d?.action, policy, rule: str(d?.rule, `${policy}.unnamed`), reason: str(d?.reason, '(no reason given)') };
+}
+
 /** Plans a policy's decisions against the session's snapshot. Pure. */
-export function plan(ctx: SessionContext, decisions: readonly Decision[]): PlannedDecision[] {
+export function plan(ctx: SessionContext, decisions: readonly Decision[], policyName = 'unknown'): PlannedDecision[] {
   const out: PlannedDecision[] = [];
   const seen = new Map<string, Decision>();
   const advisory = !ctx.capabilities.queueWrites;
   let sendable = 0;
-  for (const decision of decisions) {
+  for (const raw of decisions) {
+    const decision = normalise(raw, policyName);
     const parsed = actionSchema.safeParse(decision.action);
     if (!parsed.success) {
       const i = parsed.error.issues[0];
@@ -290,8 +298,6 @@ export class Session {
     } catch (e) {
       throw new PolicyError(policy.name, e);
     }
-    return new Statement(this.ctx, policy.name, plan(this.ctx, output.decisions), output);
+    return new Statement(this.ctx, policy.name, plan(this.ctx, output.decisions, policy.name), output);
   }
 }
-
-export { describeAction };

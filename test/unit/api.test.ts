@@ -99,6 +99,14 @@ describe('admin API', () => {
     expect(await store.getEngineConfig()).toMatchObject({ policy: 'capacity-targets', dryRun: true, params: targets(30, 70) });
   });
 
+  it('GET /v1/policy/state shows the state and when it was saved', async () => {
+    let r = (await app.inject('/v1/policy/state')).json();
+    expect(r).toEqual({ policy: 'capacity-targets', state: {}, savedAtMs: null, savedByCycle: null });
+    const c = await engine.runCycle();
+    r = (await app.inject('/v1/policy/state')).json();
+    expect(r).toMatchObject({ policy: 'capacity-targets', state: {}, savedByCycle: c.cycleId });
+  });
+
   it('PUT /v1/policy rejects bad bodies with 400 naming the field, and changes nothing', async () => {
     const cases: Array<[unknown, string, RegExp, boolean?]> = [
       [{ name: 'capacity-targets', params: { targets: { 'root.a': { capacityPct: 150 } } } }, 'params.targets.root.a.capacityPct', /100/],

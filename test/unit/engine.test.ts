@@ -281,6 +281,20 @@ describe('engine loop', () => {
     expect(e.policyState()).toEqual({ calls: 2 });
   });
 
+  it('malformed decisions are journaled as failed with the validation error, the rest still go through', async () => {
+    script.decisions = [
+      { action: { kind: 'killApp', appId: '' }, policy: 'scripted', rule: 'scripted.bad', reason: 'empty id' } as Decision,
+      { action: { kind: 'explode' } } as unknown as Decision,
+      kill('app_2'),
+    ];
+    const e = await makeEngine();
+    const r = await e.runCycle();
+    expect(r.decisions.map((d) => d.result)).toEqual(['failed', 'failed', 'applied']);
+    expect(r.decisions[0].error).toMatch(/invalid action: appId/);
+    expect(r.decisions[1]).toMatchObject({ policy: 'scripted', rule: 'scripted.unnamed', reason: '(no reason given)' });
+    expect(await store.journal.query({})).toHaveLength(3);
+  });
+
   it('failed and unsupported actions are journaled with the reason', async () => {
     backend.failKinds.set('killApp', 'application not found');
     script.decisions = [kill('app_9'), { action: { kind: 'suspendContainer', containerId: 'c1', nodeId: 'n1' }, policy: 'scripted', rule: 'scripted.suspend', reason: 'r' }];
