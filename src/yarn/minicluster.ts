@@ -104,16 +104,18 @@ export async function startMiniCluster(opts: StartMiniClusterOptions = {}): Prom
   // would otherwise replace the jar the JVM is still loading classes from.
   const jarCopy = join(workDir, 'yarn-adapter.jar');
   copyFileSync(adapterJar(), jarCopy);
+  const nodes = opts.nodes ?? 2;
   const args = [
     ...JAVA_OPENS,
-    '-Xmx1g',
+    // One JVM holds the RM and every NM.
+    `-Xmx${Math.max(1024, 512 + 192 * nodes)}m`,
     '-cp',
     [jarCopy, join(adapterDir(), 'target', 'lib', '*')].join(':'),
     'io.schedbrain.yarn.MiniClusterMain',
     '--work-dir',
     workDir,
     '--nodes',
-    String(opts.nodes ?? 2),
+    String(nodes),
     '--nm-memory-mb',
     String(opts.nmMemoryMB ?? 4096),
     '--nm-vcores',
