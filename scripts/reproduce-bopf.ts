@@ -59,7 +59,10 @@ if (only.has('fig7')) {
       const factor = rd.lq.meanCompletion / rb.lq.meanCompletion;
       data[`${b}/${n}`] = { bopf: rb.lq.meanCompletion, drf: rd.lq.meanCompletion, sp: rs.lq.meanCompletion, factor, admission: rb.admission };
       cells.push(`${f2(factor)} (${PAPER_T3[b][i]})`);
-      if (b === 'bb') rows.push(`| ${n} | ${f1(rb.lq.meanCompletion)} | ${f1(rs.lq.meanCompletion)} | ${f1(rd.lq.meanCompletion)} |`);
+      if (b === 'bb') {
+        const strict = run(s, 'bopf', { carryShortfall: false });
+        rows.push(`| ${n} | ${f1(rb.lq.meanCompletion)} | ${f1(strict.lq.meanCompletion)} | ${f1(rs.lq.meanCompletion)} | ${f1(rd.lq.meanCompletion)} |`);
+      }
     }
     (data as Record<string, string[]>)[`${b}:cells`] = cells;
   }
@@ -72,8 +75,8 @@ if (only.has('fig7')) {
     '',
     'Mean LQ job completion time (s), BigBench-like workload:',
     '',
-    '| TQs | BoPF | SP | DRF |',
-    '|---:|---:|---:|---:|',
+    '| TQs | BoPF | BoPF, guarantee ends at the deadline | SP | DRF |',
+    '|---:|---:|---:|---:|---:|',
     ...rows,
     '',
     'Factor of improvement of BoPF over DRF (mean LQ completion DRF / BoPF), ours (paper Table 3):',

@@ -45,7 +45,6 @@ export function drfWaterFill(capacity: Resources, claims: readonly DrfClaim[]): 
     sumM += it.vm;
     sumV += it.vv;
   }
-  const levelOf = new Map<Item, number>();
   let satM = false;
   let satV = false;
   let next = 0; // index of the next item to reach its own demand
@@ -62,7 +61,7 @@ export function drfWaterFill(capacity: Resources, claims: readonly DrfClaim[]): 
     level = target;
     const freeze = (it: Item) => {
       if (!active.delete(it)) return;
-      levelOf.set(it, level);
+      it.frozenAt = level;
       sumM -= it.vm;
       sumV -= it.vv;
     };
@@ -82,7 +81,7 @@ export function drfWaterFill(capacity: Resources, claims: readonly DrfClaim[]): 
     if (Math.abs(sumV) < EPS) sumV = 0;
   }
   for (const it of items) {
-    const s = Math.min(levelOf.get(it) ?? level, it.dom);
+    const s = Math.min(it.frozenAt ?? level, it.dom);
     out.set(it.id, {
       memoryMB: Math.min(it.demand.memoryMB, s * it.vm),
       vcores: Math.min(it.demand.vcores, s * it.vv),
