@@ -33,6 +33,13 @@ describe('strict priority', () => {
     expect(caps(out)).toEqual({ 'root.lq': 50, 'root.lq2': 50, 'root.tq': 0 });
   });
 
+  it('raises max-capacity to the capacity where the configured ceiling is lower', () => {
+    const out = spPolicy.decide({ snapshot: snap([app('1', 'lq', 7), app('2', 'tq', 100)]), params: { ...params, maxCapacityPct: 50 }, state: {} });
+    const u = (out.decisions[0].action as { update: { path: string; capacityPct: number; maxCapacityPct: number }[] }).update;
+    expect(u.find((x) => x.path === 'root.lq')).toMatchObject({ capacityPct: 70, maxCapacityPct: 70 });
+    expect(u.find((x) => x.path === 'root.tq')).toMatchObject({ capacityPct: 30, maxCapacityPct: 50 });
+  });
+
   it('spreads unused capacity equally when nobody asks', () => {
     const out = spPolicy.decide({ snapshot: snap([]), params: { ...params, hysteresisPct: 0 }, state: {} });
     expect(Object.values(caps(out)).reduce((a, b) => a + b, 0)).toBeCloseTo(100, 9);

@@ -230,8 +230,9 @@ export function makeBopfPolicy(name: string, variant: Variant, description: stri
       const targets: CapacityTarget[] = leaves.map((path) => ({
         path,
         capacityPct: plan.pct.get(path)!,
+        // Max-capacity never below capacity (CapacityScheduler would refuse the whole mutation).
         ...(admitted.has(path)
-          ? { maxCapacityPct: params.maxCapacityPct }
+          ? { maxCapacityPct: Math.max(params.maxCapacityPct, plan.pct.get(path)!) }
           : params.unadmittedMaxCapacityPct !== undefined
             ? { maxCapacityPct: params.unadmittedMaxCapacityPct }
             : {}),

@@ -41,7 +41,11 @@ export function queueShareCycle(
   const alloc = allocate(mode, capacity, queues);
   const shares = new Map(leaves.map((p) => [p, dominantShare(alloc.get(p)!.guarantee, capacity)]));
   const plan = planCapacities(leaves, [{ label: mode, shares }], leaves, new Map(), params.capacityDecimals);
-  const targets = leaves.map((path) => ({ path, capacityPct: plan.pct.get(path)!, maxCapacityPct: params.maxCapacityPct, why: alloc.get(path)!.why }));
+  const targets = leaves.map((path) => {
+    const capacityPct = plan.pct.get(path)!;
+    // Max-capacity never below capacity (CapacityScheduler would refuse the whole mutation).
+    return { path, capacityPct, maxCapacityPct: Math.max(params.maxCapacityPct, capacityPct), why: alloc.get(path)!.why };
+  });
   const { decision, note } = capacityDecision(snapshot, targets, { policy, rule: 'allocate', hysteresisPct: params.hysteresisPct });
   return { decisions: decision ? [decision] : [], notes: [...plan.notes, note] };
 }
