@@ -1,7 +1,8 @@
 /**
  * The admin API wired to the YARN backend on the shared real ResourceManager: the snapshot as
  * JSON, policy validation against the live queue tree, a dry-run that writes nothing, metrics.
- * Read-only for the cluster (dry-run and rejected PUTs only).
+ * Adds one empty queue (`root.sbapiNNNNN`, 0 %) for the dry-run to propose a change to, and
+ * removes it at the end.
  */
 import type { FastifyInstance } from 'fastify';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,14 +15,22 @@ import { Store } from '../../src/store/store.js';
 import { YarnBackend } from '../../src/yarn/backend.js';
 
 const rmUrl = inject('rmUrl');
+const testQueue = `root.sbapi${Date.now() % 100_000}`;
 
 describe('admin API on a real ResourceManager', () => {
   let dir: string;
   let store: Store;
   let engine: Engine;
   let app: FastifyInstance;
+  let direct: YarnBackend;
+  let defaultPct: number | undefined;
 
   beforeAll(async () => {
+    direct = new YarnBackend({ rmUrl });
+    const snap = await direct.snapshot();
+    defaultPct = snap.rootQueue.children.find((q) => q.path === 'root.default')?.capacityPct;
+    const added = await direct.apply({ kind: 'updateQueues', add: [{ path: testQueue, capacityPct: 0, maxCapacityPct: 100 }], update: [] });
+    expect(added.status).toBe('applied');
     dir = mkdtempSync(join(tmpdir(), 'schedbrain-api-it-'));
     store = await Store.open(dir);
     engine = new Engine({ backend: new YarnBackend({ rmUrl }), store, periodMs: 60_000, initial: { policy: 'capacity-targets', params: { targets: {} }, dryRun: true } });
@@ -34,6 +43,12 @@ describe('admin API on a real ResourceManager', () => {
     await engine?.stop();
     await store?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
+    if (direct && defaultPct !== undefined) {
+      await direct.client.updateSchedulerConf({ updateQueues: [{ queue: testQueue, params: { state: 'STOPPED' } }] }).catch(() => undefined);
+      await direct.client
+        .updateSchedulerConf({ removeQueues: [testQueue], updateQueues: [{ queue: 'root.default', params: { capacity: String(defaultPct) } }] })
+        .catch((e: unknown) => console.warn(`could not remove ${testQueue}: ${(e as Error).message}`));
+    }
   });
 
   it('serves the snapshot with nodes, queues, apps and containers as arrays', async () => {
@@ -60,11 +75,8 @@ describe('admin API on a real ResourceManager', () => {
   it('dry-run returns the decision with its reason and changes nothing on the RM', async () => {
     const before = (await app.inject('/v1/snapshot')).json();
     const def = before.rootQueue.children.find((q: { path: string }) => q.path === 'root.default');
-    const others = before.rootQueue.children.filter((q: { path: string }) => q.path !== 'root.default');
-    // Propose moving 1 point from root.default to its first sibling, if it has one; else a max-capacity change.
-    const targets = others.length
-      ? { 'root.default': { capacityPct: def.capacityPct - 1 }, [others[0].path]: { capacityPct: others[0].capacityPct + 1 } }
-      : { 'root.default': { capacityPct: 100, maxCapacityPct: def.maxCapacityPct === 100 ? 99 : 100 } };
+    // Propose moving 1 point from root.default to the empty test queue.
+    const targets = { 'root.default': { capacityPct: def.capacityPct - 1 }, [testQueue]: { capacityPct: 1 } };
     const r = await app.inject({ method: 'POST', url: '/v1/dry-run', payload: { name: 'capacity-targets', params: { targets } } });
     expect(r.statusCode).toBe(200);
     expect(r.json().decisions).toHaveLength(1);
