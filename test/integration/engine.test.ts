@@ -191,9 +191,12 @@ describe('engine against a real ResourceManager', () => {
         async () => `status: ${JSON.stringify(engine.status())}\ncluster: ${JSON.stringify(await readCaps())}\njournal: ${JSON.stringify(await store.journal.query({ limit: 3 }))}`,
       );
       expect(after).toEqual({ def: originalDefault - 15, test: 15 });
+      // The RM shows the change as soon as it is applied; the journal follows at the end of that cycle.
+      await engine.whenIdle();
       expect(engine.status()).toMatchObject({ rmReachable: true, consecutiveRmFailures: 0, running: true });
-      const applied = await store.journal.query({ limit: 5 });
-      expect(applied.some((e) => e.result === 'applied' && e.reason.includes('→ 15%'))).toBe(true);
+      await eventually('the applied change in the journal', async () =>
+        (await store.journal.query({ limit: 5 })).some((e) => e.result === 'applied' && e.reason.includes('→ 15%')) ? true : undefined,
+      );
     } finally {
       await engine.stop();
       await proxy.stop();
