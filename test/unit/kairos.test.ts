@@ -56,7 +56,7 @@ export const targets = (ds: Decision[], kind: 'suspendContainer' | 'resumeContai
   kinds(ds, kind).map((d) => (d.action as { containerId: string }).containerId).sort();
 
 import { describe, expect, it } from 'vitest';
-import { kairosPolicy, kairosParamsSchema, dispatchScore, type KairosState } from '../../src/policies/kairos/index.js';
+import { kairosPolicy, kairosParamsSchema, dispatchScore, stateNodes, type KairosState } from '../../src/policies/kairos/index.js';
 import { getPolicy } from '../../src/policies/index.js';
 
 const params = (p: Record<string, unknown> = {}) => kairosParamsSchema.parse(p);
@@ -278,18 +278,40 @@ describe('kairos central dispatch', () => {
     for (const v of Object.values(s1)) expect(v >= 0 && v < 1000).toBe(true);
   });
 
-  it('rescores only changed nodes between heartbeats (partial), every node once the interval has passed', () => {
+  it('after the first cycle rescores only changed nodes (partial); the periodic sweep re-caps nodes', () => {
     const first = run(snap(0, nodes, cs));
-    const second = run(snap(100, nodes, cs, { changed: ['n2'] }), {}, first.state);
+    expect(rank(first.decisions).partial).toBe(false);
+    expect(kinds(first.decisions, 'setNodeResource')).toHaveLength(4);
+    const capped = nodes.map((n) => ({ ...n, capacity: { memoryMB: 2 * n.physicalCapacity.memoryMB, vcores: 8 } }));
+    const second = run(snap(100, capped, cs, { changed: ['n2'] }), {}, first.state);
     const r2 = rank(second.decisions);
     expect(r2.partial).toBe(true);
     expect(Object.keys(r2.scores)).toEqual(['n2']);
-    const third = run(snap(300, nodes, cs, { changed: [] }), {}, second.state);
-    expect(kinds(third.decisions, 'rankNodes')).toHaveLength(0);
-    const fourth = run(snap(1_000, nodes, cs, { changed: [] }), {}, third.state);
-    const r4 = rank(fourth.decisions);
-    expect(r4.partial).toBe(false);
-    expect(Object.keys(r4.scores).sort()).toEqual(['n1', 'n2', 'n3', 'n4']);
+    expect(kinds(second.decisions, 'setNodeResource')).toHaveLength(0);
+    const third = run(snap(300, capped, cs, { changed: [] }), {}, second.state);
+    expect(third.decisions).toHaveLength(0);
+    // n3's advertised capacity was reset behind our back: the next sweep (60 s) restores the cap.
+    const reset = capped.map((n) => (n.id === 'n3' ? { ...n, capacity: n.physicalCapacity } : n));
+    expect(run(snap(59_999, reset, cs, { changed: [] }), {}, third.state).decisions).toHaveLength(0);
+    const swept = run(snap(60_000, reset, cs, { changed: [] }), {}, third.state);
+    expect(swept.decisions.map((d) => d.action)).toEqual([{ kind: 'setNodeResource', nodeId: 'n3', resource: { memoryMB: 40960, vcores: 8 } }]);
+    expect(run(snap(60_000, reset, cs, { changed: [] }), { sweepIntervalMs: 100_000 }, third.state).decisions).toHaveLength(0);
+  });
+
+  it('a node with waiting tasks is rescored at its quantum end even when nothing else changed', () => {
+    const two = [node('n1', 1, 5120), node('n2', 1, 5120)];
+    const cs2 = (t: number): C[] => [
+      { id: 'a', node: 'n1', attained: 40 * S + t, runningSince: 0 },
+      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 100 * S },
+      { id: 'c', node: 'n2', attained: t, runningSince: 0 },
+    ];
+    const t0 = run(snap(0, two, cs2(0)));
+    expect(t0.wakeAtMs).toBe(50 * S);
+    const t50 = run(snap(50 * S, two, cs2(50 * S), { changed: [] }), {}, t0.state);
+    const r = rank(t50.decisions);
+    expect(r.partial).toBe(true);
+    // n1: attained 90 s and 100 s → variance 25 s².
+    expect(r.scores).toEqual({ n1: 25 });
   });
 
   it('caps every node at N+Q tasks by advertising N+Q vcores with memory scaled alike', () => {
@@ -329,10 +351,10 @@ describe('kairos state', () => {
       { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 0 },
       { id: 'c', node: 'n2', attained: 0 },
     ]));
-    expect(Object.keys(first.state.nodes).sort()).toEqual(['n1', 'n2']);
+    expect(Object.keys(stateNodes(first.state)).sort()).toEqual(['n1', 'n2']);
     const second = run(snap(2_000, [node('n1', 1, 5120)], [{ id: 'b', node: 'n1', state: 'SUSPENDED', attained: 0 }], { changed: ['n1', 'n2'] }), {}, first.state);
-    expect(Object.keys(second.state.nodes)).toEqual(['n1']);
-    expect(Object.keys(second.state.nodes.n1.tasks)).toEqual(['b']);
+    expect(Object.keys(stateNodes(second.state))).toEqual(['n1']);
+    expect(Object.keys(stateNodes(second.state).n1.tasks)).toEqual(['b']);
     expect(targets(second.decisions, 'resumeContainer')).toEqual(['b']);
   });
 });

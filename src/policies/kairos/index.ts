@@ -19,13 +19,42 @@ import { kairosParamsSchema, type KairosParams, type TieBreak } from './params.j
 export { kairosParamsSchema, type KairosParams } from './params.js';
 export type { NodeEntry, TaskEntry } from './node-las.js';
 
-export interface KairosState {
+/**
+ * Node entries live in a fixed number of buckets (by a hash of the node id) so that a cycle
+ * copies only the buckets it touches: O(buckets + visited nodes), not O(nodes), per event.
+ */
+export const BUCKETS = 64;
+
+export interface Bucket {
   nodes: Record<NodeId, NodeEntry>;
-  /** Last time every node was rescored (the heartbeat of §3.2); null before the first cycle. */
-  lastFullMs: number | null;
+  /** Earliest wake of the bucket's nodes; null when none waits. */
+  wake: number | null;
+}
+
+export interface KairosState {
+  buckets: Bucket[];
+  /** Last sweep over every node (cap check, vanished nodes); null before the first cycle. */
+  lastSweepMs: number | null;
   /** PRNG state of the `random` tie-break. */
   rng: number;
 }
+
+/** FNV-1a hash of the node id, mod BUCKETS. */
+export function bucketOf(id: NodeId): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % BUCKETS;
+}
+
+/** Every node entry of a state (for inspection and tests). */
+export function stateNodes(state: KairosState): Record<NodeId, NodeEntry> {
+  return Object.assign({}, ...state.buckets.map((b) => b.nodes)) as Record<NodeId, NodeEntry>;
+}
+
+const emptyBuckets = (): Bucket[] => Array.from({ length: BUCKETS }, () => ({ nodes: {}, wake: null }));
 
 /** Advertised capacity that lets the RM place N + Q one-core tasks on the node. */
 export function cappedCapacity(node: NodeView, params: KairosParams): Resources {
@@ -33,6 +62,15 @@ export function cappedCapacity(node: NodeView, params: KairosParams): Resources 
   const physCores = Math.max(1, phys.vcores);
   const vcores = physCores + params.queueSlots;
   return { memoryMB: Math.round((phys.memoryMB * vcores) / physCores), vcores };
+}
+
+function capDecision(node: NodeView, want: Resources, params: KairosParams): Decision {
+  return {
+    action: { kind: 'setNodeResource', nodeId: node.id, resource: want },
+    policy: POLICY_NAME,
+    rule: 'node.cap',
+    reason: `${node.id} holds at most N+Q = ${coresOf(node, params)}+${params.queueSlots} tasks: advertise ${want.vcores} vcores / ${want.memoryMB} MB (physical ${node.physicalCapacity.vcores} vcores / ${node.physicalCapacity.memoryMB} MB)`,
+  };
 }
 
 /** mulberry32: small, seedable, state fits in one integer. */
@@ -62,22 +100,41 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     'Kairos: node-level Least Attained Service with quantum W through suspend/resume, at most N+Q tasks per node, ' +
     'central dispatch to the node with the fewest tasks then the lowest variance of attained service.',
   paramsSchema: kairosParamsSchema,
-  initialState: (params) => ({ nodes: {}, lastFullMs: null, rng: params.seed >>> 0 }),
+  initialState: (params) => ({ buckets: emptyBuckets(), lastSweepMs: null, rng: params.seed >>> 0 }),
   decide({ snapshot, params, state }) {
     const now = snapshot.nowMs;
-    const full = snapshot.changedNodeIds === undefined || state.lastFullMs === null || now - state.lastFullMs >= params.rescoreIntervalMs;
-
-    // Nodes to schedule this cycle: all of them on a full pass; else those whose containers
-    // changed and those whose quantum or starvation deadline has come.
+    // A full pass (every node scheduled and scored) when the backend cannot say what changed and
+    // on the first cycle; otherwise only the nodes whose containers changed and those whose
+    // quantum or starvation deadline has come. Every `sweepIntervalMs` a sweep also re-checks
+    // every node's advertised cap and forgets vanished nodes.
+    const full = snapshot.changedNodeIds === undefined || state.lastSweepMs === null;
+    const sweep = full || now - (state.lastSweepMs ?? now) >= params.sweepIntervalMs;
     const toVisit = new Set<NodeId>();
     if (full) {
       for (const id of snapshot.nodes.keys()) toVisit.add(id);
     } else {
       for (const id of snapshot.changedNodeIds ?? []) toVisit.add(id);
-      for (const [id, e] of Object.entries(state.nodes)) if (e.wake !== null && e.wake <= now) toVisit.add(id);
+      for (const b of state.buckets) {
+        if (!sweep && (b.wake === null || b.wake > now)) continue;
+        for (const [id, e] of Object.entries(b.nodes)) {
+          if ((e.wake !== null && e.wake <= now) || (sweep && snapshot.nodes.get(id)?.state !== 'RUNNING')) toVisit.add(id);
+        }
+      }
     }
 
-    const nodes: Record<NodeId, NodeEntry> = full ? {} : { ...state.nodes };
+    // Copy-on-write buckets.
+    const buckets: Bucket[] = full ? emptyBuckets() : state.buckets.slice();
+    const copied = new Set<number>();
+    const bucketFor = (id: NodeId): Bucket => {
+      const i = bucketOf(id);
+      if (!full && !copied.has(i)) {
+        buckets[i] = { nodes: { ...buckets[i].nodes }, wake: buckets[i].wake };
+        copied.add(i);
+      }
+      return buckets[i];
+    };
+    const prevEntry = (id: NodeId): NodeEntry | undefined => state.buckets[bucketOf(id)]?.nodes[id];
+
     const decisions: Decision[] = [];
     const scores: Record<NodeId, number> = {};
     let rng = state.rng;
@@ -86,23 +143,18 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     for (const id of [...toVisit].sort()) {
       const node = snapshot.nodes.get(id);
       if (!node || node.state !== 'RUNNING') {
-        delete nodes[id];
+        if (prevEntry(id)) delete bucketFor(id).nodes[id];
         continue;
       }
-      const r = scheduleNode(snapshot, node, state.nodes[id], params);
-      if (r.entry.wake !== null || Object.keys(r.entry.tasks).length > 0) nodes[id] = r.entry;
-      else delete nodes[id];
+      const r = scheduleNode(snapshot, node, prevEntry(id), params);
+      if (r.entry.wake !== null || Object.keys(r.entry.tasks).length > 0) bucketFor(id).nodes[id] = r.entry;
+      else if (prevEntry(id)) delete bucketFor(id).nodes[id];
       decisions.push(...r.decisions);
 
       const want = cappedCapacity(node, params);
       if (!equals(node.capacity, want)) {
         capped.push(id);
-        decisions.push({
-          action: { kind: 'setNodeResource', nodeId: id, resource: want },
-          policy: POLICY_NAME,
-          rule: 'node.cap',
-          reason: `${id} holds at most N+Q = ${coresOf(node, params)}+${params.queueSlots} tasks: advertise ${want.vcores} vcores / ${want.memoryMB} MB (physical ${node.physicalCapacity.vcores} vcores / ${node.physicalCapacity.memoryMB} MB)`,
-        });
+        decisions.push(capDecision(node, want, params));
       }
 
       if (params.tieBreak === 'random') {
@@ -111,6 +163,17 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
         scores[id] = round3(x * 1000);
       } else {
         scores[id] = round3(dispatchScore(params.tieBreak, r.attainedMs));
+      }
+    }
+
+    if (sweep && !full) {
+      for (const node of snapshot.nodes.values()) {
+        if (toVisit.has(node.id) || node.state !== 'RUNNING') continue;
+        const want = cappedCapacity(node, params);
+        if (!equals(node.capacity, want)) {
+          capped.push(node.id);
+          decisions.push(capDecision(node, want, params));
+        }
       }
     }
 
@@ -129,12 +192,18 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       });
     }
 
+    const touched = full ? buckets.map((_, i) => i) : [...copied];
+    for (const i of touched) {
+      let w: number | null = null;
+      for (const e of Object.values(buckets[i].nodes)) if (e.wake !== null && (w === null || e.wake < w)) w = e.wake;
+      buckets[i].wake = w;
+    }
     let wakeAtMs: number | undefined;
-    for (const e of Object.values(nodes)) if (e.wake !== null && e.wake > now && (wakeAtMs === undefined || e.wake < wakeAtMs)) wakeAtMs = e.wake;
+    for (const b of buckets) if (b.wake !== null && b.wake > now && (wakeAtMs === undefined || b.wake < wakeAtMs)) wakeAtMs = b.wake;
 
     return {
       decisions,
-      state: { nodes, lastFullMs: full ? now : state.lastFullMs, rng },
+      state: { buckets, lastSweepMs: sweep ? now : state.lastSweepMs, rng },
       wakeAtMs,
       notes: capped.length ? [`capped ${capped.length} node(s) at N+Q`] : undefined,
     };

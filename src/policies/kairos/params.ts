@@ -31,8 +31,14 @@ export const kairosParamsSchema = z
      * `random`, or `sum` (lowest total attained service).
      */
     tieBreak: z.enum(TIE_BREAKS).default('variance'),
-    /** Rescore every node at least this often (the node heartbeat Δ); changed nodes every cycle. */
-    rescoreIntervalMs: z.number().positive().default(1_000),
+    /**
+     * Re-check every node's advertised cap (and forget vanished nodes) at least this often.
+     * Dispatch scores need no periodic refresh: a node is rescored whenever its containers change
+     * and at each of its quantum ends, and in between its score does not move (the variance of
+     * the attained service of tasks that all run is constant; only waiting tasks make it drift,
+     * and a node with waiting tasks is revisited every quantum).
+     */
+    sweepIntervalMs: z.number().positive().default(60_000),
     /** Seed of the `random` tie-break. */
     seed: z.number().int().default(1),
   })
