@@ -126,8 +126,9 @@ const lines = [
   `Admission outcome of the mix: ${Object.entries(classes).map(([k, v]) => `${k} ${v}`).join(', ')}; the cycle produced ${decisions} decision(s).`,
   'Admission is linear: the safety bound of the committed queues is kept as a running minimum, and',
   'without arrival phases the resource condition compares with the running sum of hard rates. Every',
-  'decision formats its conditions with their numbers, which is most of the cost per queue; the paper',
-  'reports the bare admission loop. The whole cycle also reads per-queue demand from the snapshot and',
+  'decision also formats each condition with its numbers (the API and the journal show them); the paper',
+  'reports the bare admission loop, in Java, on an idle machine (ours shares two cores with other',
+  'work: compare with the calibration row). The whole cycle also reads per-queue demand from the snapshot and',
   'rounds 20,000 capacities to an exact 100 % sum.',
   '',
 ];
