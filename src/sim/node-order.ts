@@ -60,22 +60,41 @@ export class NodeOrder {
   /** Applies a rankNodes action; returns the ids it did not know. */
   rank(scores: Readonly<Record<string, number>>, leastLoadedFirst: boolean, partial: boolean, byId: ReadonlyMap<string, SimNode>): string[] {
     const unknown: string[] = [];
-    const orderChanged = !this.ranked || leastLoadedFirst !== this.leastLoadedFirst || !partial;
-    if (!partial) for (const n of this.all) n.score = Infinity;
+    const ruleChanged = !this.ranked || leastLoadedFirst !== this.leastLoadedFirst;
     this.ranked = true;
     this.leastLoadedFirst = leastLoadedFirst;
     const touched: SimNode[] = [];
-    for (const id of Object.keys(scores)) {
-      const n = byId.get(id);
-      if (!n) {
-        unknown.push(id);
-        continue;
+    const norm = (v: number | undefined): number => (v === undefined || Number.isNaN(v) ? Infinity : v);
+    if (partial) {
+      for (const id in scores) {
+        const n = byId.get(id);
+        if (!n) {
+          unknown.push(id);
+          continue;
+        }
+        const v = norm(scores[id]);
+        if (v !== n.score) {
+          n.score = v;
+          touched.push(n);
+        }
       }
-      const s = scores[id];
-      n.score = Number.isNaN(s) ? Infinity : s;
-      touched.push(n);
+    } else {
+      // Every node not listed becomes unscored.
+      let matched = 0;
+      for (const n of this.all) {
+        const raw = scores[n.id];
+        if (raw !== undefined) matched++;
+        const v = norm(raw);
+        if (v !== n.score) {
+          n.score = v;
+          touched.push(n);
+        }
+      }
+      let listed = 0;
+      for (const _ in scores) listed++;
+      if (listed > matched) for (const id in scores) if (!byId.has(id)) unknown.push(id);
     }
-    if (orderChanged) this.heap.reorder();
+    if (ruleChanged || touched.length * 4 > this.heap.size) this.heap.reorder();
     else for (const n of touched) if (this.heap.has(n)) this.heap.update(n);
     return unknown;
   }
