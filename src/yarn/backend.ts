@@ -5,11 +5,12 @@
  * or the shim (suspend/resume, node ranking).
  */
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import { describeAction, type Action, type ActionOf } from '../core/actions.js';
 import type { ApplyOutcome, Capabilities, ClusterBackend } from '../core/backend.js';
 import { ReadOnlySchedulerConfError, RmProtocolError, RmRejectedError, RmUnavailableError, SchedbrainError, UnsupportedActionError } from '../core/errors.js';
 import { findQueue, type AppState, type AppView, type ClusterSnapshot, type ContainerView, type NodeState, type NodeView, type QueueState, type QueueView } from '../core/model.js';
-import { ZERO, type Resources } from '../core/resources.js';
+import { equals, ZERO, type Resources } from '../core/resources.js';
 import { buildSnapshot } from '../core/snapshot.js';
 import type { NodeShim, ShimContainer } from './shim-contract.js';
 import { RmClient, type QueueConfigChange, type RmAppState } from './client.js';
@@ -24,12 +25,40 @@ export interface YarnBackendOptions {
   readonly logger?: Logger;
   /** Pre-known physical capacities (e.g. from config), for nodes over-committed before we started. */
   readonly physicalCapacities?: Readonly<Record<string, Resources>>;
+  /**
+   * Durable record of the physical capacity of every node the brain over-commits, written before
+   * the over-commit is sent: a restarted brain (even after a crash) reads the physical figure from
+   * here instead of mistaking the over-committed one the RM reports for it.
+   */
+  readonly physicalCapacityStore?: PhysicalCapacityStore;
   /** How long the RM plugin honours a published ranking before falling back to its stock order. */
   readonly rankingTtlMs?: number;
   /** In-flight per-app container reads during a snapshot. */
   readonly snapshotConcurrency?: number;
   /** For tests: a ready client (e.g. with a fake adapter or a fast retry policy). */
   readonly client?: RmClient;
+}
+
+/** A node's physical capacity as `physicalCapacityStore` keeps it. */
+export const physicalCapacitySchema: z.ZodType<Resources, z.ZodTypeDef, unknown> = z
+  .object({ memoryMB: z.number().int().nonnegative(), vcores: z.number().int().nonnegative() })
+  .strict();
+
+/** Where the backend keeps the physical capacity of nodes it over-commits (e.g. a store namespace). */
+export interface PhysicalCapacityStore {
+  list(): Promise<Array<{ key: string; value: Resources }>>;
+  put(nodeId: string, physical: Resources): Promise<void>;
+  del(nodeId: string): Promise<void>;
+}
+
+/** What `standDown()` undid. */
+export interface StandDownReport {
+  /** Nodes whose advertised capacity went back to the physical one. */
+  readonly restoredNodes: string[];
+  /** Containers the shims resumed when the lease was released. */
+  readonly resumedContainers: string[];
+  /** What could not be undone (the rest was still tried). */
+  readonly errors: string[];
 }
 
 /** States in which an app is still of interest to a policy (finished apps are history). */
@@ -50,6 +79,12 @@ export class YarnBackend implements ClusterBackend {
   private readonly concurrency: number;
   /** First capacity seen per node, before the brain over-commits it. */
   private readonly physical = new Map<string, Resources>();
+  /** Nodes recorded in `physicalCapacityStore` (over-committed by this brain, now or before a restart). */
+  private readonly persisted = new Set<string>();
+  /** Nodes this process set above their physical capacity (with or without a durable record). */
+  private readonly overcommitted = new Set<string>();
+  private readonly physicalStore?: PhysicalCapacityStore;
+  private physicalLoaded: Promise<void> | undefined;
   /** Last full ranking published, so a `partial` ranking can be merged into it. */
   private publishedScores: Record<string, number> = {};
 
@@ -60,11 +95,31 @@ export class YarnBackend implements ClusterBackend {
     this.rankingTtlMs = opts.rankingTtlMs ?? DEFAULT_RANKING_TTL_MS;
     this.concurrency = opts.snapshotConcurrency ?? 4;
     for (const [id, r] of Object.entries(opts.physicalCapacities ?? {})) this.physical.set(id, r);
+    this.physicalStore = opts.physicalCapacityStore;
+  }
+
+  /** Loads the durable physical capacities once (configured ones take precedence). */
+  private loadPhysical(): Promise<void> {
+    if (!this.physicalStore) return Promise.resolve();
+    this.physicalLoaded ??= this.physicalStore.list().then(
+      (entries) => {
+        for (const { key, value } of entries) {
+          this.persisted.add(key);
+          if (!this.physical.has(key)) this.physical.set(key, value);
+        }
+      },
+      (err: unknown) => {
+        this.physicalLoaded = undefined;
+        throw err;
+      },
+    );
+    return this.physicalLoaded;
   }
 
   // ---- snapshot --------------------------------------------------------------------------------
 
   async snapshot(): Promise<ClusterSnapshot> {
+    await this.loadPhysical();
     const [rmNodes, scheduler, rmApps, shimContainers] = await Promise.all([
       this.client.nodes(),
       this.client.scheduler(),
@@ -223,13 +278,82 @@ export class YarnBackend implements ClusterBackend {
   }
 
   private async applySetNodeResource(action: ActionOf<'setNodeResource'>): Promise<ApplyOutcome> {
+    await this.loadPhysical();
     if (!this.physical.has(action.nodeId)) {
       // Remember the capacity before our first change, or a later snapshot would mistake the
       // over-committed figure for the physical one.
       this.physical.set(action.nodeId, nodeCapacity(await this.client.node(action.nodeId)));
     }
+    const physical = this.physical.get(action.nodeId)!;
+    const backToPhysical = equals(action.resource, physical);
+    if (!backToPhysical && this.physicalStore && !this.persisted.has(action.nodeId)) {
+      // Durable before the RM changes: a brain restarted after a crash must still know it.
+      await this.physicalStore.put(action.nodeId, physical);
+      this.persisted.add(action.nodeId);
+    }
     await this.client.setNodeResource(action.nodeId, action.resource, -1);
+    if (backToPhysical) this.overcommitted.delete(action.nodeId);
+    else this.overcommitted.add(action.nodeId);
+    if (backToPhysical && this.physicalStore && this.persisted.has(action.nodeId)) {
+      await this.physicalStore.del(action.nodeId);
+      this.persisted.delete(action.nodeId);
+    }
     return { status: 'applied' };
+  }
+
+  /**
+   * Hands the cluster back to the stock scheduler (clean shutdown): releases the shim lease so
+   * every suspended container resumes at once, withdraws the node ranking, and gives every node
+   * the brain over-committed its physical capacity back. Never throws; tries every step.
+   */
+  async standDown(): Promise<StandDownReport> {
+    const errors: string[] = [];
+    let resumedContainers: string[] = [];
+    if (this.shim?.releaseLease) {
+      try {
+        resumedContainers = await this.shim.releaseLease();
+      } catch (err) {
+        errors.push(`release the shim lease: ${(err as Error).message}`);
+      }
+    }
+    if (this.shim && Object.keys(this.publishedScores).length > 0) {
+      try {
+        // An expired ranking gives the RM plugin's stock order back.
+        await this.shim.publishRanking({ scores: {}, leastLoadedFirst: false, ttlMs: 1 });
+        this.publishedScores = {};
+      } catch (err) {
+        errors.push(`withdraw the node ranking: ${(err as Error).message}`);
+      }
+    }
+    const restoredNodes: string[] = [];
+    try {
+      await this.loadPhysical();
+      const changed = new Set([...this.persisted, ...this.overcommitted]);
+      if (changed.size > 0) {
+        const current = new Map((await this.client.nodes()).map((n) => [n.id, nodeCapacity(n)]));
+        for (const id of [...changed].sort()) {
+          const physical = this.physical.get(id);
+          const now = current.get(id);
+          if (!physical) continue;
+          try {
+            if (now !== undefined && !equals(now, physical)) {
+              await this.client.setNodeResource(id, physical, -1);
+              restoredNodes.push(id);
+            }
+            if (this.persisted.has(id)) {
+              await this.physicalStore?.del(id);
+              this.persisted.delete(id);
+            }
+            this.overcommitted.delete(id);
+          } catch (err) {
+            errors.push(`restore ${id} to ${physical.memoryMB} MB / ${physical.vcores} vcores: ${(err as Error).message}`);
+          }
+        }
+      }
+    } catch (err) {
+      errors.push(`restore node capacities: ${(err as Error).message}`);
+    }
+    return { restoredNodes, resumedContainers, errors };
   }
 
   private requireShim(what: string): NodeShim {

@@ -30,4 +30,6 @@ export interface NodeShim {
   /** Renews the brain's lease on every shim (the watchdog resumes everything when it lapses). */
   renewLease(ttlMs: number): Promise<void>;
   publishRanking(ranking: RankingPublication): Promise<void>;
+  /** Gives the lease up at once: the shims resume what they suspended. Returns the resumed ids. */
+  releaseLease?(): Promise<string[]>;
 }
