@@ -54,6 +54,13 @@ export interface EngineOptions {
   readonly minWakeMs?: number;
   /** Policy used when neither the operator nor the store names one. */
   readonly defaultPolicy?: { readonly name: string; readonly params: unknown };
+  /**
+   * A lease the loop keeps alive, renewed at the start of every cycle (e.g. the NodeManager
+   * shims' lease, `HttpNodeShim.renewLease`): when the loop stops or stalls for longer than the
+   * lease, the shims resume every container the brain suspended. A failed renewal is logged and
+   * the cycle goes on (actions that need the lease then fail on their own).
+   */
+  readonly lease?: { renew(): Promise<void> };
 }
 
 export type CycleOutcome = 'ok' | 'rm_unavailable' | 'policy_error' | 'error';
@@ -421,6 +428,13 @@ export class Engine {
       return report;
     };
 
+    if (this.opts.lease) {
+      try {
+        await this.opts.lease.renew();
+      } catch (e) {
+        this.log.warn({ cycleId, err: errMsg(e) }, 'could not renew the lease; actions that need it will fail');
+      }
+    }
     let caps: Capabilities;
     let snapshot: ClusterSnapshot;
     try {
