@@ -72,6 +72,17 @@ function waitForSignal(log?: Logger): Promise<NodeJS.Signals> {
   });
 }
 
+/** Shim URLs for serve: the configured ones, else the embedded mini cluster's shim. */
+export function defaultShimUrls(configured: readonly string[], miniShimUrl: string | undefined): string[] {
+  if (configured.length > 0) return [...configured];
+  return miniShimUrl ? [miniShimUrl] : [];
+}
+
+/** The lease must outlive a few engine periods, or it lapses between two healthy cycles. */
+export function leaseTtlFor(leaseTtlMs: number, periodMs: number): number {
+  return Math.max(leaseTtlMs, 3 * periodMs);
+}
+
 export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknown> = waitForSignal()): Promise<number> {
   let loaded;
   try {
@@ -105,36 +116,50 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
   };
   try {
     let rmUrl = cfg.rmUrl;
+    let shimUrls = cfg.shim.urls;
     if (!rmUrl) {
       io.out('schedbrain: no ResourceManager configured; starting an embedded mini YARN cluster...');
       const { startMiniCluster } = await import('../yarn/minicluster.js');
       const mini = await startMiniCluster({ nodes: cfg.miniCluster.nodes, workDir: cfg.miniCluster.workDir, onLog: (line) => log.debug({ src: 'minicluster' }, line) });
       cleanups.push(['stop the mini cluster', () => mini.stop()]);
       rmUrl = mini.rmUrl;
-      io.out(`schedbrain: mini YARN ResourceManager ${rmUrl} (client conf ${mini.confDir})`);
+      shimUrls = defaultShimUrls(cfg.shim.urls, mini.shimUrl);
+      io.out(`schedbrain: mini YARN ResourceManager ${rmUrl} (client conf ${mini.confDir}${mini.shimUrl ? `, shim ${mini.shimUrl}` : ''})`);
     }
     const { Store } = await import('../store/store.js');
     const store = await Store.open(cfg.stateDir);
     cleanups.push(['close the store', () => store.close()]);
-    const { YarnBackend } = await import('../yarn/backend.js');
+    const { YarnBackend, physicalCapacitySchema } = await import('../yarn/backend.js');
     let shim;
-    if (cfg.shim.urls.length) {
+    let lease: { renew(): Promise<void> } | undefined;
+    if (shimUrls.length) {
       const { HttpNodeShim } = await import('../yarn/shim-client.js');
-      shim = new HttpNodeShim({ urls: cfg.shim.urls, rankingUrl: cfg.shim.rankingUrl, requestTimeoutMs: cfg.requestTimeoutMs, logger: log.child({ mod: 'shim' }) });
-      const lease = shim;
-      // Renew the lease at a third of its TTL; if the brain dies, the shims resume every container.
-      const renew = async () => {
-        try {
-          await lease.renewLease(cfg.shim.leaseTtlMs);
-        } catch (e) {
-          log.warn({ err: (e as Error).message }, 'could not renew the shim lease');
-        }
-      };
-      await renew();
-      const t = setInterval(() => void renew(), Math.floor(cfg.shim.leaseTtlMs / 3));
-      cleanups.push(['stop renewing the shim lease', async () => clearInterval(t)]);
+      const nodeShim = new HttpNodeShim({ urls: shimUrls, rankingUrl: cfg.shim.rankingUrl, requestTimeoutMs: cfg.requestTimeoutMs, logger: log.child({ mod: 'shim' }) });
+      shim = nodeShim;
+      // The engine renews the lease every cycle, so it lapses (and the shims resume every
+      // container) when the loop stops, not only when the process dies.
+      const ttlMs = leaseTtlFor(cfg.shim.leaseTtlMs, cfg.periodMs);
+      if (ttlMs !== cfg.shim.leaseTtlMs) log.warn({ leaseTtlMs: cfg.shim.leaseTtlMs, periodMs: cfg.periodMs, usedMs: ttlMs }, 'shim lease TTL shorter than three engine periods; using three periods');
+      lease = { renew: () => nodeShim.renewLease(ttlMs) };
     }
-    const backend = new YarnBackend({ rmUrl, user: cfg.user, requestTimeoutMs: cfg.requestTimeoutMs, shim, logger: log.child({ mod: 'yarn' }) });
+    const backend = new YarnBackend({
+      rmUrl,
+      user: cfg.user,
+      requestTimeoutMs: cfg.requestTimeoutMs,
+      shim,
+      logger: log.child({ mod: 'yarn' }),
+      physicalCapacityStore: store.namespace('yarn.physical-capacity', physicalCapacitySchema),
+    });
+    // On a clean shutdown (after the loop stopped) hand the cluster back to the stock scheduler:
+    // suspended containers resume at once, over-committed nodes get their capacity back.
+    cleanups.push([
+      'hand the cluster back',
+      async () => {
+        const r = await backend.standDown();
+        if (r.restoredNodes.length || r.resumedContainers.length) log.info({ restoredNodes: r.restoredNodes, resumedContainers: r.resumedContainers }, 'cluster handed back to the stock scheduler');
+        for (const e of r.errors) log.error({ err: e }, 'shutdown: could not hand part of the cluster back');
+      },
+    ]);
     const { Engine } = await import('../engine/engine.js');
     const engine = new Engine({
       backend,
@@ -145,6 +170,7 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       backoff: cfg.backoff,
       journalRetentionMs: cfg.journalRetentionHours * 3600_000,
       initial: { policy: cfg.policy, params: cfg.policyParams, dryRun: cfg.dryRun },
+      lease,
       defaultPolicy: { name: 'capacity-targets', params: { targets: {} } },
     });
     try {
