@@ -69,6 +69,21 @@ describe('/v1/bopf/queues', () => {
     expect(r.json()).toMatchObject({ name: 'b', class: 'soft', demand: { vcoreSeconds: 80, memoryMBSeconds: 0 } });
   });
 
+  it('admits an LQ with a demand distribution on its alpha-strategy quantile', async () => {
+    const r = await send('POST', '/v1/bopf/queues', {
+      name: 'u',
+      kind: 'LQ',
+      periodMs: 100_000,
+      burstDeadlineMs: 10_000,
+      distribution: { vcoreSeconds: { kind: 'uniform', min: 0, max: 100 }, memoryMBSeconds: { kind: 'uniform', min: 0, max: 0 } },
+      alpha: 0.81,
+    });
+    expect(r.statusCode).toBe(201);
+    expect(r.json().admission.demand.vcoreSeconds).toBeCloseTo(90, 9); // quantile at sqrt(0.81)
+    expect(r.json().admission.demandHow).toContain('alpha-strategy');
+    expect(r.json().queue.spec.distribution.correlation).toBe('independent');
+  });
+
   it('answers a rejected queue with 409, the failing condition and its numbers, and stores nothing', async () => {
     await send('POST', '/v1/bopf/queues', lq('big', 800)); // tolerates 16 × 100 / 800 = 2 queues
     await send('POST', '/v1/bopf/queues', { name: 't', kind: 'TQ' });
