@@ -31,6 +31,7 @@ const PAPER_T4: Record<BopfBenchmark, number[]> = {
   tpcds: [1.06, 1.38, 1.66, 2.93, 5.16, 10.4],
   tpch: [1.01, 1.28, 1.92, 3.04, 5.5, 11.35],
 };
+const LABEL: Record<string, string> = { drf: 'DRF', sp: 'SP', nbopf: 'N-BoPF', bopf: 'BoPF' };
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 
@@ -162,7 +163,7 @@ if (only.has('fig10')) {
     const cell = (p: string) => (q.startsWith('root.lq') ? f1(res[p].lq.byQueue[q]?.meanCompletion ?? NaN) : f1(res[p].tq.meanCompletion));
     return `| ${q.slice(5)} | ${res.bopf.admission?.[q.slice(5)]} | ${res.nbopf.admission?.[q.slice(5)]} | ${pols.map(cell).join(' | ')} | ${pols.map((p) => f2(res[p].longTermShares[q])).join(' / ')} |`;
   });
-  for (const p of pols) writeFileSync(resolve(ROOT, `docs/figures/bopf-shares-${p}.svg`), shareSvg(res[p], queues, `${p.toUpperCase()}: dominant share per queue (3 LQs + 1 TQ)`));
+  for (const p of pols) writeFileSync(resolve(ROOT, `docs/figures/bopf-shares-${p}.svg`), shareSvg(res[p], queues, `${LABEL[p]}: dominant share per queue (3 LQs + 1 TQ)`));
   json.fig10 = Object.fromEntries(pols.map((p) => [p, { lq: res[p].lq.byQueue, tq: res[p].tq.meanCompletion, shares: res[p].longTermShares, admission: res[p].admission }]));
   out.push(
     '### Three LQs and one TQ (paper Fig. 10, 11)',
@@ -174,6 +175,8 @@ if (only.has('fig10')) {
     '| queue | BoPF class | N-BoPF class | DRF | SP | N-BoPF | BoPF | share DRF / SP / N-BoPF / BoPF |',
     '|---|---|---|---:|---:|---:|---:|---|',
     ...rows,
+    '',
+    `Time TQ-0 spends below its fair quarter of the cluster (150–1200 s): ${pols.map((p) => `${LABEL[p]} ${(belowShare(res[p], 'root.tq0', 0.25, 150, 1200) * 100).toFixed(0)} %`).join(', ')}.`,
     '',
     'Resource share over time: ' + pols.map((p) => `[${p}](figures/bopf-shares-${p}.svg)`).join(', ') + '.',
     '',
@@ -213,6 +216,13 @@ if (only.has('fig12')) {
     ...rows,
     '',
   );
+}
+
+/** Fraction of samples in [fromS, toS] where `queue`'s dominant share is below `share`. */
+function belowShare(r: BopfRunResult, queue: string, share: number, fromS: number, toS: number): number {
+  const idx = r.timeline.tS.flatMap((t, i) => (t >= fromS && t <= toS ? [i] : []));
+  const xs = r.timeline.shares[queue] ?? [];
+  return idx.length ? idx.filter((i) => xs[i] < share).length / idx.length : NaN;
 }
 
 function lqSpecOf(s: BopfScenario) {
