@@ -126,6 +126,20 @@ describe('kairos node LAS', () => {
     expect(t50.wakeAtMs).toBe(100 * S);
   });
 
+  it('acts on quantum ends at the next monitor tick (500 ms by default; 0 = exact)', () => {
+    const n = node('n1', 1, 5120);
+    const cs = (t: number): C[] => [
+      { id: 'a', node: 'n1', attained: t - 200, runningSince: 200 },
+      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
+    ];
+    const t0 = run(snap(200, [n], cs(200)));
+    expect(t0.wakeAtMs).toBe(50_500);
+    expect(run(snap(200, [n], cs(200)), { monitorIntervalMs: 0 }).wakeAtMs).toBe(50_200);
+    const t1 = run(snap(50_500, [n], cs(50_500), { changed: [] }), {}, t0.state);
+    expect(targets(t1.decisions, 'suspendContainer')).toEqual(['a']);
+    expect(targets(t1.decisions, 'resumeContainer')).toEqual(['b']);
+  });
+
   it('keeps the running task for another quantum when every waiting task has attained more', () => {
     const n = node('n1', 1, 5120);
     const cs = (att: number): C[] => [

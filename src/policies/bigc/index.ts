@@ -137,6 +137,7 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
 
     // A node never runs more than its cores: excess long containers wait (newest first).
     for (const w of nodes) {
+      if (w.runCores <= w.cores) continue;
       const excessLong = w.running.filter(isLong).sort(newestFirst);
       while (w.runCores > w.cores && excessLong.length > 0) {
         const c = excessLong.shift() as ContainerView;

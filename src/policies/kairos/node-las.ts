@@ -194,6 +194,8 @@ export function scheduleNode(
       if (!w.running && w.e.susp !== null && Number.isFinite(starveMs)) candidates.push(w.e.susp + starveMs);
     }
     for (const t of candidates) if (t > now && (wake === null || t < wake)) wake = t;
+    const tick = params.monitorIntervalMs;
+    if (wake !== null && tick > 0) wake = Math.ceil(wake / tick) * tick;
   }
 
   const tasks: Record<ContainerId, TaskEntry> = {};

@@ -39,6 +39,12 @@ export const kairosParamsSchema = z
      * and a node with waiting tasks is revisited every quantum).
      */
     sweepIntervalMs: z.number().positive().default(60_000),
+    /**
+     * The node monitor's tick (the prototype checks its containers every 500 ms): quantum ends
+     * and starvation deadlines are acted on at the next tick, so that nodes whose deadlines fall
+     * close together are handled in one cycle. 0: act at the exact instant.
+     */
+    monitorIntervalMs: z.number().nonnegative().default(500),
     /** Seed of the `random` tie-break. */
     seed: z.number().int().default(1),
   })
