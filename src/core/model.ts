@@ -50,6 +50,12 @@ export interface ContainerView {
   readonly attainedServiceMs?: number;
   /** When the container last went from SUSPENDED to RUNNING (or started). */
   readonly runningSinceMs?: number;
+  /**
+   * True for the application's master container (YARN's ApplicationMaster) rather than one of its
+   * tasks: it holds resources but is not work to schedule, and policies leave it running (a
+   * suspended AM stops heartbeating and the RM fails the attempt). Undefined: a task.
+   */
+  readonly appMaster?: boolean;
 }
 
 export type AppState = 'NEW' | 'NEW_SAVING' | 'SUBMITTED' | 'ACCEPTED' | 'RUNNING' | 'FINISHED' | 'FAILED' | 'KILLED';

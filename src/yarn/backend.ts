@@ -134,7 +134,9 @@ export class YarnBackend implements ClusterBackend {
     const running = rmApps.filter((a) => a.state === 'RUNNING');
     const perApp = await mapWithConcurrency(running, this.concurrency, (a) => this.liveContainers(a.id));
     const shimById = new Map(shimContainers.map((c) => [c.containerId, c]));
-    const containers = perApp.flatMap((list, i) => list.map((c) => toContainerView(c, running[i]!.id, shimById.get(c.containerId))));
+    const containers = perApp.flatMap(({ containers: list, amContainerId }, i) =>
+      list.map((c) => toContainerView(c, running[i]!.id, shimById.get(c.containerId), c.containerId === amContainerId)),
+    );
 
     const containersByNode = new Map<string, string[]>();
     for (const c of containers) {
@@ -146,17 +148,17 @@ export class YarnBackend implements ClusterBackend {
     return buildSnapshot({ nowMs, nodes, apps, containers, rootQueue });
   }
 
-  /** Containers of the app's current attempt that still hold resources. */
-  private async liveContainers(appId: string): Promise<RmContainerInfo[]> {
+  /** Containers of the app's current attempt that still hold resources, and which one is its AM. */
+  private async liveContainers(appId: string): Promise<{ containers: RmContainerInfo[]; amContainerId?: string }> {
     try {
       const attempts = await this.client.appAttempts(appId);
       const current = attempts.reduce<(typeof attempts)[number] | undefined>((best, a) => (!best || a.id > best.id ? a : best), undefined);
-      if (!current) return [];
+      if (!current) return { containers: [] };
       const list = await this.client.attemptContainers(appId, current.appAttemptId);
-      return list.filter((c) => c.containerState !== 'COMPLETE');
+      return { containers: list.filter((c) => c.containerState !== 'COMPLETE'), amContainerId: current.containerId };
     } catch (err) {
       // The app can finish between the apps listing and this read: the RM then answers 404.
-      if (err instanceof RmRejectedError && err.status === 404) return [];
+      if (err instanceof RmRejectedError && err.status === 404) return { containers: [] };
       throw err;
     }
   }
@@ -529,7 +531,7 @@ export function toAppView(a: RmAppInfo, index: number, leafPaths: ReadonlyMap<st
   };
 }
 
-export function toContainerView(c: RmContainerInfo, appId: string, shim: ShimContainer | undefined): ContainerView {
+export function toContainerView(c: RmContainerInfo, appId: string, shim: ShimContainer | undefined, appMaster = false): ContainerView {
   const nodeId = c.assignedNodeId ?? c.nodeId;
   if (!nodeId) throw new RmProtocolError(`containers of ${appId}: container ${c.containerId} has neither assignedNodeId nor nodeId`);
   return {
@@ -540,6 +542,7 @@ export function toContainerView(c: RmContainerInfo, appId: string, shim: ShimCon
     state: shim?.state ?? 'RUNNING',
     startedAtMs: c.startedTime,
     ...(shim ? { attainedServiceMs: shim.attainedServiceMs, runningSinceMs: shim.runningSinceMs } : {}),
+    ...(appMaster ? { appMaster: true } : {}),
   };
 }
 

@@ -131,6 +131,7 @@ describe('snapshot', () => {
         resource: { memoryMB: Number(raw.allocatedMB), vcores: Number(raw.allocatedVCores) },
         state: 'RUNNING',
         startedAtMs: Number(raw.startedTime),
+        ...(raw.containerId.endsWith('_000001') ? { appMaster: true } : {}),
       });
     }
     // Only live apps are asked for.
@@ -151,6 +152,16 @@ describe('snapshot', () => {
     const mine = [...snap.containers.values()].filter((c) => c.appId === PENDING_APP);
     expect(mine).toHaveLength(1);
     expect(snap.nodes.get('localhost:43511')!.capacity).toEqual({ memoryMB: 1024, vcores: 2 });
+  });
+
+  it("marks the current attempt's AM container, and only it, as the app master", async () => {
+    serveRunningCluster(rm);
+    const snap = await backendFor().snapshot();
+    const am = fixture('appattempts.json').appAttempts.appAttempt[0].containerId as string;
+    const mine = [...snap.containers.values()].filter((c) => c.appId === RUNNING_APP);
+    expect(mine.length).toBeGreaterThan(1);
+    expect(mine.filter((c) => c.appMaster).map((c) => c.id)).toEqual([am]);
+    expect(mine.filter((c) => c.id !== am).every((c) => c.appMaster === undefined)).toBe(true);
   });
 
   it('remembers the physical capacity seen before an over-commit', async () => {
