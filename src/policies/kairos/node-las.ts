@@ -15,6 +15,9 @@
  *
  * Attained service comes from the snapshot (`attainedServiceMs`, kernel accounting or the
  * simulator); without it, from the running time this module tracks in its state.
+ *
+ * An application's master container (`appMaster`, live YARN) is not a task: it is never
+ * suspended and takes no part in LAS or in the node's attained-service statistics.
  */
 import type { Decision } from '../../core/actions.js';
 import type { ClusterSnapshot, ContainerId, NodeView } from '../../core/model.js';
@@ -85,7 +88,8 @@ export function scheduleNode(
   const work: Work[] = [];
   for (const id of node.containerIds) {
     const c = snapshot.containers.get(id);
-    if (!c) continue;
+    // An ApplicationMaster is not a task: suspending it would stop its job's heartbeats.
+    if (!c || c.appMaster) continue;
     const running = c.state === 'RUNNING';
     const p = prevTasks[id];
     let e: TaskEntry;
