@@ -22,7 +22,9 @@ export class UsageError extends Error {}
 const USAGE = `usage: schedbrain simulate --workload <kairos-heavy|kairos-uniform|sample:NAME|PATH.tr> --policy NAME[,NAME...]
   [--nodes N] [--cores C] [--memory-mb M] [--seed S] [--jobs N] [--set key=value ...]
   [--delay-ms X] [--period-ms P] [--allocator fifo|capacity] [--cutoff SECONDS]
-  [--json] [--per-job] [--plot FILE.svg] [--plot-metric jct|slowdown] [--log-x]`;
+  [--json] [--per-job] [--plot FILE.svg] [--plot-metric jct|slowdown] [--log-x]
+With several policies (compared on the same workload and plotted together), prefix --set keys
+with the policy name: --set kairos.quantumMs=20000.`;
 
 interface Args {
   workload?: string;

@@ -166,7 +166,7 @@ function niceTicks(lo: number, hi: number, n: number): number[] {
   return out;
 }
 
-const fmt = (v: number): string => (Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-2 && v !== 0) ? v.toExponential(0) : String(Number(v.toPrecision(4))));
+const fmt = (v: number): string => (Math.abs(v) >= 1e6 || (Math.abs(v) < 1e-2 && v !== 0) ? v.toExponential(0) : String(Number(v.toPrecision(4))));
 
 /** A CDF plot (one step line per series) as a self-contained SVG document. */
 export function cdfSvg(series: readonly CdfSeries[], o: CdfPlotOptions = {}): string {
