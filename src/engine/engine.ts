@@ -202,7 +202,7 @@ export class Engine {
     const updatedAtMs = this.clock.now();
     await this.store.putEngineConfig({ policy: name, params, dryRun, updatedAtMs });
     const saved = await this.store.getPolicyState(name);
-    const keepState = saved !== undefined && stored?.policy === name && JSON.stringify(stored.params) === JSON.stringify(params);
+    const keepState = saved !== undefined && stored?.policy === name;
     this.state = keepState ? saved.state : policy.initialState(params);
     this.ranking = await this.store.getRanking();
     this.active = { policy, params, dryRun, updatedAtMs };
@@ -241,8 +241,11 @@ export class Engine {
   private async doSetPolicy(req: { name: string; params?: unknown; dryRun?: boolean }): Promise<ReturnType<Engine['config']>> {
     const policy = this.lookup(req.name);
     const params = this.validateParams(policy, req.params);
-    const sameParams = policy === this.cfg.policy && JSON.stringify(params) === JSON.stringify(this.cfg.params);
-    const state = sameParams ? this.state : policy.initialState(params);
+    // Same policy with new params keeps its state (e.g. BoPF's open bursts when a queue is
+    // registered); only another policy starts from its initial state.
+    const samePolicy = policy === this.cfg.policy;
+    const sameParams = samePolicy && JSON.stringify(params) === JSON.stringify(this.cfg.params);
+    const state = samePolicy ? this.state : policy.initialState(params);
     if (this.lastSnapshot && this.capabilities) this.trialDecide(policy, params, state, this.lastSnapshot, this.capabilities);
     const dryRun = req.dryRun ?? this.cfg.dryRun;
     const updatedAtMs = this.clock.now();
@@ -251,7 +254,8 @@ export class Engine {
     else await this.store.putEngineConfigAndState(config, policy.name, { state, savedAtMs: updatedAtMs, cycleId: 'config' });
     this.active = { policy, params, dryRun, updatedAtMs };
     this.state = state;
-    this.generation++;
+    // A cycle in flight decided for the state this change replaced: its next state is dropped.
+    if (!samePolicy) this.generation++;
     this.metrics.dryRun.set(dryRun ? 1 : 0);
     this.log.info({ policy: policy.name, dryRun }, 'policy changed');
     return this.config();
@@ -287,7 +291,7 @@ export class Engine {
   async dryRun(req: { name?: string; params?: unknown } = {}): Promise<CycleReport & { params: unknown; snapshotAtMs: number }> {
     const policy = req.name !== undefined ? this.lookup(req.name) : this.cfg.policy;
     const params = req.params !== undefined || policy !== this.cfg.policy ? this.validateParams(policy, req.params) : this.cfg.params;
-    const state = policy === this.cfg.policy && params === this.cfg.params ? this.state : policy.initialState(params);
+    const state = policy === this.cfg.policy ? this.state : policy.initialState(params);
     const startedAtMs = this.clock.now();
     const cycleId = `dry-${startedAtMs.toString(36)}`;
     const caps = await this.backend.capabilities();

@@ -348,18 +348,19 @@ describe('engine configuration', () => {
 
   it('a policy change during a cycle: the old statement finishes, its next state is not kept', async () => {
     const e = await makeEngine();
+    await e.runCycle();
     script.decisions = [kill('app_1')];
     let release!: () => void;
     backend.applyGate = new Promise<void>((r) => (release = r));
     const p = e.runCycle();
     await settle();
-    await e.setPolicy({ name: 'scripted', params: { tag: 'new' } });
+    await e.setPolicy({ name: 'capacity-targets', params: { targets: {} } });
     release();
     const r = await p;
     expect(r.decisions[0].result).toBe('applied');
     expect(r.notes.join()).toMatch(/policy changed during the cycle/);
-    expect(e.policyState()).toEqual({ calls: 0 });
-    expect((await store.getPolicyState('scripted'))?.state).toEqual({ calls: 0 });
+    expect(e.policyState()).toEqual({});
+    expect((await store.getPolicyState('scripted'))?.state).toEqual({ calls: 1 });
   });
 
   it('concurrent policy changes are applied one after the other', async () => {
