@@ -84,6 +84,8 @@ export interface SimOptions {
    */
   readonly onProgress?: (done: number, total: number) => void;
   readonly progressEveryBatches?: number;
+  /** Measure the wall time spent inside `policy.decide` (`policyMs`). Default false. */
+  readonly timePolicy?: boolean;
   /** Observes every decision cycle that produced decisions (for journals/debugging). */
   readonly onDecisions?: (nowMs: number, decisions: readonly Decision[]) => void;
 }
@@ -300,6 +302,8 @@ export class Simulator {
   events = 0;
   batches = 0;
   decisionCalls = 0;
+  /** Wall ms spent inside policy.decide (only with `timePolicy`). */
+  policyMs = 0;
   launches = 0;
   finishedJobs = 0;
   killedJobs = 0;
@@ -559,7 +563,12 @@ export class Simulator {
     this.changed.clear();
     this.snap.changedNodeIds = changed;
     this.decisionCalls++;
-    const out = policy.decide({ snapshot: this.snap, params: this.params, state: this.policyState });
+    let out;
+    if (this.opts.timePolicy) {
+      const t0 = performance.now();
+      out = policy.decide({ snapshot: this.snap, params: this.params, state: this.policyState });
+      this.policyMs += performance.now() - t0;
+    } else out = policy.decide({ snapshot: this.snap, params: this.params, state: this.policyState });
     this.policyState = out.state;
     if (out.wakeAtMs !== undefined && Number.isFinite(out.wakeAtMs)) {
       this.wakeToken++;

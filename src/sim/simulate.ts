@@ -34,6 +34,8 @@ export interface SimulateOptions {
   readonly completedAppRetention?: number;
   readonly onProgress?: (done: number, total: number) => void;
   readonly progressEveryBatches?: number;
+  /** Measure time spent inside policy.decide (reported as `policySeconds`). */
+  readonly timePolicy?: boolean;
   readonly onDecisions?: ConstructorParameters<typeof Simulator>[0]['onDecisions'];
 }
 
@@ -69,6 +71,8 @@ export interface SimulateResult {
   /** CPU work thrown away by killed containers, core-seconds. */
   readonly wastedWorkS: number;
   readonly wallSeconds: number;
+  /** Wall time inside policy.decide, s (only with `timePolicy`). */
+  readonly policySeconds?: number;
   readonly eventsPerSecond: number;
   readonly warnings: readonly string[];
   /** Per-job raw records (not part of the CLI's JSON unless asked). */
@@ -104,6 +108,7 @@ export function simulate(o: SimulateOptions): SimulateResult {
     completedAppRetention: o.completedAppRetention,
     onProgress: o.onProgress,
     progressEveryBatches: o.progressEveryBatches,
+    timePolicy: o.timePolicy,
     onDecisions: o.onDecisions,
   });
   sim.run();
@@ -137,6 +142,7 @@ export function simulate(o: SimulateOptions): SimulateResult {
     actions: sim.actionStats,
     wastedWorkS: sim.wastedCoreMs / 1000,
     wallSeconds: wall,
+    policySeconds: o.timePolicy ? sim.policyMs / 1000 : undefined,
     eventsPerSecond: wall > 0 ? sim.events / wall : 0,
     warnings: sim.warnings,
     records: sim.records,
