@@ -157,7 +157,8 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
     const shortGuarantee = (params.shortSharePct / 100) * totalCores;
     const longGuarantee = totalCores - shortGuarantee;
     const need = shortPending - freeCores;
-    let budget = Math.floor(Math.min(need, shortGuarantee - shortCores, longCores - longGuarantee));
+    // Fractional shares round in favour of the short class (a victim may take long below its share by < 1 container).
+    let budget = Math.min(need, shortGuarantee - shortCores, longCores - longGuarantee);
     if (budget > 0) {
       const victims: { w: NodeWork; c: ContainerView }[] = [];
       for (const w of nodes) for (const c of w.running) if (isLong(c)) victims.push({ w, c });
