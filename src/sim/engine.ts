@@ -45,6 +45,7 @@ import type {
   QueueView,
 } from '../core/model.js';
 import type { AnyPolicy } from '../core/policy.js';
+import { isAlreadyTrue } from '../core/reconcile.js';
 import { equals, type Resources } from '../core/resources.js';
 import { createFifoAllocator, type Allocator, type AllocatorContext, type AllocatorFactory } from './allocator.js';
 import { EventQueue } from './heap.js';
@@ -820,6 +821,7 @@ export class Simulator {
   private applyAction(a: Action): ApplyOutcome {
     switch (a.kind) {
       case 'updateQueues': {
+        if (isAlreadyTrue(a, this.snap)) return { status: 'noop', detail: 'queues already as asked' };
         const err = this.queues.apply(a);
         if (err) return { status: 'failed', error: err, retryable: false };
         this.queueVersion++;

@@ -176,8 +176,10 @@ export function describeBackendConformance(name: string, makeBackend: () => Prom
         expect(out.status, JSON.stringify(out)).toBe('applied');
         await settle(b);
         expect(isAlreadyTrue(action, await b.snapshot())).toBe(true);
-        // Re-adding an existing queue is refused, and leaves the tree unchanged.
-        const dup = await b.apply(action);
+        // Repeating it changes nothing.
+        expect((await b.apply(action)).status).toBe('noop');
+        // Adding an existing queue with other settings is refused, and leaves the tree unchanged.
+        const dup = await b.apply({ kind: 'updateQueues', add: [{ path, capacityPct: 20, maxCapacityPct: 100 }], update: [] });
         expect(dup.status).toBe('failed');
         // Siblings not summing to 100 % are refused.
         const bad = await b.apply({ kind: 'updateQueues', add: [], update: [{ path, capacityPct: 50 }] });
