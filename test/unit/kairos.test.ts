@@ -337,6 +337,9 @@ describe('kairos central dispatch', () => {
     expect(caps[0].reason).toContain('N+Q = 4+4');
     const q2 = kinds(run(snap(0, [node('n1', 4, 20480)], []), { queueSlots: 2 }).decisions, 'setNodeResource');
     expect(q2[0].action).toMatchObject({ resource: { memoryMB: 30720, vcores: 6 } });
+    // The prototype's nodes: 5 vcores / 20 GB, 4 concurrent containers, at most 8 per node.
+    const proto = kinds(run(snap(0, [node('n1', 5, 20480)], []), { coresPerNode: 4 }).decisions, 'setNodeResource');
+    expect(proto[0].action).toMatchObject({ resource: { memoryMB: 40960, vcores: 8 } });
   });
 });
 

@@ -56,12 +56,14 @@ export function stateNodes(state: KairosState): Record<NodeId, NodeEntry> {
 
 const emptyBuckets = (): Bucket[] => Array.from({ length: BUCKETS }, () => ({ nodes: {}, wake: null }));
 
-/** Advertised capacity that lets the RM place N + Q one-core tasks on the node. */
+/**
+ * Advertised capacity that lets the RM place N + Q one-core tasks on the node: N + Q vcores, and
+ * memory scaled by (N + Q) / N so that memory does not cap the node first.
+ */
 export function cappedCapacity(node: NodeView, params: KairosParams): Resources {
-  const phys = node.physicalCapacity;
-  const physCores = Math.max(1, phys.vcores);
-  const vcores = physCores + params.queueSlots;
-  return { memoryMB: Math.round((phys.memoryMB * vcores) / physCores), vcores };
+  const n = coresOf(node, params);
+  const vcores = n + params.queueSlots;
+  return { memoryMB: Math.round((node.physicalCapacity.memoryMB * vcores) / n), vcores };
 }
 
 function capDecision(node: NodeView, want: Resources, params: KairosParams): Decision {
