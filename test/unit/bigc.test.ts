@@ -177,6 +177,12 @@ describe('bigc preemption', () => {
     expect(kinds(out.decisions, 'setNodeResource').map((d) => d.action)).toEqual([{ kind: 'setNodeResource', nodeId: 'n2', resource: { memoryMB: 20480, vcores: 4 } }]);
   });
 
+  it('never suspends an ApplicationMaster container', () => {
+    const s0 = snap(10_000, nodes, longs, { apps: apps(2) });
+    const withAm = { ...s0, containers: new Map([...s0.containers].map(([id, c]) => [id, id === 'l4' ? { ...c, appMaster: true } : c])) };
+    expect(targets(run(withAm, { shortSharePct: 75 }).decisions, 'suspendContainer')).toEqual(['l2', 'l3']);
+  });
+
   it('state round-trips through JSON', () => {
     const first = run(snap(10_000, nodes, longs, { apps: apps(2) }), { shortSharePct: 75 });
     const s = JSON.stringify(first.state);

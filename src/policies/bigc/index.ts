@@ -93,6 +93,8 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
       }
     }
     const isLong = (c: ContainerView): boolean => (clsOf.get(c.appId) ?? params.unknownClass) === 'long';
+    // An ApplicationMaster (live YARN) is never suspended: its job would stop heartbeating.
+    const suspendable = (c: ContainerView): boolean => isLong(c) && !c.appMaster;
 
     // Per-node view.
     interface NodeWork {
@@ -138,7 +140,7 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
     // A node never runs more than its cores: excess long containers wait (newest first).
     for (const w of nodes) {
       if (w.runCores <= w.cores) continue;
-      const excessLong = w.running.filter(isLong).sort(newestFirst);
+      const excessLong = w.running.filter(suspendable).sort(newestFirst);
       while (w.runCores > w.cores && excessLong.length > 0) {
         const c = excessLong.shift() as ContainerView;
         const before = w.runCores;
@@ -161,7 +163,7 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
     let budget = Math.min(need, shortGuarantee - shortCores, longCores - longGuarantee);
     if (budget > 0) {
       const victims: { w: NodeWork; c: ContainerView }[] = [];
-      for (const w of nodes) for (const c of w.running) if (isLong(c)) victims.push({ w, c });
+      for (const w of nodes) for (const c of w.running) if (suspendable(c)) victims.push({ w, c });
       victims.sort((a, b) => newestFirst(a.c, b.c));
       const why =
         `short jobs wait for ${shortPending} cores (${freeCores} free); short hold ${shortCores}/${Math.floor(shortGuarantee)} guaranteed cores ` +
