@@ -3,7 +3,7 @@
  *
  *   schedbrain simulate --workload <kairos-heavy|kairos-uniform|sample:NAME|PATH.tr> --policy NAME[,NAME…]
  *       [--nodes N] [--cores C] [--memory-mb M] [--seed S] [--jobs N] [--set key=value …]
- *       [--delay-ms X] [--period-ms P] [--allocator fifo|capacity] [--cutoff S]
+ *       [--delay-ms X] [--period-ms P] [--allocator fifo|capacity] [--cutoff S] [--task-jitter J]
  *       [--json] [--per-job] [--plot FILE.svg] [--plot-metric jct|slowdown] [--log-x]
  *
  * With `--json`, stdout is exactly one JSON object (one policy: the run summary; several: an
@@ -21,7 +21,7 @@ export class UsageError extends Error {}
 
 const USAGE = `usage: schedbrain simulate --workload <kairos-heavy|kairos-uniform|sample:NAME|PATH.tr> --policy NAME[,NAME...]
   [--nodes N] [--cores C] [--memory-mb M] [--seed S] [--jobs N] [--set key=value ...]
-  [--delay-ms X] [--period-ms P] [--allocator fifo|capacity] [--cutoff SECONDS]
+  [--delay-ms X] [--period-ms P] [--allocator fifo|capacity] [--cutoff SECONDS] [--task-jitter J]
   [--json] [--per-job] [--plot FILE.svg] [--plot-metric jct|slowdown] [--log-x]
 With several policies (compared on the same workload and plotted together), prefix --set keys
 with the policy name: --set kairos.quantumMs=20000.`;
@@ -39,6 +39,7 @@ interface Args {
   periodMs?: number;
   allocator?: string;
   cutoffS?: number;
+  taskJitter?: number;
   json: boolean;
   perJob: boolean;
   plot?: string;
@@ -80,6 +81,7 @@ export function parseArgs(argv: readonly string[]): Args {
       case '--period-ms': a.periodMs = num(flag, val()); break;
       case '--allocator': a.allocator = val(); break;
       case '--cutoff': a.cutoffS = num(flag, val()); break;
+      case '--task-jitter': a.taskJitter = num(flag, val()); break;
       case '--json': a.json = true; break;
       case '--per-job': a.perJob = true; break;
       case '--plot': a.plot = val(); break;
@@ -210,7 +212,7 @@ export async function runSimulateCommand(argv: string[]): Promise<number> {
     });
     const paramsList = policies.map((p) => buildParams(p, args.sets.length && policies.length > 1 ? args.sets.filter((s) => s.startsWith(`${p.name}.`)).map((s) => s.slice(p.name.length + 1)) : args.sets));
     const allocator = await loadAllocator(args.allocator);
-    const workload = resolveWorkload(args.workload, { seed: args.seed, jobs: args.jobs });
+    const workload = resolveWorkload(args.workload, { seed: args.seed, jobs: args.jobs, taskJitter: args.taskJitter });
     const results: SimulateResult[] = [];
     for (const [i, policy] of policies.entries()) {
       results.push(

@@ -10,7 +10,7 @@ import type { AllocatorFactory } from './allocator.js';
 import { Simulator, type ActionStats, type JobRecord } from './engine.js';
 import { jobMetrics, type Dist, type JobMetric } from './metrics.js';
 import type { Workload } from './workload.js';
-import { resolveWorkload } from './workloads/index.js';
+import { resolveWorkload, type ResolveOptions } from './workloads/index.js';
 
 export interface SimulateOptions {
   /** A Workload, or a name/path understood by `resolveWorkload`. */
@@ -25,6 +25,8 @@ export interface SimulateOptions {
   readonly seed?: number;
   /** Number of jobs for generated workloads (kairos-*). */
   readonly jobs?: number;
+  /** More options for a named workload (e.g. `taskJitter`, `meanInterArrivalS`, `mapFraction`). */
+  readonly workloadOptions?: ResolveOptions;
   readonly decisionDelayMs?: number;
   readonly periodMs?: number;
   readonly allocator?: AllocatorFactory;
@@ -90,7 +92,7 @@ export function lookupPolicy(p: string | AnyPolicy | undefined): AnyPolicy {
 
 export function simulate(o: SimulateOptions): SimulateResult {
   const seed = o.seed ?? 1;
-  const workload = typeof o.workload === 'string' ? resolveWorkload(o.workload, { seed, jobs: o.jobs }) : o.workload;
+  const workload = typeof o.workload === 'string' ? resolveWorkload(o.workload, { ...o.workloadOptions, seed, jobs: o.jobs ?? o.workloadOptions?.jobs }) : o.workload;
   const policy = lookupPolicy(o.policy);
   const t0 = performance.now();
   const sim = new Simulator({

@@ -4,6 +4,7 @@ import { Simulator } from '../../src/sim/engine.js';
 import { simulate } from '../../src/sim/simulate.js';
 import { KAIROS_CATEGORIES, KAIROS_CLUSTER, kairosJob, kairosWorkload } from '../../src/sim/workloads/kairos.js';
 import { syntheticTrace } from '../../src/sim/workloads/synthetic.js';
+import { Rng } from '../../src/sim/rng.js';
 
 describe('Kairos Table 1 workloads', () => {
   for (const cat of KAIROS_CATEGORIES) {
@@ -46,6 +47,22 @@ describe('Kairos Table 1 workloads', () => {
     const freq = [1, 2, 3, 4, 5].map((k) => big.jobs.filter((j) => j.tags?.['schedbrain.category'] === String(k)).length / big.jobs.length);
     [0.35, 0.35, 0.3, 0, 0].forEach((p, i) => expect(Math.abs(freq[i] - p)).toBeLessThan(0.015));
     expect(kairosWorkload('uniform').jobs).toHaveLength(100);
+  });
+
+  it('task jitter keeps arrivals and single-wave makespans', () => {
+    const a = kairosWorkload('heavy', { seed: 4 });
+    const b = kairosWorkload('heavy', { seed: 4, taskJitter: 0.5 });
+    expect(b.jobs.map((j) => [j.arrivalMs, j.name])).toEqual(a.jobs.map((j) => [j.arrivalMs, j.name]));
+    const works = Array.from(b.jobs[0].stages[0].workMs);
+    expect(new Set(works).size).toBeGreaterThan(1);
+    expect(Math.max(...works)).toBe(works[0]);
+    expect(Math.min(...works)).toBeGreaterThanOrEqual(works[0] * 0.5);
+    for (const cat of KAIROS_CATEGORIES.slice(0, 4)) {
+      const s = new Simulator({ workload: { name: 'alone', jobs: [kairosJob(cat, 0, 'alone', true, { taskJitter: 0.3 }, new Rng(1))], cluster: KAIROS_CLUSTER } });
+      s.run();
+      expect(s.records[0]!.finishMs).toBeCloseTo(cat.durationS * 1000, 6);
+    }
+    expect(() => kairosWorkload('heavy', { taskJitter: 2 })).toThrow(/taskJitter/);
   });
 
   it('the cutoff agrees with the per-job classes', () => {

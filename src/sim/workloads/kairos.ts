@@ -62,6 +62,13 @@ export interface KairosWorkloadOptions {
   readonly mapFraction?: number;
   /** Slots of the cluster the Table 1 makespans refer to (default 30 × 4 = 120). */
   readonly referenceSlots?: number;
+  /**
+   * Spread of task durations within a stage, 0–1 (default 0: identical tasks). Each task gets
+   * d·(1 − j·u), u uniform in [0, 1), except the stage's first task which keeps d, so a
+   * single-wave stage still ends at d and Table 1's makespans hold (category 5's two map waves
+   * end a little earlier). Drawn from a separate stream: arrivals and categories do not change.
+   */
+  readonly taskJitter?: number;
 }
 
 export type KairosVariant = 'heavy' | 'uniform';
@@ -87,16 +94,29 @@ export function categoryTaskMs(cat: KairosCategory, mapFraction = 0.5, reference
   return { mapMs: (mapFraction * d) / wm, reduceMs: ((1 - mapFraction) * d) / wr };
 }
 
-/** One job of the given category. */
-export function kairosJob(cat: KairosCategory, arrivalMs: number, name: string, shortClass: boolean, o: KairosWorkloadOptions = {}): JobSpec {
+function stageWork(n: number, d: number, jitter: number, rng: Rng | undefined): Float64Array {
+  const w = new Float64Array(n).fill(d);
+  if (jitter > 0 && rng) for (let i = 1; i < n; i++) w[i] = d * (1 - jitter * rng.next());
+  return w;
+}
+
+/** One job of the given category (`jitterRng` is needed only with `taskJitter`). */
+export function kairosJob(cat: KairosCategory, arrivalMs: number, name: string, shortClass: boolean, o: KairosWorkloadOptions = {}, jitterRng?: Rng): JobSpec {
   const { mapMs, reduceMs } = categoryTaskMs(cat, o.mapFraction ?? 0.5, o.referenceSlots ?? 120);
-  const meanMs = (cat.maps * mapMs + cat.reduces * reduceMs) / (cat.maps + cat.reduces);
+  const j = o.taskJitter ?? 0;
+  if (!(j >= 0 && j <= 1)) throw new Error(`taskJitter must be within 0–1, got ${j}`);
+  const maps = stageWork(cat.maps, mapMs, j, jitterRng);
+  const reduces = stageWork(cat.reduces, reduceMs, j, jitterRng);
+  let total = 0;
+  for (const x of maps) total += x;
+  for (const x of reduces) total += x;
+  const meanMs = total / (cat.maps + cat.reduces);
   return {
     arrivalMs,
     name,
     stages: [
-      { name: 'map', resource: KAIROS_CONTAINER, workMs: new Float64Array(cat.maps).fill(mapMs) },
-      { name: 'reduce', resource: KAIROS_CONTAINER, workMs: new Float64Array(cat.reduces).fill(reduceMs), parents: [0] },
+      { name: 'map', resource: KAIROS_CONTAINER, workMs: maps },
+      { name: 'reduce', resource: KAIROS_CONTAINER, workMs: reduces, parents: [0] },
     ],
     tags: {
       'schedbrain.category': String(cat.id),
@@ -111,6 +131,7 @@ export function kairosJob(cat: KairosCategory, arrivalMs: number, name: string, 
 export function kairosWorkload(variant: KairosVariant, o: KairosWorkloadOptions = {}): Workload {
   const def = VARIANTS[variant];
   const rng = new Rng(o.seed ?? 1);
+  const jitterRng = new Rng((o.seed ?? 1) + 0x5bd1e995);
   const n = o.jobs ?? 100;
   const mean = (o.meanInterArrivalS ?? def.meanInterArrivalS) * 1000;
   const jobs: JobSpec[] = [];
@@ -118,7 +139,7 @@ export function kairosWorkload(variant: KairosVariant, o: KairosWorkloadOptions 
   for (let i = 0; i < n; i++) {
     if (i > 0) t += rng.exponential(mean);
     const cat = KAIROS_CATEGORIES[def.categories[rng.weighted(def.probabilities)] - 1];
-    jobs.push(kairosJob(cat, Math.round(t), `job${i + 1}-c${cat.id}`, def.shortCategories.includes(cat.id), o));
+    jobs.push(kairosJob(cat, Math.round(t), `job${i + 1}-c${cat.id}`, def.shortCategories.includes(cat.id), o, jitterRng));
   }
   return { name: `kairos-${variant}`, jobs, cluster: KAIROS_CLUSTER, cutoffMs: def.cutoffS * 1000 };
 }
