@@ -6,7 +6,7 @@
  *   npm run bench                      # 3 timed runs per policy after a warm-up
  *   npm run bench -- --runs 5 --no-write --policies fifo
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { getPolicy } from '../src/policies/index.js';
@@ -137,10 +137,10 @@ const table = rows
   })
   .join('\n');
 
-const md = `# Simulator benchmark
+const md = `## Simulator
 
 Replay of \`${workload.name}\`${maxJobs !== undefined ? ` (first ${maxJobs} jobs)` : ''} (${workload.jobs.length.toLocaleString('en-US')} jobs, ${tasks.toLocaleString('en-US')} one-core tasks, the Yahoo
-excerpt used by Eagle/Kairos/Pigeon) on ${nodes.toLocaleString('en-US')} one-core nodes, event-driven policy calls, no decision delay.
+excerpt used by Eagle/Kairos/Pigeon) on ${nodes.toLocaleString('en-US')} one-core nodes, event-driven policy calls, no decision delay, each policy with its default parameters.
 
 Command: \`npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}\` (\`tsx bench/run.ts\`; options \`--runs N\`, \`--policies fifo,kairos\`, \`--max-jobs N\`, \`--budget-s S\`, \`--no-write\`).
 
@@ -164,7 +164,22 @@ For scale: the Pigeon authors' C++ simulator needs about 7 s for this trace.
 
 Generated ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC by \`bench/run.ts\`.
 `;
+/**
+ * docs/benchmarks.md is shared with other benchmarks: only the section between our markers is
+ * replaced (appended when absent).
+ */
+function writeSection(file: URL, section: string): void {
+  const BEGIN = '<!-- bench/run.ts:begin -->';
+  const END = '<!-- bench/run.ts:end -->';
+  const block = `${BEGIN}\n${section.trimEnd()}\n${END}`;
+  const old = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n';
+  const i = old.indexOf(BEGIN);
+  const j = old.indexOf(END);
+  const next = i >= 0 && j > i ? old.slice(0, i) + block + old.slice(j + END.length) : `${old.trimEnd()}\n\n${block}\n`;
+  writeFileSync(file, next);
+}
+
 if (write) {
-  writeFileSync(new URL('../docs/benchmarks.md', import.meta.url), md);
-  console.error('wrote docs/benchmarks.md');
+  writeSection(new URL('../docs/benchmarks.md', import.meta.url), md);
+  console.error('updated the simulator section of docs/benchmarks.md');
 } else process.stdout.write(md);
