@@ -20,7 +20,8 @@
  * - Event-driven (default): after each batch of events at one virtual instant (arrivals,
  *   completions, the policy's `wakeAtMs`, delayed actions that led to new placements), the
  *   simulator places containers, then calls `policy.decide` with a live snapshot whose
- *   `changedNodeIds` lists nodes whose containers changed since the previous call.
+ *   `changedNodeIds` lists nodes whose containers changed since the previous call. The latest
+ *   output's `wakeAtMs` replaces earlier ones (an output without it cancels the pending wake-up).
  *   Periodic mode (`periodMs`): the policy is called on a fixed period instead.
  * - Actions are applied after `decisionDelayMs` (0 = at the same instant). When applying them
  *   at once leads to new placements, the policy is asked again at the same instant (bounded by
@@ -329,6 +330,8 @@ export class Simulator {
   private spareChanged = new Set<NodeId>();
   private decisionWanted = false;
   private wakeToken = 0;
+  /** Time of the wake-up event currently in force (NaN: none). */
+  private pendingWakeMs = NaN;
   private policyState: unknown;
   private readonly params: unknown;
   private readonly policy?: AnyPolicy;
@@ -529,7 +532,10 @@ export class Simulator {
         break;
       }
       case EV_WAKE:
-        if (e.gen === this.wakeToken) this.decisionWanted = true;
+        if (e.gen === this.wakeToken) {
+          this.pendingWakeMs = NaN;
+          this.decisionWanted = true;
+        }
         break;
       case EV_TICK:
         this.decisionWanted = true;
@@ -571,9 +577,17 @@ export class Simulator {
       this.policyMs += performance.now() - t0;
     } else out = policy.decide({ snapshot: this.snap, params: this.params, state: this.policyState });
     this.policyState = out.state;
+    // The latest output's wakeAtMs replaces any earlier request (none = no wake-up wanted).
     if (out.wakeAtMs !== undefined && Number.isFinite(out.wakeAtMs)) {
+      const t = Math.max(out.wakeAtMs, this.clock.now + 1);
+      if (t !== this.pendingWakeMs) {
+        this.wakeToken++;
+        this.pendingWakeMs = t;
+        this.push(t, EV_WAKE, undefined, this.wakeToken);
+      }
+    } else if (!Number.isNaN(this.pendingWakeMs)) {
       this.wakeToken++;
-      this.push(Math.max(out.wakeAtMs, this.clock.now + 1), EV_WAKE, undefined, this.wakeToken);
+      this.pendingWakeMs = NaN;
     }
     const ds = out.decisions;
     if (ds.length === 0) return;
