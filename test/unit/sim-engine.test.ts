@@ -142,6 +142,56 @@ describe('simulator: placement and CPU model', () => {
     expect(finishS(s)).toEqual([5]);
   });
 
+  it('runs a diamond DAG: a stage waits for all of its parents', () => {
+    const s = new Simulator({
+      workload: wl([
+        {
+          arrivalMs: 0,
+          stages: [
+            { resource: ONE, workMs: [1000] },
+            { resource: ONE, workMs: [5000], parents: [0] },
+            { resource: ONE, workMs: [2000, 2000], parents: [0] },
+            { resource: ONE, workMs: [1000], parents: [1, 2] },
+          ],
+        },
+      ]),
+      nodes: 4,
+      cores: 1,
+      checkInvariants: true,
+    });
+    s.runUntil(3500);
+    const app = [...s.apps.values()][0];
+    // Stage 2 done at 3 s, stage 1 still running until 6 s: stage 3 not requested yet.
+    expect(app.runningContainers).toBe(1);
+    expect(app.pendingContainers).toBe(0);
+    s.run();
+    expect(finishS(s)).toEqual([7]);
+  });
+
+  it('places on memory as well as vcores', () => {
+    const big = { memoryMB: 6144, vcores: 1 };
+    const s = new Simulator({
+      workload: wl([
+        { arrivalMs: 0, stages: [{ resource: big, workMs: [10_000, 10_000] }] },
+        job(0, [10]),
+      ]),
+      nodes: 1,
+      cores: 4,
+      memoryMBPerNode: 8192,
+      checkInvariants: true,
+    });
+    s.runUntil(0);
+    // One 6 GB container fits; the second waits for memory although 3 vcores are free, and the
+    // later app's 1 GB container is placed meanwhile (YARN skips a request that does not fit).
+    const apps = [...s.apps.values()];
+    expect(apps[0].runningContainers).toBe(1);
+    expect(apps[0].pendingContainers).toBe(1);
+    expect(apps[1].runningContainers).toBe(1);
+    expect(apps[0].pendingContainerResource).toEqual(big);
+    s.run();
+    expect(finishS(s)).toEqual([20, 10]);
+  });
+
   it('uses node-id order by default and exactly the rankNodes order when one is in force', () => {
     const jobs = Array.from({ length: 6 }, (_, i) => job(i, [100]));
     const s = new Simulator({ workload: wl(jobs), nodes: 4, cores: 2, checkInvariants: true });
