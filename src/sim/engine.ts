@@ -343,6 +343,8 @@ export class Simulator {
   private queueViewCache?: QueueView;
   private queueViewKey = '';
   private idleCycles = 0;
+  /** Containers currently RUNNING, cluster-wide. */
+  private runningTotal = 0;
   private readonly ctx: AllocatorContext;
 
   constructor(readonly opts: SimOptions) {
@@ -479,7 +481,7 @@ export class Simulator {
     this.settle();
     if (this.checkInv) this.checkInvariants();
     // Guard against a policy that keeps waking up while nothing can ever progress.
-    if (onlyTimers && this.runningCount() === 0 && this.q.size > 0 && this.onlyTimersQueued()) {
+    if (onlyTimers && this.runningTotal === 0 && this.nextArrival >= this.arrivalOrder.length && this.q.size > 0) {
       if (++this.idleCycles > 10_000) return false;
     } else this.idleCycles = 0;
     return true;
@@ -779,6 +781,7 @@ export class Simulator {
     c.state = 'RUNNING';
     c.runningSinceMs = this.clock.now;
     node.runningVcores += c.resource.vcores;
+    this.runningTotal++;
     if (!this.updateRate(node)) this.scheduleCompletion(c);
   }
 
@@ -788,6 +791,7 @@ export class Simulator {
     c.gen++;
     node.runningVcores -= c.resource.vcores;
     c.state = 'SUSPENDED';
+    this.runningTotal--;
     this.updateRate(node);
   }
 
@@ -819,16 +823,6 @@ export class Simulator {
     this.allocChange(0);
   }
 
-  private runningCount(): number {
-    let n = 0;
-    for (const c of this.containers.values()) if (c.state === 'RUNNING') n++;
-    return n;
-  }
-
-  private onlyTimersQueued(): boolean {
-    // Cheap approximation: no arrival left and no running container means only timers remain.
-    return this.nextArrival >= this.arrivalOrder.length;
-  }
 
   // ---------------------------------------------------------------- actions
 
@@ -965,6 +959,9 @@ export class Simulator {
       if (n.rate * runVc > n.physicalCapacity.vcores + eps) fail(`node ${n.id} over-used: ${n.rate * runVc} cores > ${n.physicalCapacity.vcores}`);
       if (n.rate > 1 + eps) fail(`node ${n.id} rate ${n.rate} > 1`);
     }
+    let running = 0;
+    for (const c of this.containers.values()) if (c.state === 'RUNNING') running++;
+    if (running !== this.runningTotal) fail(`running containers ${this.runningTotal} != ${running}`);
     for (const c of this.containers.values()) {
       if (!this.nodeById.has(c.nodeId)) fail(`container ${c.id} on unknown node ${c.nodeId}`);
       if (!c.app.containers.has(c)) fail(`container ${c.id} not in its app`);

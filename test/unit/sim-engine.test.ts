@@ -278,6 +278,18 @@ describe('simulator: policy driving', () => {
     expect(finishS(s)).toEqual([2.5]);
   });
 
+  it('stops instead of spinning when a policy starves every container forever', () => {
+    const pol = scripted((s) => ({
+      actions: [...s.containers.values()].filter((c) => c.state === 'RUNNING').map((c): Action => ({ kind: 'suspendContainer', containerId: c.id, nodeId: c.nodeId })),
+      wakeAtMs: s.nowMs + 1000,
+    }));
+    const s = new Simulator({ workload: wl([job(0, [10])]), nodes: 1, cores: 1, policy: pol });
+    s.run();
+    expect(s.done).toBe(false);
+    expect(s.records[0]).toBeUndefined();
+    expect(s.containers.size).toBe(1);
+  });
+
   it('reports failed outcomes for unknown targets instead of throwing', () => {
     const s = sim([job(0, [1])]);
     for (const a of [
