@@ -347,6 +347,12 @@ category, jobs of all seeds pooled:
 
 ${categoryTable([fifo, kairos, kairosNG, bigc])}
 
+Slowdown (paper Fig. 4b): the paper's largest slowdowns are 5.14× under FIFO and 18.23× under
+Big-C, both for the shortest jobs, while Kairos slows all jobs by comparable amounts. Ours (mean
+over seeds of the worst job's slowdown): FIFO ${f2(mean(fifo.slowMax))}×, Kairos ${f2(mean(kairos.slowMax))}× (no guard
+${f2(mean(kairosNG.slowMax))}×), Big-C ${f2(mean(bigc.slowMax))}×; the median slowdown is ${f2(mean(fifo.slowP50))}, ${f2(mean(kairos.slowP50))} (${f2(mean(kairosNG.slowP50))}) and
+${f2(mean(bigc.slowP50))}. Here Big-C's worst slowdowns fall on long jobs, which it suspends, not on short ones.
+
 ${figHeavy}
 
 ${figHeavySlow}
