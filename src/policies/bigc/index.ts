@@ -108,7 +108,8 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
     let totalCores = 0;
     let shortCores = 0;
     let longCores = 0;
-    for (const node of [...snapshot.nodes.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+    // Snapshot order (deterministic in both backends); no per-cycle sort of thousands of nodes.
+    for (const node of snapshot.nodes.values()) {
       if (node.state !== 'RUNNING') continue;
       const cores = params.coresPerNode ?? Math.max(1, node.physicalCapacity.vcores);
       const w: NodeWork = { node, cores, running: [], suspended: [], runCores: 0 };
@@ -162,9 +163,22 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
     // Fractional shares round in favour of the short class (a victim may take long below its share by < 1 container).
     let budget = Math.min(need, shortGuarantee - shortCores, longCores - longGuarantee);
     if (budget > 0) {
+      // The newest long containers, enough to cover the budget (top-k, not a full sort).
+      const k = Math.ceil(budget);
       const victims: { w: NodeWork; c: ContainerView }[] = [];
-      for (const w of nodes) for (const c of w.running) if (suspendable(c)) victims.push({ w, c });
-      victims.sort((a, b) => newestFirst(a.c, b.c));
+      for (const w of nodes) {
+        for (const c of w.running) {
+          if (!suspendable(c)) continue;
+          if (victims.length === k && newestFirst(c, victims[k - 1].c) >= 0) continue;
+          let i = victims.length < k ? victims.length : k - 1;
+          if (victims.length < k) victims.push({ w, c });
+          while (i > 0 && newestFirst(c, victims[i - 1].c) < 0) {
+            victims[i] = victims[i - 1];
+            i--;
+          }
+          victims[i] = { w, c };
+        }
+      }
       const why =
         `short jobs wait for ${shortPending} cores (${freeCores} free); short hold ${shortCores}/${Math.floor(shortGuarantee)} guaranteed cores ` +
         `(${params.shortSharePct} %), long hold ${longCores} > ${Math.ceil(longGuarantee)}`;
@@ -183,7 +197,7 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
     let surplus = freeAfter - shortPending;
     const justSuspended = new Set(decisions.flatMap((d) => (d.action.kind === 'suspendContainer' ? [d.action.containerId] : [])));
     const candidates: { w: NodeWork; c: ContainerView }[] = [];
-    for (const w of nodes) for (const c of w.suspended) if (!justSuspended.has(c.id) && isLong(c)) candidates.push({ w, c });
+    if (surplus > 0) for (const w of nodes) for (const c of w.suspended) if (!justSuspended.has(c.id) && isLong(c)) candidates.push({ w, c });
     candidates.sort((a, b) => suspendedAtMs[a.c.id] - suspendedAtMs[b.c.id] || (a.c.id < b.c.id ? -1 : 1));
     for (const { w, c } of candidates) {
       if (surplus <= 0) break;
