@@ -315,7 +315,8 @@ ${one('kairos-heavy', 'kairos', { tieBreak: 'random', queueSlots: 8, quantumMs: 
 
 Kairos parameters are the paper's: W = 50 s, Q = 4 (§5.2), N = 4 cores per node, and the starvation
 guard with the counter the paper gives for its simulations (§6.2: 3 quanta; the guaranteed run is
-one quantum — the paper says "a multiple of W" without the multiple). Because the guard turns out
+one quantum — the paper says "a multiple of W" without the multiple); quantum ends are acted on at
+the node monitor's next 500 ms tick, as in the prototype. Because the guard turns out
 to decide the outcome, every experiment is also run with the guard off (\`--set starvationQuanta=0\`).
 Big-C is configured as in §5.1/§5.3.1: categories 1–3 short with a 95 % share on the heavy
 workload (\`shortCutoffMs=130000\` on the mean task duration the generator tags), categories 1–2
