@@ -42,11 +42,21 @@ export function app(id: string, extra: Partial<AppView> = {}): AppView {
   };
 }
 
+/**
+ * A consistent snapshot: each node's `used` and each app's `allocated` are the sums of their
+ * containers (running or suspended), as the RM reports them, unless a test sets them.
+ */
 export function snap(nowMs: number, nodes: NodeView[], cs: C[], opts: { apps?: AppView[]; changed?: string[] } = {}): ClusterSnapshot {
   const containers = cs.map(container);
-  const withIds = nodes.map((n) => ({ ...n, containerIds: containers.filter((c) => c.nodeId === n.id).map((c) => c.id) }));
+  const sumOf = (xs: typeof containers) => ({ memoryMB: xs.reduce((s, c) => s + c.resource.memoryMB, 0), vcores: xs.reduce((s, c) => s + c.resource.vcores, 0) });
+  const withIds = nodes.map((n) => {
+    const mine = containers.filter((c) => c.nodeId === n.id);
+    return { ...n, containerIds: mine.map((c) => c.id), used: n.used.vcores === 0 && n.used.memoryMB === 0 ? sumOf(mine) : n.used };
+  });
   const appIds = new Set(containers.map((c) => c.appId));
-  const apps = opts.apps ?? [...appIds].map((a) => app(a));
+  const apps = (opts.apps ?? [...appIds].map((a) => app(a))).map((a) =>
+    a.allocated.vcores === 0 && a.allocated.memoryMB === 0 ? { ...a, allocated: sumOf(containers.filter((c) => c.appId === a.id)) } : a,
+  );
   const s = buildSnapshot({ nowMs, nodes: withIds, apps, containers, rootQueue: defaultQueueTree() });
   return opts.changed ? { ...s, changedNodeIds: new Set(opts.changed) } : s;
 }
@@ -159,6 +169,25 @@ describe('bigc preemption', () => {
     const one = run(snap(20_000, [nodes[0], used(n2, 3)], cs, { apps: apps(1) }), {}, prev);
     expect(targets(one.decisions, 'resumeContainer')).toEqual(['l4']);
     expect(kinds(one.decisions, 'resumeContainer')[0].reason).toContain('2 in the cluster for 1 waiting short task core(s)');
+  });
+
+  it('between scans it tracks the containers it suspended; a periodic scan finds others', () => {
+    const n2 = node('n2', 2, 10240, { memoryMB: 20480, vcores: 4 });
+    const cs: C[] = [
+      { id: 'l1', node: 'n1', app: 'L' },
+      { id: 'l3', node: 'n2', app: 'L', state: 'SUSPENDED' },
+      { id: 'l4', node: 'n2', app: 'L', state: 'SUSPENDED' },
+      { id: 's1', node: 'n2', app: 'Sh' },
+    ];
+    // Ours (in the state): resumed without a scan.
+    const ours = run(snap(20_000, [nodes[0], n2], cs, { apps: apps(0), changed: [] }), {}, { suspendedAtMs: { l3: 2_000, l4: 1_000 }, lastScanMs: 15_000 });
+    expect(targets(ours.decisions, 'resumeContainer')).toEqual(['l4']);
+    // Suspended by someone else: unknown until the scan 60 s after the last one.
+    const before = run(snap(20_000, [nodes[0], n2], cs, { apps: apps(0), changed: [] }), {}, { suspendedAtMs: {}, lastScanMs: 15_000 });
+    expect(kinds(before.decisions, 'resumeContainer')).toHaveLength(0);
+    const atScan = run(snap(75_000, [nodes[0], n2], cs, { apps: apps(0), changed: [] }), {}, { suspendedAtMs: {}, lastScanMs: 15_000 });
+    expect(targets(atScan.decisions, 'resumeContainer')).toHaveLength(1);
+    expect(atScan.state.lastScanMs).toBe(75_000);
   });
 
   it('does not hand a core freed for a short task back to another suspended long task', () => {

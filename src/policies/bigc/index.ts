@@ -48,7 +48,12 @@ export type BigcParams = z.infer<typeof bigcParamsSchema>;
 export interface BigcState {
   /** When each container we suspended was suspended (resume order: oldest first). */
   suspendedAtMs: Record<ContainerId, number>;
+  /** Last scan of every container for suspended ones (undefined before the first cycle). */
+  lastScanMs?: number;
 }
+
+/** How often every container is scanned for suspended ones (others come from the state). */
+const SCAN_INTERVAL_MS = 60_000;
 
 export type JobClass = 'short' | 'long';
 
@@ -96,44 +101,77 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
     // An ApplicationMaster (live YARN) is never suspended: its job would stop heartbeating.
     const suspendable = (c: ContainerView): boolean => isLong(c) && !c.appMaster;
 
-    // Per-node view.
+    // Cores held by each class: allocations of the apps (suspended containers stay allocated).
+    let shortPending = 0;
+    let shortCores = 0;
+    let longCores = 0;
+    for (const app of snapshot.apps.values()) {
+      if (!isActiveApp(app)) continue;
+      if (clsOf.get(app.id) === 'short') {
+        shortCores += app.allocated.vcores;
+        if (app.pendingContainers > 0) shortPending += app.pendingContainers * vc(app.pendingContainerResource ?? { memoryMB: 0, vcores: 1 });
+      } else longCores += app.allocated.vcores;
+    }
+
+    // Suspended containers: the ones we suspended (cheap), or every container on a periodic scan
+    // (also picks up containers suspended by someone else).
+    const scan = snapshot.changedNodeIds === undefined || state.lastScanMs === undefined || now - state.lastScanMs >= SCAN_INTERVAL_MS;
+    const suspendedAtMs: Record<ContainerId, number> = {};
+    const suspByNode = new Map<string, ContainerView[]>();
+    const noteSuspended = (c: ContainerView): void => {
+      suspendedAtMs[c.id] = state.suspendedAtMs[c.id] ?? now;
+      const l = suspByNode.get(c.nodeId);
+      if (l) l.push(c);
+      else suspByNode.set(c.nodeId, [c]);
+      if (isLong(c)) longCores -= vc(c.resource);
+      else shortCores -= vc(c.resource);
+    };
+    if (scan) {
+      for (const c of snapshot.containers.values()) if (c.state === 'SUSPENDED') noteSuspended(c);
+    } else {
+      for (const id of Object.keys(state.suspendedAtMs)) {
+        const c = snapshot.containers.get(id);
+        if (c && c.state === 'SUSPENDED') noteSuspended(c);
+      }
+    }
+
+    // Per-node view: running cores from the node's allocation minus its suspended containers;
+    // the containers themselves are looked up only for the nodes a rule needs.
     interface NodeWork {
       node: NodeView;
       cores: number;
-      running: ContainerView[];
-      suspended: ContainerView[];
       runCores: number;
+      suspended: ContainerView[];
+      running?: ContainerView[];
     }
     const nodes: NodeWork[] = [];
     let totalCores = 0;
-    let shortCores = 0;
-    let longCores = 0;
-    // Snapshot order (deterministic in both backends); no per-cycle sort of thousands of nodes.
     for (const node of snapshot.nodes.values()) {
       if (node.state !== 'RUNNING') continue;
       const cores = params.coresPerNode ?? Math.max(1, node.physicalCapacity.vcores);
-      const w: NodeWork = { node, cores, running: [], suspended: [], runCores: 0 };
-      for (const id of node.containerIds) {
-        const c = snapshot.containers.get(id);
-        if (!c) continue;
-        if (c.state === 'RUNNING') {
-          w.running.push(c);
-          w.runCores += vc(c.resource);
-          if (isLong(c)) longCores += vc(c.resource);
-          else shortCores += vc(c.resource);
-        } else w.suspended.push(c);
-      }
+      const suspended = suspByNode.get(node.id) ?? [];
+      let runCores = node.used.vcores;
+      for (const c of suspended) runCores -= vc(c.resource);
       totalCores += cores;
-      nodes.push(w);
+      nodes.push({ node, cores, runCores, suspended });
     }
+    const running = (w: NodeWork): ContainerView[] => {
+      if (!w.running) {
+        w.running = [];
+        for (const id of w.node.containerIds) {
+          const c = snapshot.containers.get(id);
+          if (c && c.state === 'RUNNING') w.running.push(c);
+        }
+      }
+      return w.running;
+    };
 
-    const suspendedAtMs: Record<ContainerId, number> = {};
-    for (const w of nodes) for (const c of w.suspended) suspendedAtMs[c.id] = state.suspendedAtMs[c.id] ?? now;
     const suspend = (w: NodeWork, c: ContainerView, rule: string, reason: string): void => {
-      w.running = w.running.filter((x) => x.id !== c.id);
+      if (w.running) w.running = w.running.filter((x) => x.id !== c.id);
       w.runCores -= vc(c.resource);
       w.suspended.push(c);
       suspendedAtMs[c.id] = now;
+      longCores -= vc(c.resource);
       decisions.push({ action: { kind: 'suspendContainer', containerId: c.id, nodeId: w.node.id }, policy: POLICY, rule, reason });
     };
     const newestFirst = (a: ContainerView, b: ContainerView): number => b.startedAtMs - a.startedAtMs || (a.id < b.id ? 1 : -1);
@@ -141,21 +179,15 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
     // A node never runs more than its cores: excess long containers wait (newest first).
     for (const w of nodes) {
       if (w.runCores <= w.cores) continue;
-      const excessLong = w.running.filter(suspendable).sort(newestFirst);
+      const excessLong = running(w).filter(suspendable).sort(newestFirst);
       while (w.runCores > w.cores && excessLong.length > 0) {
         const c = excessLong.shift() as ContainerView;
         const before = w.runCores;
-        longCores -= vc(c.resource);
         suspend(w, c, 'node.cores', `${before} cores' worth of containers running on ${w.node.id} > N=${w.cores}: long ${c.id} waits`);
       }
     }
 
     // Short demand that finds no free core suspends long containers, within the shares.
-    let shortPending = 0;
-    for (const app of snapshot.apps.values()) {
-      if (!isActiveApp(app) || clsOf.get(app.id) !== 'short' || app.pendingContainers <= 0) continue;
-      shortPending += app.pendingContainers * vc(app.pendingContainerResource ?? { memoryMB: 0, vcores: 1 });
-    }
     const freeCores = nodes.reduce((s, w) => s + Math.max(0, w.cores - w.runCores), 0);
     const shortGuarantee = (params.shortSharePct / 100) * totalCores;
     const longGuarantee = totalCores - shortGuarantee;
@@ -167,7 +199,8 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
       const k = Math.ceil(budget);
       const victims: { w: NodeWork; c: ContainerView }[] = [];
       for (const w of nodes) {
-        for (const c of w.running) {
+        if (w.runCores <= 0) continue;
+        for (const c of running(w)) {
           if (!suspendable(c)) continue;
           if (victims.length === k && newestFirst(c, victims[k - 1].c) >= 0) continue;
           let i = victims.length < k ? victims.length : k - 1;
@@ -185,7 +218,6 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
       for (const { w, c } of victims) {
         if (budget <= 0) break;
         budget -= vc(c.resource);
-        longCores -= vc(c.resource);
         suspend(w, c, 'preempt.suspend', `${why}: suspend long ${c.id} (newest)`);
       }
     }
@@ -206,7 +238,7 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
       const free = w.cores - w.runCores;
       w.runCores += need;
       surplus -= need;
-      w.running.push(c);
+      if (w.running) w.running.push(c);
       w.suspended = w.suspended.filter((x) => x.id !== c.id);
       const waited = now - suspendedAtMs[c.id];
       delete suspendedAtMs[c.id];
@@ -232,7 +264,7 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
       }
     }
 
-    return { decisions, state: { suspendedAtMs } };
+    return { decisions, state: { suspendedAtMs, lastScanMs: scan ? now : state.lastScanMs } };
   },
 });
 
