@@ -150,16 +150,15 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       logger: log.child({ mod: 'yarn' }),
       physicalCapacityStore: store.namespace('yarn.physical-capacity', physicalCapacitySchema),
     });
-    // On a clean shutdown (after the loop stopped) hand the cluster back to the stock scheduler:
-    // suspended containers resume at once, over-committed nodes get their capacity back.
-    cleanups.push([
-      'hand the cluster back',
-      async () => {
-        const r = await backend.standDown();
-        if (r.restoredNodes.length || r.resumedContainers.length) log.info({ restoredNodes: r.restoredNodes, resumedContainers: r.resumedContainers }, 'cluster handed back to the stock scheduler');
-        for (const e of r.errors) log.error({ err: e }, 'shutdown: could not hand part of the cluster back');
-      },
-    ]);
+    // Hand the cluster back to the stock scheduler (suspended containers resume at once,
+    // over-committed nodes get their capacity back, the ranking lapses): on a clean shutdown after
+    // the loop stopped, and when the operator replaces the policy or switches dry-run on.
+    const handBack = async (why: string) => {
+      const r = await backend.standDown();
+      if (r.restoredNodes.length || r.resumedContainers.length) log.info({ why, restoredNodes: r.restoredNodes, resumedContainers: r.resumedContainers }, 'cluster handed back to the stock scheduler');
+      for (const e of r.errors) log.error({ why, err: e }, 'could not hand part of the cluster back');
+    };
+    cleanups.push(['hand the cluster back', () => handBack('shutdown')]);
     const { Engine } = await import('../engine/engine.js');
     const engine = new Engine({
       backend,
@@ -171,6 +170,7 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       journalRetentionMs: cfg.journalRetentionHours * 3600_000,
       initial: { policy: cfg.policy, params: cfg.policyParams, dryRun: cfg.dryRun },
       lease,
+      afterPolicyChange: ({ from, to }) => handBack(from !== to ? `policy ${from} replaced by ${to}` : `${to} switched to dry-run`),
       defaultPolicy: { name: 'capacity-targets', params: { targets: {} } },
     });
     try {

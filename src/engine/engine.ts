@@ -61,6 +61,13 @@ export interface EngineOptions {
    * the cycle goes on (actions that need the lease then fail on their own).
    */
   readonly lease?: { renew(): Promise<void> };
+  /**
+   * Called when the running policy stops acting on the cluster: replaced by another policy, or
+   * switched to dry-run. It runs after the change, once no cycle of the previous configuration is
+   * in flight, so it can undo what that policy left behind (e.g. resume suspended containers,
+   * restore over-committed nodes) without racing it. Errors are logged, never fail the change.
+   */
+  readonly afterPolicyChange?: (change: { readonly from: string; readonly to: string; readonly dryRun: boolean }) => Promise<void>;
 }
 
 export type CycleOutcome = 'ok' | 'rm_unavailable' | 'policy_error' | 'error';
@@ -244,6 +251,7 @@ export class Engine {
     // Same policy with new params keeps its state (e.g. BoPF's open bursts when a queue is
     // registered); only another policy starts from its initial state.
     const samePolicy = policy === this.cfg.policy;
+    const previous = this.cfg;
     const sameParams = samePolicy && JSON.stringify(params) === JSON.stringify(this.cfg.params);
     const state = samePolicy ? this.state : policy.initialState(params);
     if (this.lastSnapshot && this.capabilities) this.trialDecide(policy, params, state, this.lastSnapshot, this.capabilities);
@@ -258,6 +266,13 @@ export class Engine {
     if (!samePolicy) this.generation++;
     this.metrics.dryRun.set(dryRun ? 1 : 0);
     this.log.info({ policy: policy.name, dryRun }, 'policy changed');
+    const stoppedActing = !samePolicy || (dryRun && !previous.dryRun);
+    if (stoppedActing && this.opts.afterPolicyChange) {
+      const hook = this.opts.afterPolicyChange;
+      // Let a cycle that decided with the previous configuration finish sending first.
+      await this.inFlight?.catch(() => undefined);
+      await this.safely('hand over after the policy change', () => hook({ from: previous.policy.name, to: policy.name, dryRun }));
+    }
     return this.config();
   }
 
