@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { RmClient } from '../../src/yarn/client.js';
 import { HttpNodeShim, ShimRejectedError, type WireContainer } from '../../src/yarn/shim-client.js';
 import { submitJob } from '../../src/yarn/workload.js';
 
@@ -190,7 +191,28 @@ describe('NodeManager/ResourceManager shim on the mini YARN', () => {
     expect(await finished(appId)).toEqual({ state: 'FINISHED', finalStatus: 'SUCCEEDED' });
   });
 
-  it('the RM places new containers on the node the ranking prefers', async () => {
+  it('the RM places new containers on the node the ranking prefers, also after a scheduler-conf change', async () => {
+    // Every PUT /scheduler-conf rebuilds the scheduler configuration from the mutable store alone
+    // (yarn-site is not consulted again). Change the queue configuration first, so the plugin is
+    // checked in the state every cluster the brain manages is in, whichever files ran before.
+    const rm = new RmClient({ rmUrl, user: 'schedbrain', requestTimeoutMs: 10_000 });
+    const maxCapKey = 'yarn.scheduler.capacity.root.default.maximum-capacity';
+    const maxCapBefore = (await rm.schedulerConf()).get(maxCapKey);
+    const versionBefore = await rm.schedulerConfVersion();
+    await rm.updateSchedulerConf({ updateQueues: [{ queue: 'root.default', params: { 'maximum-capacity': '100' } }] });
+    // Restore (an absent key is unset with an empty value).
+    await rm.updateSchedulerConf({ updateQueues: [{ queue: 'root.default', params: { 'maximum-capacity': maxCapBefore ?? '' } }] });
+    expect(await rm.schedulerConfVersion()).toBeGreaterThanOrEqual(versionBefore + 2);
+    const conf = await rm.schedulerConf();
+    expect(conf.get(maxCapKey)).toBe(maxCapBefore);
+    expect({
+      enabled: conf.get('yarn.scheduler.capacity.multi-node-placement-enabled'),
+      names: conf.get('yarn.scheduler.capacity.multi-node-sorting.policy.names'),
+      policy: conf.get('yarn.scheduler.capacity.multi-node-sorting.policy'),
+      cls: conf.get('yarn.scheduler.capacity.multi-node-sorting.policy.schedbrain.class'),
+    }).toEqual({ enabled: 'true', names: 'schedbrain', policy: 'schedbrain', cls: 'io.schedbrain.yarn.shim.BrainRankedNodeLookupPolicy' });
+    expect(Number(conf.get('yarn.scheduler.capacity.multi-node-sorting.policy.schedbrain.sorting-interval.ms'))).toBeGreaterThan(0);
+
     for (const preferred of [nodes[1]!, nodes[0]!]) {
       const other = nodes.find((n) => n !== preferred)!;
       const state = await shim.putRanking({ scores: { [preferred]: 0, [other]: 1 }, leastLoadedFirst: false, ttlMs: 120_000 });

@@ -200,7 +200,10 @@ public final class MiniClusterMain {
     return n;
   }
 
-  /** Initial CapacityScheduler configuration: one leaf queue root.default with all of the cluster. */
+  /**
+   * Initial CapacityScheduler configuration: one leaf queue root.default with all of the cluster,
+   * and the shim's multi-node placement keys.
+   */
   private static File writeCapacitySchedulerXml(File dir) throws IOException {
     if (!dir.isDirectory() && !dir.mkdirs()) {
       throw new IOException("cannot create " + dir);
@@ -220,6 +223,10 @@ public final class MiniClusterMain {
         "org.apache.hadoop.yarn.util.resource.DominantResourceCalculator");
     // Requests are off-switch anyway; do not wait for locality.
     cs.set("yarn.scheduler.capacity.node-locality-delay", "-1");
+    // The shim's node-ordering plugin. This file seeds the mutable configuration store, and the
+    // scheduler is rebuilt from the store alone after every PUT /scheduler-conf: keys only in
+    // yarn-site would be lost at the first queue change.
+    ShimConfig.applySchedulerConf(cs);
     File f = new File(dir, "capacity-scheduler.xml");
     try (OutputStream out = new FileOutputStream(f)) {
       cs.writeXml(out);

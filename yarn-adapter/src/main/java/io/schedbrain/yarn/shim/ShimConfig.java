@@ -39,16 +39,50 @@ public final class ShimConfig {
 
   private static volatile Configuration embedded;
 
-  /** Adds the shim's keys to {@code conf} (the embedded mini cluster: loopback, ephemeral port). */
-  public static void apply(Configuration conf) {
-    conf.set(CONTAINER_EXECUTOR, SuspendingContainerExecutor.class.getName());
-    conf.setBoolean(MULTI_NODE_ENABLED, true);
-    conf.set(SORTING_POLICY_NAMES, POLICY_NAME);
-    conf.set(SORTING_POLICY, POLICY_NAME);
-    conf.set(POLICY_CLASS_KEY, BrainRankedNodeLookupPolicy.class.getName());
+  /** Sorting interval the embedded mini cluster uses for the plugin. */
+  public static final long EMBEDDED_SORTING_INTERVAL_MS = 200;
+
+  /**
+   * The CapacityScheduler keys that load the node-ordering plugin (multi-node placement with the
+   * schedbrain sorting policy as every queue's default), in a stable order.
+   *
+   * <p>They belong in the scheduler configuration, not only in yarn-site: with a mutable
+   * scheduler configuration store the scheduler is re-initialised after every
+   * {@code PUT /scheduler-conf} from the store alone (seeded once from capacity-scheduler.xml), so
+   * keys that live only in yarn-site are gone after the first mutation and the scheduler stops
+   * asking the plugin for a node order.
+   */
+  public static java.util.Map<String, String> schedulerConfKeys(long sortingIntervalMs) {
+    java.util.Map<String, String> keys = new java.util.LinkedHashMap<>();
+    keys.put(MULTI_NODE_ENABLED, "true");
+    keys.put(SORTING_POLICY_NAMES, POLICY_NAME);
+    keys.put(SORTING_POLICY, POLICY_NAME);
+    keys.put(POLICY_CLASS_KEY, BrainRankedNodeLookupPolicy.class.getName());
     // The plugin orders nodes at lookup time when a ranking is fresh; the interval only refreshes
     // the node set and the stock fallback order.
-    conf.setLong(POLICY_INTERVAL_KEY, 200);
+    keys.put(POLICY_INTERVAL_KEY, Long.toString(sortingIntervalMs));
+    return keys;
+  }
+
+  /**
+   * Adds the node-ordering keys to a scheduler configuration (the embedded mini cluster's
+   * capacity-scheduler.xml, which seeds the mutable configuration store).
+   */
+  public static void applySchedulerConf(Configuration schedulerConf) {
+    for (java.util.Map.Entry<String, String> kv : schedulerConfKeys(EMBEDDED_SORTING_INTERVAL_MS).entrySet()) {
+      schedulerConf.set(kv.getKey(), kv.getValue());
+    }
+  }
+
+  /**
+   * Adds the shim's keys to {@code conf} (the embedded mini cluster: loopback, ephemeral port).
+   * The node-ordering keys go here too (the file store and the scheduler's start-up read
+   * yarn-site as well), but with a mutable store they must also be in the scheduler
+   * configuration: see {@link #applySchedulerConf}.
+   */
+  public static void apply(Configuration conf) {
+    conf.set(CONTAINER_EXECUTOR, SuspendingContainerExecutor.class.getName());
+    applySchedulerConf(conf);
     conf.setInt(PORT, 0);
     conf.setInt(RM_PORT, 0);
     conf.set(BIND_ADDRESS, "127.0.0.1");
