@@ -3,10 +3,11 @@
  * guarantee) and one TQ are registered through the admin API (`/v1/bopf/queues`), and the brain
  * sets the capacities of root's leaves through the scheduler-conf API.
  *
- * The test's setup creates the two leaf queues (at 0 %) with an explicit `maximum-applications`:
+ * The test's setup creates the two leaf queues at 0 % with CapacityScheduler's defaults only.
  * CapacityScheduler caps a queue's applications at maximum-applications × its absolute capacity,
- * so an idle LQ that BoPF holds at 0 % (as it does between bursts while a TQ is busy) would refuse
- * the submission of its own burst ("already has 0 applications").
+ * so an idle LQ held at 0 % while the TQ is busy would refuse the submission of its own burst
+ * ("already has 0 applications"): BoPF keeps every admitted queue at its `minCapacityPct` floor
+ * (1 %), and the burst below is submitted to the LQ while it sits there.
  *
  * Workload (sleep tasks, 1 vcore / 512 MB each, on the 2 × <4 vcores, 4096 MB> cluster):
  * - two TQ jobs of many short tasks fill the cluster (short so that the share can move: the
@@ -201,7 +202,7 @@ describe('BoPF live on a real ResourceManager', () => {
     const before = await rootChildren();
     expect(before.map((l) => l.path)).not.toContain(LQ_PATH);
     originalDefault = before.find((l) => l.path === 'root.default')!.capacity;
-    const queue = { capacity: '0', 'maximum-capacity': '100', 'maximum-applications': '100' };
+    const queue = { capacity: '0', 'maximum-capacity': '100' };
     await direct.client.updateSchedulerConf({ addQueues: [{ queue: LQ_PATH, params: queue }, { queue: TQ_PATH, params: queue }] });
     dir = mkdtempSync(join(tmpdir(), 'schedbrain-bopf-live-'));
     store = await Store.open(dir);
@@ -295,7 +296,8 @@ describe('BoPF live on a real ResourceManager', () => {
       return t && t.capacity > 90 && t.numApplications === TQ_JOBS && t.usedVcores >= 5 && t.usedVcores + t.pendingContainers >= 8 ? s : undefined;
     }, 180_000, 250, diag);
     const tqCapBefore = leaf(full, TQ_PATH)!.capacity;
-    expect(leaf(full, LQ_PATH)!.capacity).toBeLessThan(1);
+    // The idle LQ keeps only BoPF's floor (minCapacityPct, 1 %): enough for the RM to admit its burst.
+    expect(round1(leaf(full, LQ_PATH)!.capacity)).toBe(1);
 
     // --- the LQ burst arrives ---------------------------------------------------------------------------------
     const lqJob = await submitJob(confDir, { name: 'bopf-lq-burst', queue: LQ, containers: LQ_TASKS, ...TASK, command: { kind: 'sleep', seconds: LQ_TASK_S } });
@@ -353,7 +355,7 @@ describe('BoPF live on a real ResourceManager', () => {
       const s = poll.samples.find((x) => x.atMs >= lqDone.finishedTime && (leaf(x, TQ_PATH)?.capacity ?? 0) >= tqCapBefore - 0.05);
       return s;
     }, 60_000, 250, diag);
-    expect(leaf(back, LQ_PATH)!.capacity).toBeLessThan(1);
+    expect(round1(leaf(back, LQ_PATH)!.capacity)).toBe(1);
     expect(leaf(back, TQ_PATH)!.numApplications).toBeGreaterThanOrEqual(1);
     const closed = (engine.policyState() as BopfState).tracks[LQ];
     expect(closed.open).toBe(false);

@@ -127,6 +127,43 @@ describe('capacities', () => {
     expect(p.notes[0]).toContain('soft shares sum to 40.0% > 20.0% left');
   });
 
+  it('a floor raises the floored leaves, paid by the others above it (outside the tiers first), sum still exactly 100', () => {
+    const leaves = ['h', 'e1', 'e2', 'idle', 'other'];
+    const tiers = [{ label: 'hard', shares: new Map([['h', 0.5]]) }];
+    // e1 and e2 share the remainder 3:1; idle and other get nothing.
+    const w = new Map([['e1', 3], ['e2', 1]]);
+    const without = planCapacities(leaves, tiers, ['e1', 'e2'], w, 1);
+    expect(Object.fromEntries(without.pct)).toEqual({ h: 50, e1: 37.5, e2: 12.5, idle: 0, other: 0 });
+    expect(without.floor).toBeUndefined();
+    const p = planCapacities(leaves, tiers, ['e1', 'e2'], w, 1, { pct: 1, to: ['h', 'e1', 'e2', 'idle'] });
+    // 'other' is not floored and stays at 0; the 1 % for 'idle' comes from e1/e2 above their own
+    // floor (36.5 : 11.5), the hard guarantee is untouched.
+    expect(p.pct.get('h')).toBe(50);
+    expect(p.pct.get('idle')).toBe(1);
+    expect(p.pct.get('other')).toBe(0);
+    expect(p.pct.get('e1')! + p.pct.get('e2')!).toBeCloseTo(49, 9);
+    expect(p.pct.get('e1')).toBeCloseTo(37.5 - (1 * 36.5) / 48, 1);
+    expect([...p.units.values()].reduce((x, y) => x + y, 0)).toBe(1000);
+    expect([...p.floor!.raised.keys()]).toEqual(['idle']);
+    expect([...p.floor!.paid.keys()].sort()).toEqual(['e1', 'e2']);
+    expect(p.floor!.raised.get('idle')).toBeCloseTo(0.01, 12);
+    expect([...p.floor!.paid.values()].reduce((x, y) => x + y, 0)).toBeCloseTo(0.01, 12);
+  });
+
+  it('a floor takes from the guarantees only when nothing else is above it; it is rounded up to the grid and capped at an equal split', () => {
+    // Hard shares fill 100 %: the floor of the idle leaf can only come from them, proportionally.
+    const p = planCapacities(['h1', 'h2', 'idle'], [{ label: 'hard', shares: new Map([['h1', 0.6], ['h2', 0.4]]) }], [], new Map(), 1, { pct: 2, to: ['h1', 'h2', 'idle'] });
+    expect(Object.fromEntries(p.pct)).toEqual({ h1: 58.8, h2: 39.2, idle: 2 });
+    // 0.25 % on a 1-decimal grid → 0.3 %.
+    const g = planCapacities(['a', 'b'], [{ label: 'hard', shares: new Map([['a', 1]]) }], [], new Map(), 1, { pct: 0.25, to: ['a', 'b'] });
+    expect(Object.fromEntries(g.pct)).toEqual({ a: 99.7, b: 0.3 });
+    expect(g.floor!.pct).toBe(0.3);
+    // 40 % × 3 queues > 100 %: each gets an equal third at most.
+    const c = planCapacities(['a', 'b', 'c'], [{ label: 'hard', shares: new Map([['a', 1]]) }], [], new Map(), 0, { pct: 40, to: ['a', 'b', 'c'] });
+    expect(Object.fromEntries(c.pct)).toEqual({ a: 34, b: 33, c: 33 });
+    expect(c.notes.some((n) => n.includes('exceeds 100%'))).toBe(true);
+  });
+
   it('hysteresis: small changes are not sent, larger ones are, as one mutation of all siblings', () => {
     const snap = snapshotWith([leaf('root.a', 50), leaf('root.b', 50)], []);
     const small = capacityDecision(snap, [{ path: 'root.a', capacityPct: 51, why: '' }, { path: 'root.b', capacityPct: 49, why: '' }], { policy: 'p', rule: 'r', hysteresisPct: 2 });
@@ -168,13 +205,17 @@ describe('BoPF policy cycle', () => {
 
   it('admits, opens a burst, gives the hard LQ d/t as capacity, and returns it after the deadline', () => {
     let state = bopfPolicy.initialState(params);
-    // t = 0: only the TQ is busy: it gets everything.
+    // t = 0: only the TQ is busy: it gets everything but the idle LQ's 1 % floor (at 0 % the RM
+    // would refuse the LQ's next burst).
     let out = bopfPolicy.decide({ snapshot: snapshotWith([leaf('root.tq', 50), leaf('root.lq', 50)], [app('t', 'tq', 10, 100)], 0), params, state });
     expect(out.notes!.some((n) => n.startsWith('admission: lq → hard'))).toBe(true);
-    expect(out.decisions[0].action).toMatchObject({ update: [{ path: 'root.tq', capacityPct: 100 }, { path: 'root.lq', capacityPct: 0 }] });
+    expect(out.decisions[0].action).toMatchObject({ update: [{ path: 'root.tq', capacityPct: 99 }, { path: 'root.lq', capacityPct: 1 }] });
+    expect(out.decisions[0].reason).toContain('root.lq=1% (elastic: DRF share 0.0% of the 100.0% left after guarantees; raised by 1.0% to the 1% floor (minCapacityPct');
+    expect(out.decisions[0].reason).toContain("root.tq=99% (elastic: DRF share 100.0% of the 100.0% left after guarantees; 1.0% less for other queues' 1% floor)");
+    expect(out.notes).toContain('floor: root.lq raised to 1% (minCapacityPct)');
     state = out.state;
     // t = 5 s: a burst arrives in lq: hard rate 80 vcore·s / 10 s = 8 of 10 vcores → 80 %.
-    out = bopfPolicy.decide({ snapshot: snapshotWith([leaf('root.tq', 100), leaf('root.lq', 0)], [app('t', 'tq', 10, 100), app('l', 'lq', 0, 20)], 5_000), params, state });
+    out = bopfPolicy.decide({ snapshot: snapshotWith([leaf('root.tq', 99), leaf('root.lq', 1)], [app('t', 'tq', 10, 100), app('l', 'lq', 0, 20)], 5_000), params, state });
     expect(out.decisions[0].action).toMatchObject({ update: [{ path: 'root.tq', capacityPct: 20 }, { path: 'root.lq', capacityPct: 80 }] });
     expect(out.decisions[0].reason).toContain('hard: burst rate d/t = 80.0%');
     expect(out.wakeAtMs).toBe(15_000);
@@ -206,6 +247,13 @@ describe('BoPF policy cycle', () => {
     out = bopfPolicy.decide({ snapshot: snap(17_500, 8), params: p, state: out.state });
     expect(out.state.tracks.lq.open).toBe(false);
     expect(out.decisions[0].action).toMatchObject({ update: [{ path: 'root.tq', capacityPct: 50 }, { path: 'root.lq', capacityPct: 50 }] });
+  });
+
+  it('minCapacityPct 0 turns the floor off: the idle LQ is held at 0 %', () => {
+    const p = bopfPolicy.paramsSchema.parse({ queues: specs, hysteresisPct: 1, minCapacityPct: 0 });
+    const out = bopfPolicy.decide({ snapshot: snapshotWith([leaf('root.tq', 50), leaf('root.lq', 50)], [app('t', 'tq', 10, 100)], 0), params: p, state: bopfPolicy.initialState(p) });
+    expect(out.decisions[0].action).toMatchObject({ update: [{ path: 'root.tq', capacityPct: 100 }, { path: 'root.lq', capacityPct: 0 }] });
+    expect(out.decisions[0].reason).not.toContain('floor');
   });
 
   it('does not re-send capacities that moved less than the hysteresis threshold', () => {

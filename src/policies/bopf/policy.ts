@@ -45,6 +45,13 @@ export const bopfParamsSchema = z.object({
   hysteresisPct: z.number().min(0).max(100).default(2),
   /** Capacities are multiples of 10^-decimals percent. */
   capacityDecimals: z.number().int().min(0).max(3).default(1),
+  /**
+   * Least capacity (percent of the parent) every admitted leaf keeps, idle or not. CapacityScheduler
+   * caps a leaf's applications at maximum-applications × its absolute capacity: a leaf at 0 %
+   * refuses every submission, so an idle LQ held at 0 % could never start its next burst. The
+   * floor is taken from the other leaves' shares (elastic ones first); 0 turns it off.
+   */
+  minCapacityPct: z.number().min(0).max(100).default(1),
   /** Max-capacity of admitted leaves (elasticity: > capacity lets a queue use idle resources). */
   maxCapacityPct: z.number().min(0).max(100).default(100),
   /**
@@ -225,8 +232,18 @@ export function makeBopfPolicy(name: string, variant: Variant, description: stri
         elastic.length ? elastic : [...admitted.keys()],
         weights,
         params.capacityDecimals,
+        { pct: params.minCapacityPct, to: [...admitted.keys()] },
       );
       notes.push(...plan.notes);
+      const floorWhy = (path: string): string => {
+        const f = plan.floor;
+        const up = f?.raised.get(path);
+        if (up !== undefined) return `; raised by ${(up * 100).toFixed(1)}% to the ${f!.pct}% floor (minCapacityPct: at 0 % CapacityScheduler admits no application to the queue)`;
+        const down = f?.paid.get(path);
+        if (down !== undefined && down * 100 >= 0.05) return `; ${(down * 100).toFixed(1)}% less for other queues' ${f!.pct}% floor`;
+        return '';
+      };
+      if (plan.floor?.raised.size) notes.push(`floor: ${[...plan.floor.raised.keys()].join(', ')} raised to ${plan.floor.pct}% (minCapacityPct)`);
       const targets: CapacityTarget[] = leaves.map((path) => ({
         path,
         capacityPct: plan.pct.get(path)!,
@@ -236,7 +253,7 @@ export function makeBopfPolicy(name: string, variant: Variant, description: stri
           : params.unadmittedMaxCapacityPct !== undefined
             ? { maxCapacityPct: params.unadmittedMaxCapacityPct }
             : {}),
-        why: alloc.get(path)!.why,
+        why: alloc.get(path)!.why + floorWhy(path),
       }));
       const { decision, note } = capacityDecision(snapshot, targets, { policy: name, rule: 'allocate', hysteresisPct: params.hysteresisPct });
       notes.push(note);
