@@ -23,16 +23,26 @@ export type { NodeEntry, TaskEntry } from './node-las.js';
  * Node entries live in a fixed number of buckets (by a hash of the node id) so that a cycle
  * copies only the buckets it touches: O(buckets + visited nodes), not O(nodes), per event.
  */
-export const BUCKETS = 64;
+export const BUCKETS = 1024;
 
 export interface Bucket {
   nodes: Record<NodeId, NodeEntry>;
-  /** Earliest wake of the bucket's nodes; null when none waits. */
-  wake: number | null;
+}
+
+/** Nodes due at one instant (a node's `wake`); ids whose wake has moved since are skipped. */
+export interface DueSlot {
+  t: number;
+  ids: NodeId[];
 }
 
 export interface KairosState {
   buckets: Bucket[];
+  /**
+   * Wake-up index: slots in ascending time, holding every node whose entry has a `wake` (at the
+   * slot of that wake; an id may also linger in an older slot after its wake moved). A cycle
+   * takes the slots that have come due and visits only their nodes whose wake has come.
+   */
+  due: DueSlot[];
   /** Last sweep over every node (cap check, vanished nodes); null before the first cycle. */
   lastSweepMs: number | null;
   /** PRNG state of the `random` tie-break. */
@@ -54,7 +64,25 @@ export function stateNodes(state: KairosState): Record<NodeId, NodeEntry> {
   return Object.assign({}, ...state.buckets.map((b) => b.nodes)) as Record<NodeId, NodeEntry>;
 }
 
-const emptyBuckets = (): Bucket[] => Array.from({ length: BUCKETS }, () => ({ nodes: {}, wake: null }));
+const emptyBuckets = (): Bucket[] => Array.from({ length: BUCKETS }, () => ({ nodes: {} }));
+
+function rebucket(nodes: Record<NodeId, NodeEntry>): Bucket[] {
+  const b = emptyBuckets();
+  for (const [id, e] of Object.entries(nodes)) b[bucketOf(id)].nodes[id] = e;
+  return b;
+}
+
+/** Index of the first slot at time >= t (binary search). */
+function slotIndex(due: readonly DueSlot[], t: number): number {
+  let lo = 0;
+  let hi = due.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (due[mid].t < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 
 /**
  * Advertised capacity that lets the RM place N + Q one-core tasks on the node: N + Q vcores, and
@@ -102,9 +130,13 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     'Kairos: node-level Least Attained Service with quantum W through suspend/resume, at most N+Q tasks per node, ' +
     'central dispatch to the node with the fewest tasks then the lowest variance of attained service.',
   paramsSchema: kairosParamsSchema,
-  initialState: (params) => ({ buckets: emptyBuckets(), lastSweepMs: null, rng: params.seed >>> 0 }),
-  decide({ snapshot, params, state }) {
+  initialState: (params) => ({ buckets: emptyBuckets(), due: [], lastSweepMs: null, rng: params.seed >>> 0 }),
+  decide({ snapshot, params, state: given }) {
     const now = snapshot.nowMs;
+    // A state from before the wake-up index (or with another bucket count) is re-bucketed and
+    // taken through a full pass.
+    const stale = given.buckets.length !== BUCKETS || !Array.isArray(given.due);
+    const state: KairosState = stale ? { ...given, buckets: rebucket(stateNodes(given)), due: [], lastSweepMs: null } : given;
     // A full pass (every node scheduled and scored) when the backend cannot say what changed and
     // on the first cycle; otherwise only the nodes whose containers changed and those whose
     // quantum or starvation deadline has come. Every `sweepIntervalMs` a sweep also re-checks
@@ -112,17 +144,47 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     const full = snapshot.changedNodeIds === undefined || state.lastSweepMs === null;
     const sweep = full || now - (state.lastSweepMs ?? now) >= params.sweepIntervalMs;
     const toVisit = new Set<NodeId>();
+    const prevEntry = (id: NodeId): NodeEntry | undefined => state.buckets[bucketOf(id)]?.nodes[id];
+    // Slots that have come due leave the index; the live ids among them are visited.
+    let due: DueSlot[];
     if (full) {
       for (const id of snapshot.nodes.keys()) toVisit.add(id);
+      due = [];
     } else {
       for (const id of snapshot.changedNodeIds ?? []) toVisit.add(id);
-      for (const b of state.buckets) {
-        if (!sweep && (b.wake === null || b.wake > now)) continue;
-        for (const [id, e] of Object.entries(b.nodes)) {
-          if ((e.wake !== null && e.wake <= now) || (sweep && snapshot.nodes.get(id)?.state !== 'RUNNING')) toVisit.add(id);
+      const prevDue = state.due ?? [];
+      let k = 0;
+      while (k < prevDue.length && prevDue[k].t <= now) {
+        for (const id of prevDue[k].ids) {
+          const e = prevEntry(id);
+          if (e && e.wake !== null && e.wake <= now) toVisit.add(id);
+        }
+        k++;
+      }
+      due = k > 0 ? prevDue.slice(k) : prevDue.slice();
+      if (sweep) {
+        for (const b of state.buckets) {
+          for (const id in b.nodes) if (snapshot.nodes.get(id)?.state !== 'RUNNING') toVisit.add(id);
         }
       }
     }
+    const copiedSlots = new Set<DueSlot>();
+    const addDue = (id: NodeId, t: number): void => {
+      const i = slotIndex(due, t);
+      if (i < due.length && due[i].t === t) {
+        let slot = due[i];
+        if (!copiedSlots.has(slot)) {
+          slot = { t, ids: slot.ids.slice() };
+          due[i] = slot;
+          copiedSlots.add(slot);
+        }
+        slot.ids.push(id);
+      } else {
+        const slot = { t, ids: [id] };
+        copiedSlots.add(slot);
+        due.splice(i, 0, slot);
+      }
+    };
 
     // Copy-on-write buckets.
     const buckets: Bucket[] = full ? emptyBuckets() : state.buckets.slice();
@@ -130,12 +192,12 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     const bucketFor = (id: NodeId): Bucket => {
       const i = bucketOf(id);
       if (!full && !copied.has(i)) {
-        buckets[i] = { nodes: { ...buckets[i].nodes }, wake: buckets[i].wake };
+        buckets[i] = { nodes: { ...buckets[i].nodes } };
         copied.add(i);
       }
       return buckets[i];
     };
-    const prevEntry = (id: NodeId): NodeEntry | undefined => state.buckets[bucketOf(id)]?.nodes[id];
+    const entryOf = (id: NodeId): NodeEntry | undefined => buckets[bucketOf(id)].nodes[id];
 
     const decisions: Decision[] = [];
     const scores: Record<NodeId, number> = {};
@@ -148,9 +210,12 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
         if (prevEntry(id)) delete bucketFor(id).nodes[id];
         continue;
       }
-      const r = scheduleNode(snapshot, node, prevEntry(id), params);
+      const prev = prevEntry(id);
+      const r = scheduleNode(snapshot, node, prev, params);
       if (r.entry.wake !== null || Object.keys(r.entry.tasks).length > 0) bucketFor(id).nodes[id] = r.entry;
-      else if (prevEntry(id)) delete bucketFor(id).nodes[id];
+      else if (prev) delete bucketFor(id).nodes[id];
+      // A new wake goes into the index (a wake that did not move is already there).
+      if (r.entry.wake !== null && (full || r.entry.wake !== prev?.wake)) addDue(id, r.entry.wake);
       decisions.push(...r.decisions);
 
       const want = cappedCapacity(node, params);
@@ -194,18 +259,14 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       });
     }
 
-    const touched = full ? buckets.map((_, i) => i) : [...copied];
-    for (const i of touched) {
-      let w: number | null = null;
-      for (const e of Object.values(buckets[i].nodes)) if (e.wake !== null && (w === null || e.wake < w)) w = e.wake;
-      buckets[i].wake = w;
-    }
-    let wakeAtMs: number | undefined;
-    for (const b of buckets) if (b.wake !== null && b.wake > now && (wakeAtMs === undefined || b.wake < wakeAtMs)) wakeAtMs = b.wake;
+    // Drop leading slots that no longer hold a live wake, so that the wake-up asked for is the
+    // earliest wake of any node.
+    while (due.length > 0 && !due[0].ids.some((id) => entryOf(id)?.wake === due[0].t)) due.shift();
+    const wakeAtMs = due.length > 0 ? due[0].t : undefined;
 
     return {
       decisions,
-      state: { buckets, lastSweepMs: sweep ? now : state.lastSweepMs, rng },
+      state: { buckets, due, lastSweepMs: sweep ? now : state.lastSweepMs, rng },
       wakeAtMs,
       notes: capped.length ? [`capped ${capped.length} node(s) at N+Q`] : undefined,
     };

@@ -1,0 +1,103 @@
+/** Kairos: a cycle looks only at the nodes that changed and the nodes whose deadline has come. */
+import { describe, expect, it } from 'vitest';
+import type { ClusterSnapshot, ContainerView, NodeView } from '../../src/core/model.js';
+import { res } from '../../src/core/resources.js';
+import { buildSnapshot, defaultQueueTree } from '../../src/core/snapshot.js';
+import { kairosParamsSchema, kairosPolicy, type KairosState } from '../../src/policies/kairos/index.js';
+
+const S = 1000;
+const params = kairosParamsSchema.parse({});
+
+interface C {
+  id: string;
+  node: string;
+  state?: 'RUNNING' | 'SUSPENDED';
+  attained: number;
+  runningSince?: number;
+}
+
+const node = (id: string): NodeView => ({
+  id, state: 'RUNNING', rack: '/r', capacity: res(5120, 1), physicalCapacity: res(5120, 1), used: res(0, 0), containerIds: [],
+});
+
+function snap(nowMs: number, nodes: NodeView[], cs: C[], changed?: string[]): ClusterSnapshot {
+  const containers: ContainerView[] = cs.map((c) => ({
+    id: c.id, appId: 'app1', nodeId: c.node, resource: res(1024, 1), state: c.state ?? 'RUNNING',
+    startedAtMs: c.runningSince ?? 0, attainedServiceMs: c.attained, runningSinceMs: c.runningSince,
+  }));
+  const withIds = nodes.map((n) => ({ ...n, containerIds: containers.filter((c) => c.nodeId === n.id).map((c) => c.id) }));
+  const s = buildSnapshot({ nowMs, nodes: withIds, apps: [], containers, rootQueue: defaultQueueTree() });
+  return changed ? { ...s, changedNodeIds: new Set(changed) } : s;
+}
+
+/**
+ * The snapshot with `nodes` and `containers` wrapped: every node/container looked up is
+ * recorded, and enumerating either map (a scan over the cluster) throws.
+ */
+function guarded(s: ClusterSnapshot): { snapshot: ClusterSnapshot; nodes: Set<string>; containers: Set<string> } {
+  const nodes = new Set<string>();
+  const containers = new Set<string>();
+  const wrap = <V>(m: ReadonlyMap<string, V>, seen: Set<string>): ReadonlyMap<string, V> => {
+    const scan = (): never => {
+      throw new Error('scanned every entry');
+    };
+    return {
+      get: (k: string) => (seen.add(k), m.get(k)),
+      has: (k: string) => (seen.add(k), m.has(k)),
+      get size() {
+        return m.size;
+      },
+      keys: scan,
+      values: scan,
+      entries: scan,
+      forEach: scan,
+      [Symbol.iterator]: scan,
+    } as unknown as ReadonlyMap<string, V>;
+  };
+  return { snapshot: { ...s, nodes: wrap(s.nodes, nodes), containers: wrap(s.containers, containers), changedNodeIds: s.changedNodeIds }, nodes, containers };
+}
+
+describe('kairos cycles are proportional to what changed', () => {
+  // 200 one-core nodes, each with a running task and a waiting one; node i's task started running
+  // at i × 100 ms, so the quantum ends (50 s later) spread over 20 s. First cycle at 20 s.
+  const nodes = Array.from({ length: 200 }, (_, i) => node(`n${String(i).padStart(3, '0')}`));
+  const tasks = (t: number): C[] =>
+    nodes.flatMap((n, i) => [
+      { id: `${n.id}-r`, node: n.id, attained: 40 * S + t - i * 100, runningSince: i * 100 },
+      { id: `${n.id}-w`, node: n.id, state: 'SUSPENDED' as const, attained: 1 * S },
+    ]);
+  const first = kairosPolicy.decide({ snapshot: snap(20 * S, nodes, tasks(20 * S)), params, state: kairosPolicy.initialState(params) });
+
+  it('a cycle where one node changed reads only that node and its containers', () => {
+    const g = guarded(snap(21 * S, nodes, tasks(21 * S), ['n007']));
+    const out = kairosPolicy.decide({ snapshot: g.snapshot, params, state: first.state as KairosState });
+    expect([...g.nodes]).toEqual(['n007']);
+    expect([...g.containers].sort()).toEqual(['n007-r', 'n007-w']);
+    const rank = out.decisions.find((d) => d.action.kind === 'rankNodes')!.action as { scores: Record<string, number>; partial: boolean };
+    expect(rank.partial).toBe(true);
+    expect(Object.keys(rank.scores)).toEqual(['n007']);
+    // The earliest quantum end is n000's (50 s).
+    expect(out.wakeAtMs).toBe(50 * S);
+  });
+
+  it('at a quantum end only the nodes due by then are read, and the next wake is the next deadline', () => {
+    // At 51 s the quanta of n000..n010 have ended (50.0 s .. 51.0 s).
+    const g = guarded(snap(51 * S, nodes, tasks(51 * S), []));
+    const out = kairosPolicy.decide({ snapshot: g.snapshot, params, state: first.state as KairosState });
+    const due = nodes.slice(0, 11).map((n) => n.id);
+    expect([...g.nodes].sort()).toEqual(due);
+    const resumed = out.decisions.filter((d) => d.action.kind === 'resumeContainer').map((d) => (d.action as { nodeId: string }).nodeId);
+    expect(resumed.sort()).toEqual(due);
+    // n011's quantum ends at 51.1 s, acted on at the 51.5 s tick.
+    expect(out.wakeAtMs).toBe(51.5 * S);
+  });
+
+  it('a cycle with nothing changed and nothing due reads no node at all', () => {
+    const g = guarded(snap(30 * S, nodes, tasks(30 * S), []));
+    const out = kairosPolicy.decide({ snapshot: g.snapshot, params, state: first.state as KairosState });
+    expect(g.nodes.size).toBe(0);
+    expect(g.containers.size).toBe(0);
+    expect(out.decisions).toHaveLength(0);
+    expect(out.wakeAtMs).toBe(50 * S);
+  });
+});
