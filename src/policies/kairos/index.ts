@@ -10,10 +10,10 @@
  *   with `leastLoadedFirst`). `random` and `sum` tie-breaks reproduce the paper's Fig. 6.
  */
 import type { Decision } from '../../core/actions.js';
-import type { ClusterSnapshot, NodeId, NodeView } from '../../core/model.js';
+import type { ClusterSnapshot, ContainerId, NodeId, NodeView } from '../../core/model.js';
 import { definePolicy } from '../../core/policy.js';
 import { equals, type Resources } from '../../core/resources.js';
-import { coresOf, POLICY_NAME, scheduleNode, type NodeEntry } from './node-las.js';
+import { coresOf, POLICY_NAME, scheduleNode, type NodeEntry, type TaskEntry } from './node-las.js';
 import { kairosParamsSchema, type KairosParams, type TieBreak } from './params.js';
 
 export { kairosParamsSchema, type KairosParams } from './params.js';
@@ -25,9 +25,8 @@ export type { NodeEntry, TaskEntry } from './node-las.js';
  */
 export const BUCKETS = 1024;
 
-export interface Bucket {
-  nodes: Record<NodeId, NodeEntry>;
-}
+/** The entries of the nodes whose id hashes to the bucket (a handful: looked up by a scan). */
+export type Bucket = NodeEntry[];
 
 /** Nodes due at one instant (a node's `wake`); ids whose wake has moved since are skipped. */
 export interface DueSlot {
@@ -59,17 +58,42 @@ export function bucketOf(id: NodeId): number {
   return (h >>> 0) % BUCKETS;
 }
 
-/** Every node entry of a state (for inspection and tests). */
-export function stateNodes(state: KairosState): Record<NodeId, NodeEntry> {
-  return Object.assign({}, ...state.buckets.map((b) => b.nodes)) as Record<NodeId, NodeEntry>;
+/** A node entry keyed for inspection: its tasks by container id. */
+export interface NodeEntryView {
+  tasks: Record<ContainerId, TaskEntry>;
+  wake: number | null;
 }
 
-const emptyBuckets = (): Bucket[] => Array.from({ length: BUCKETS }, () => ({ nodes: {} }));
+/** Every node entry of a state, by node id (for inspection and tests). */
+export function stateNodes(state: KairosState): Record<NodeId, NodeEntryView> {
+  const out: Record<NodeId, NodeEntryView> = {};
+  for (const b of state.buckets) {
+    for (const e of b) out[e.id] = { tasks: Object.fromEntries(e.tasks.map((t) => [t.id, t])), wake: e.wake };
+  }
+  return out;
+}
 
-function rebucket(nodes: Record<NodeId, NodeEntry>): Bucket[] {
-  const b = emptyBuckets();
-  for (const [id, e] of Object.entries(nodes)) b[bucketOf(id)].nodes[id] = e;
-  return b;
+const emptyBuckets = (): Bucket[] => Array.from({ length: BUCKETS }, () => []);
+
+function findEntry(b: Bucket | undefined, id: NodeId): NodeEntry | undefined {
+  if (b) for (const e of b) if (e.id === id) return e;
+  return undefined;
+}
+
+/** Node entries of a state stored before the current layout (buckets of records), re-bucketed. */
+function rebucket(state: { buckets: unknown[] }): Bucket[] {
+  const out = emptyBuckets();
+  for (const b of state.buckets) {
+    if (Array.isArray(b)) {
+      for (const e of b as NodeEntry[]) out[bucketOf(e.id)].push(e);
+      continue;
+    }
+    const nodes = (b as { nodes?: Record<NodeId, { tasks: Record<ContainerId, Omit<TaskEntry, 'id'>>; wake: number | null }> }).nodes ?? {};
+    for (const [id, e] of Object.entries(nodes)) {
+      out[bucketOf(id)].push({ id, tasks: Object.entries(e.tasks).map(([cid, t]) => ({ ...t, id: cid })), wake: e.wake });
+    }
+  }
+  return out;
 }
 
 /** Index of the first slot at time >= t (binary search). */
@@ -135,8 +159,8 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     const now = snapshot.nowMs;
     // A state from before the wake-up index (or with another bucket count) is re-bucketed and
     // taken through a full pass.
-    const stale = given.buckets.length !== BUCKETS || !Array.isArray(given.due);
-    const state: KairosState = stale ? { ...given, buckets: rebucket(stateNodes(given)), due: [], lastSweepMs: null } : given;
+    const stale = given.buckets.length !== BUCKETS || !Array.isArray(given.buckets[0]) || !Array.isArray(given.due);
+    const state: KairosState = stale ? { ...given, buckets: rebucket(given), due: [], lastSweepMs: null } : given;
     // A full pass (every node scheduled and scored) when the backend cannot say what changed and
     // on the first cycle; otherwise only the nodes whose containers changed and those whose
     // quantum or starvation deadline has come. Every `sweepIntervalMs` a sweep also re-checks
@@ -144,7 +168,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     const full = snapshot.changedNodeIds === undefined || state.lastSweepMs === null;
     const sweep = full || now - (state.lastSweepMs ?? now) >= params.sweepIntervalMs;
     const toVisit = new Set<NodeId>();
-    const prevEntry = (id: NodeId): NodeEntry | undefined => state.buckets[bucketOf(id)]?.nodes[id];
+    const prevEntry = (id: NodeId): NodeEntry | undefined => findEntry(state.buckets[bucketOf(id)], id);
     // Slots that have come due leave the index; the live ids among them are visited.
     let due: DueSlot[];
     if (full) {
@@ -164,7 +188,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       due = k > 0 ? prevDue.slice(k) : prevDue.slice();
       if (sweep) {
         for (const b of state.buckets) {
-          for (const id in b.nodes) if (snapshot.nodes.get(id)?.state !== 'RUNNING') toVisit.add(id);
+          for (const e of b) if (snapshot.nodes.get(e.id)?.state !== 'RUNNING') toVisit.add(e.id);
         }
       }
     }
@@ -189,15 +213,21 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     // Copy-on-write buckets.
     const buckets: Bucket[] = full ? emptyBuckets() : state.buckets.slice();
     const copied = new Set<number>();
-    const bucketFor = (id: NodeId): Bucket => {
+    /** Sets (or, with undefined, removes) a node's entry in the copied bucket. */
+    const setEntry = (id: NodeId, e: NodeEntry | undefined): void => {
       const i = bucketOf(id);
       if (!full && !copied.has(i)) {
-        buckets[i] = { nodes: { ...buckets[i].nodes } };
+        buckets[i] = buckets[i].slice();
         copied.add(i);
       }
-      return buckets[i];
+      const b = buckets[i];
+      const k = b.findIndex((x) => x.id === id);
+      if (e === undefined) {
+        if (k >= 0) b.splice(k, 1);
+      } else if (k >= 0) b[k] = e;
+      else b.push(e);
     };
-    const entryOf = (id: NodeId): NodeEntry | undefined => buckets[bucketOf(id)].nodes[id];
+    const entryOf = (id: NodeId): NodeEntry | undefined => findEntry(buckets[bucketOf(id)], id);
 
     const decisions: Decision[] = [];
     const scores: Record<NodeId, number> = {};
@@ -207,13 +237,13 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     for (const id of [...toVisit].sort()) {
       const node = snapshot.nodes.get(id);
       if (!node || node.state !== 'RUNNING') {
-        if (prevEntry(id)) delete bucketFor(id).nodes[id];
+        if (prevEntry(id)) setEntry(id, undefined);
         continue;
       }
       const prev = prevEntry(id);
       const r = scheduleNode(snapshot, node, prev, params);
-      if (r.entry.wake !== null || Object.keys(r.entry.tasks).length > 0) bucketFor(id).nodes[id] = r.entry;
-      else if (prev) delete bucketFor(id).nodes[id];
+      if (r.entry.wake !== null || r.entry.tasks.length > 0) setEntry(id, r.entry);
+      else if (prev) setEntry(id, undefined);
       // A new wake goes into the index (a wake that did not move is already there).
       if (r.entry.wake !== null && (full || r.entry.wake !== prev?.wake)) addDue(id, r.entry.wake);
       decisions.push(...r.decisions);

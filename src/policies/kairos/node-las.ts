@@ -20,13 +20,15 @@
  * suspended and takes no part in LAS or in the node's attained-service statistics.
  */
 import type { Decision } from '../../core/actions.js';
-import type { ClusterSnapshot, ContainerId, NodeView } from '../../core/model.js';
+import type { ClusterSnapshot, ContainerId, NodeId, NodeView } from '../../core/model.js';
 import type { KairosParams } from './params.js';
 
 export const POLICY_NAME = 'kairos';
 
 /** Per-task bookkeeping. Small and JSON-serialisable. */
 export interface TaskEntry {
+  /** The task's container. */
+  id: ContainerId;
   /** Service accounted while running, up to `since` (fallback when the snapshot has none). */
   acc: number;
   /** When the task last started running (our view); null while suspended. */
@@ -40,7 +42,9 @@ export interface TaskEntry {
 }
 
 export interface NodeEntry {
-  tasks: Record<ContainerId, TaskEntry>;
+  id: NodeId;
+  /** The node's tasks, in the order of the node's containers. */
+  tasks: TaskEntry[];
   /** When this node next needs the scheduler (quantum end or starvation deadline); null: never. */
   wake: number | null;
 }
@@ -54,6 +58,8 @@ export interface Work {
   e: TaskEntry;
   /** Suspended during this cycle (not a resume candidate again in the same cycle). */
   justSuspended: boolean;
+  /** Not known at the node's previous visit. */
+  fresh: boolean;
 }
 
 export interface NodeResult {
@@ -70,6 +76,52 @@ export function coresOf(node: NodeView, params: KairosParams): number {
   return params.coresPerNode ?? Math.max(1, node.physicalCapacity.vcores);
 }
 
+const task = (id: ContainerId, acc: number, since: number | null, qEnd: number | null, susp: number | null, prot: number): TaskEntry => ({ id, acc, since, qEnd, susp, prot });
+
+const byAttainedDesc = (a: Work, b: Work): number => b.attainedMs - a.attainedMs || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+const byAttainedAsc = (a: Work, b: Work): number => a.attainedMs - b.attainedMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+function usedCores(work: readonly Work[]): number {
+  let used = 0;
+  for (const w of work) if (w.running) used += w.vcores;
+  return used;
+}
+
+/** Running tasks that may be preempted, most attained service first. */
+function preemptible(work: readonly Work[], now: number): Work[] {
+  const out: Work[] = [];
+  for (const w of work) if (w.running && w.e.prot <= now) out.push(w);
+  return out.length > 1 ? out.sort(byAttainedDesc) : out;
+}
+
+/** Tasks waiting for a core (not suspended in this cycle), least attained service first. */
+function waiting(work: readonly Work[]): Work[] {
+  const out: Work[] = [];
+  for (const w of work) if (!w.running && !w.justSuspended) out.push(w);
+  return out.length > 1 ? out.sort(byAttainedAsc) : out;
+}
+
+interface Cycle {
+  now: number;
+  W: number;
+  nodeId: NodeId;
+  decisions: Decision[];
+}
+
+function suspend(c: Cycle, w: Work, rule: string, reason: string): void {
+  w.running = false;
+  w.justSuspended = true;
+  w.e = task(w.id, w.e.acc + (w.e.since !== null ? Math.max(0, c.now - w.e.since) : 0), null, null, c.now, 0);
+  c.decisions.push({ action: { kind: 'suspendContainer', containerId: w.id, nodeId: c.nodeId }, policy: POLICY_NAME, rule, reason });
+}
+
+function resume(c: Cycle, w: Work, rule: string, reason: string, protectMs = 0): void {
+  w.running = true;
+  const prot = protectMs > 0 ? c.now + protectMs : 0;
+  w.e = task(w.id, w.e.acc, c.now, prot > 0 ? prot : c.now + c.W, null, prot);
+  c.decisions.push({ action: { kind: 'resumeContainer', containerId: w.id, nodeId: c.nodeId }, policy: POLICY_NAME, rule, reason });
+}
+
 export function scheduleNode(
   snapshot: ClusterSnapshot,
   node: NodeView,
@@ -80,10 +132,11 @@ export function scheduleNode(
   const W = params.quantumMs;
   const N = coresOf(node, params);
   const starveMs = params.starvationQuanta > 0 ? params.starvationQuanta * W : Infinity;
-  const prevTasks = prev?.tasks ?? {};
+  const prevTasks = prev?.tasks ?? [];
   // Nothing was waiting on the node when it was last scheduled: every quantum timer that fired
   // since then found no one to yield to, so it simply restarted (Alg. 1 l. 43-45).
-  const hadWaiting = Object.values(prevTasks).some((t) => t.since === null);
+  let hadWaiting = false;
+  for (const t of prevTasks) if (t.since === null) hadWaiting = true;
 
   const work: Work[] = [];
   for (const id of node.containerIds) {
@@ -91,118 +144,120 @@ export function scheduleNode(
     // An ApplicationMaster is not a task: suspending it would stop its job's heartbeats.
     if (!c || c.appMaster) continue;
     const running = c.state === 'RUNNING';
-    const p = prevTasks[id];
+    let p: TaskEntry | undefined;
+    for (const t of prevTasks) if (t.id === id) p = t;
     let e: TaskEntry;
     if (!p) {
       const since = running ? Math.min(now, c.runningSinceMs ?? c.startedAtMs) : null;
-      e = { acc: 0, since, qEnd: since === null ? null : since + W, susp: running ? null : now, prot: 0 };
+      e = task(id, 0, since, since === null ? null : since + W, running ? null : now, 0);
     } else if (running && p.since === null) {
       // Resumed (by us, or by someone else): a new quantum starts.
       const since = Math.min(now, c.runningSinceMs ?? now);
-      e = { acc: p.acc, since, qEnd: since + W, susp: null, prot: p.prot };
+      e = task(id, p.acc, since, since + W, null, p.prot);
     } else if (!running && p.since !== null) {
-      e = { acc: p.acc + Math.max(0, now - p.since), since: null, qEnd: null, susp: now, prot: 0 };
+      e = task(id, p.acc + Math.max(0, now - p.since), null, null, now, 0);
     } else {
-      e = { ...p };
+      e = task(id, p.acc, p.since, p.qEnd, p.susp, p.prot);
     }
     if (e.since !== null && e.qEnd !== null && e.qEnd <= now && !hadWaiting && e.prot <= now) {
       e.qEnd += Math.floor((now - e.qEnd) / W + 1) * W;
     }
     const attainedMs = c.attainedServiceMs ?? e.acc + (e.since !== null ? Math.max(0, now - e.since) : 0);
-    work.push({ id, vcores: Math.max(1, c.resource.vcores), running, attainedMs, e, justSuspended: false });
+    work.push({ id, vcores: Math.max(1, c.resource.vcores), running, attainedMs, e, justSuspended: false, fresh: p === undefined });
   }
 
   const decisions: Decision[] = [];
   const nodeId = node.id;
-  const usedCores = (): number => work.reduce((s, w) => s + (w.running ? w.vcores : 0), 0);
-  const suspend = (w: Work, rule: string, reason: string): void => {
-    w.running = false;
-    w.justSuspended = true;
-    w.e = { acc: w.e.acc + (w.e.since !== null ? Math.max(0, now - w.e.since) : 0), since: null, qEnd: null, susp: now, prot: 0 };
-    decisions.push({ action: { kind: 'suspendContainer', containerId: w.id, nodeId }, policy: POLICY_NAME, rule, reason });
-  };
-  const resume = (w: Work, rule: string, reason: string, protectMs = 0): void => {
-    w.running = true;
-    const prot = protectMs > 0 ? now + protectMs : 0;
-    w.e = { acc: w.e.acc, since: now, qEnd: prot > 0 ? prot : now + W, susp: null, prot };
-    decisions.push({ action: { kind: 'resumeContainer', containerId: w.id, nodeId }, policy: POLICY_NAME, rule, reason });
-  };
-  const byAttainedDesc = (a: Work, b: Work): number => b.attainedMs - a.attainedMs || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
-  const byAttainedAsc = (a: Work, b: Work): number => a.attainedMs - b.attainedMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  const preemptible = (): Work[] => work.filter((w) => w.running && w.e.prot <= now).sort(byAttainedDesc);
-  const waiting = (): Work[] => work.filter((w) => !w.running && !w.justSuspended).sort(byAttainedAsc);
+  const cyc: Cycle = { now, W, nodeId, decisions };
 
   // 1. More running than cores: the running task with the most attained service yields.
-  const newcomers = work.filter((w) => w.running && !prevTasks[w.id]).map((w) => w.id);
-  while (usedCores() > N) {
-    const victim = preemptible()[0] ?? work.filter((w) => w.running).sort(byAttainedDesc)[0];
-    if (!victim) break;
-    const used = usedCores();
-    suspend(
-      victim,
-      'las.preempt',
-      `${used} tasks running on ${nodeId} > N=${N} cores${newcomers.length ? ` after ${newcomers.join(', ')} arrived` : ''}: ` +
-        `${victim.id} has the most attained service (${sec(victim.attainedMs)})`,
-    );
+  if (usedCores(work) > N) {
+    const newcomers = work.filter((w) => w.running && w.fresh).map((w) => w.id);
+    while (usedCores(work) > N) {
+      const victim = preemptible(work, now)[0] ?? work.filter((w) => w.running).sort(byAttainedDesc)[0];
+      if (!victim) break;
+      const used = usedCores(work);
+      suspend(
+        cyc,
+        victim,
+        'las.preempt',
+        `${used} tasks running on ${nodeId} > N=${N} cores${newcomers.length ? ` after ${newcomers.join(', ')} arrived` : ''}: ` +
+          `${victim.id} has the most attained service (${sec(victim.attainedMs)})`,
+      );
+    }
   }
 
   // 2. Quantum expiry: yield to the youngest waiting task if it has attained no more service.
-  const expired = work.filter((w) => w.running && w.e.qEnd !== null && w.e.qEnd <= now).sort(byAttainedDesc);
+  const expired: Work[] = [];
+  for (const w of work) if (w.running && w.e.qEnd !== null && w.e.qEnd <= now) expired.push(w);
+  if (expired.length > 1) expired.sort(byAttainedDesc);
   for (const t of expired) {
-    const m = waiting()[0];
-    if (m && m.attainedMs <= t.attainedMs && m.vcores <= t.vcores + (N - usedCores())) {
+    const m = waiting(work)[0];
+    if (m && m.attainedMs <= t.attainedMs && m.vcores <= t.vcores + (N - usedCores(work))) {
       suspend(
+        cyc,
         t,
         'las.preempt',
         `quantum W=${sec(W)} of ${t.id} expired: ${t.id} attained ${sec(t.attainedMs)} >= ${m.id} waiting with ${sec(m.attainedMs)}`,
       );
-      resume(m, 'las.resume', `${m.id} (attained ${sec(m.attainedMs)}) is the youngest waiting task on ${nodeId}; takes the core of ${t.id}`);
+      resume(cyc, m, 'las.resume', `${m.id} (attained ${sec(m.attainedMs)}) is the youngest waiting task on ${nodeId}; takes the core of ${t.id}`);
     } else {
-      t.e = { ...t.e, qEnd: now + W, prot: 0 };
+      t.e = task(t.id, t.e.acc, t.e.since, now + W, t.e.susp, 0);
     }
   }
 
   // 3. Starvation guard.
   if (Number.isFinite(starveMs)) {
-    const starving = work
-      .filter((w) => !w.running && !w.justSuspended && w.e.susp !== null && now - w.e.susp >= starveMs)
-      .sort((a, b) => (a.e.susp ?? 0) - (b.e.susp ?? 0) || byAttainedAsc(a, b));
+    const starving: Work[] = [];
+    for (const w of work) if (!w.running && !w.justSuspended && w.e.susp !== null && now - w.e.susp >= starveMs) starving.push(w);
+    if (starving.length > 1) starving.sort((a, b) => (a.e.susp ?? 0) - (b.e.susp ?? 0) || byAttainedAsc(a, b));
     for (const s of starving) {
       const waitedMs = now - (s.e.susp ?? now);
       const protectMs = params.starvationRunQuanta * W;
-      if (N - usedCores() >= s.vcores) {
-        resume(s, 'las.starvation', `${s.id} waited ${sec(waitedMs)} >= ${params.starvationQuanta} quanta of W=${sec(W)}; a core is free, it runs unpreemptible for ${sec(protectMs)}`, protectMs);
+      if (N - usedCores(work) >= s.vcores) {
+        resume(cyc, s, 'las.starvation', `${s.id} waited ${sec(waitedMs)} >= ${params.starvationQuanta} quanta of W=${sec(W)}; a core is free, it runs unpreemptible for ${sec(protectMs)}`, protectMs);
         continue;
       }
-      const victim = preemptible()[0];
-      if (!victim || N - usedCores() + victim.vcores < s.vcores) continue;
-      suspend(victim, 'las.starvation', `${s.id} waited ${sec(waitedMs)} >= ${params.starvationQuanta} quanta of W=${sec(W)}: ${victim.id} (attained ${sec(victim.attainedMs)}, the most) yields its core`);
-      resume(s, 'las.starvation', `${s.id} waited ${sec(waitedMs)} >= ${params.starvationQuanta} quanta of W=${sec(W)} (attained ${sec(s.attainedMs)}); runs unpreemptible for ${sec(protectMs)}`, protectMs);
+      const victim = preemptible(work, now)[0];
+      if (!victim || N - usedCores(work) + victim.vcores < s.vcores) continue;
+      suspend(cyc, victim, 'las.starvation', `${s.id} waited ${sec(waitedMs)} >= ${params.starvationQuanta} quanta of W=${sec(W)}: ${victim.id} (attained ${sec(victim.attainedMs)}, the most) yields its core`);
+      resume(cyc, s, 'las.starvation', `${s.id} waited ${sec(waitedMs)} >= ${params.starvationQuanta} quanta of W=${sec(W)} (attained ${sec(s.attainedMs)}); runs unpreemptible for ${sec(protectMs)}`, protectMs);
     }
   }
 
   // 4. Free cores go to the youngest waiting tasks.
-  for (const m of waiting()) {
-    const used = usedCores();
-    if (used >= N) break;
-    if (N - used < m.vcores) continue;
-    resume(m, 'las.resume', `${used}/${N} cores busy on ${nodeId}: ${m.id} is the youngest waiting task (attained ${sec(m.attainedMs)})`);
+  if (usedCores(work) < N) {
+    for (const m of waiting(work)) {
+      const used = usedCores(work);
+      if (used >= N) break;
+      if (N - used < m.vcores) continue;
+      resume(cyc, m, 'las.resume', `${used}/${N} cores busy on ${nodeId}: ${m.id} is the youngest waiting task (attained ${sec(m.attainedMs)})`);
+    }
   }
 
   // Next time the node needs us: only while tasks wait.
   let wake: number | null = null;
-  if (work.some((w) => !w.running)) {
-    const candidates: number[] = [];
+  let anyWaiting = false;
+  for (const w of work) if (!w.running) anyWaiting = true;
+  if (anyWaiting) {
     for (const w of work) {
-      if (w.running && w.e.qEnd !== null) candidates.push(w.e.qEnd);
-      if (!w.running && w.e.susp !== null && Number.isFinite(starveMs)) candidates.push(w.e.susp + starveMs);
+      let t: number | null = null;
+      if (w.running && w.e.qEnd !== null) t = w.e.qEnd;
+      if (t !== null && t > now && (wake === null || t < wake)) wake = t;
+      if (!w.running && w.e.susp !== null && Number.isFinite(starveMs)) {
+        const d = w.e.susp + starveMs;
+        if (d > now && (wake === null || d < wake)) wake = d;
+      }
     }
-    for (const t of candidates) if (t > now && (wake === null || t < wake)) wake = t;
     const tick = params.monitorIntervalMs;
     if (wake !== null && tick > 0) wake = Math.ceil(wake / tick) * tick;
   }
 
-  const tasks: Record<ContainerId, TaskEntry> = {};
-  for (const w of work) tasks[w.id] = w.e;
-  return { entry: { tasks, wake }, decisions, attainedMs: work.map((w) => w.attainedMs) };
+  const tasks: TaskEntry[] = [];
+  const attained: number[] = [];
+  for (const w of work) {
+    tasks.push(w.e);
+    attained.push(w.attainedMs);
+  }
+  return { entry: { id: nodeId, tasks, wake }, decisions, attainedMs: attained };
 }
