@@ -108,6 +108,7 @@ class Ev {
     readonly ref: unknown,
     readonly gen: number,
   ) {}
+  qi = -1;
 }
 
 interface Clock {
@@ -152,6 +153,8 @@ export class SimContainer implements ContainerView {
   /** Invalidates stale completion events. */
   gen = 0;
   removed = false;
+  /** The pending completion event while RUNNING (simulator bookkeeping). */
+  completionEv: unknown = undefined;
 
   constructor(
     readonly id: ContainerId,
@@ -521,6 +524,7 @@ export class Simulator {
         break;
       case EV_COMPLETE: {
         const c = e.ref as SimContainer;
+        if (c.completionEv === e) c.completionEv = undefined;
         if (c.removed || c.gen !== e.gen || c.state !== 'RUNNING') return;
         this.complete(c);
         if (this.periodMs === undefined) this.decisionWanted = true;
@@ -692,6 +696,7 @@ export class Simulator {
     if (c.state === 'RUNNING') this.stopRunning(c);
     else this.advance(node);
     c.removed = true;
+    this.cancelCompletion(c);
     c.gen++;
     this.containers.delete(c.id);
     const k = node.containers.indexOf(c);
@@ -788,6 +793,7 @@ export class Simulator {
   private stopRunning(c: SimContainer): void {
     const node = c.node;
     this.advance(node);
+    this.cancelCompletion(c);
     c.gen++;
     node.runningVcores -= c.resource.vcores;
     c.state = 'SUSPENDED';
@@ -806,10 +812,26 @@ export class Simulator {
   }
 
   private scheduleCompletion(c: SimContainer): void {
+    this.cancelCompletion(c);
     c.gen++;
     const rem = c.workMs - c.attained;
     const t = this.clock.now + (rem > 0 ? rem / c.node.rate : 0);
-    this.push(t, EV_COMPLETE, c, c.gen);
+    const e = new Ev(t, this.seq++, EV_COMPLETE, c, c.gen);
+    this.q.push(e);
+    c.completionEv = e;
+  }
+
+  /**
+   * Takes a container's pending completion out of the event queue once it no longer applies
+   * (suspended, rescheduled at a new rate, removed), instead of leaving it to be skipped when
+   * its time comes: under preemption most completions are superseded, and the queue would
+   * otherwise fill with them.
+   */
+  private cancelCompletion(c: SimContainer): void {
+    if (c.completionEv) {
+      this.q.remove(c.completionEv as Ev);
+      c.completionEv = undefined;
+    }
   }
 
   private allocChange(dv: number): void {

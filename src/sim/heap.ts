@@ -13,7 +13,11 @@ export interface SimEvent {
   readonly t: number;
   /** Tie-breaker: scheduling order. */
   readonly seq: number;
+  /** Position in the queue, kept by the queue (-1 once out of it), so it can be removed. */
+  qi?: number;
 }
+
+const before = (x: SimEvent, y: SimEvent): boolean => x.t < y.t || (x.t === y.t && x.seq < y.seq);
 
 export class EventQueue<E extends SimEvent> {
   private readonly a: E[] = [];
@@ -27,48 +31,68 @@ export class EventQueue<E extends SimEvent> {
   }
 
   push(e: E): void {
-    const a = this.a;
-    let i = a.length;
-    a.push(e);
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      const q = a[p];
-      if (q.t < e.t || (q.t === e.t && q.seq < e.seq)) break;
-      a[i] = q;
-      i = p;
-    }
-    a[i] = e;
+    this.a.push(e);
+    this.up(this.a.length - 1, e);
   }
 
   pop(): E | undefined {
     const a = this.a;
-    const n = a.length;
-    if (n === 0) return undefined;
+    if (a.length === 0) return undefined;
     const top = a[0];
     const last = a.pop() as E;
-    if (n > 1) {
-      const m = n - 1;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= m) break;
-        let c = l;
-        let ce = a[l];
-        const r = l + 1;
-        if (r < m) {
-          const re = a[r];
-          if (re.t < ce.t || (re.t === ce.t && re.seq < ce.seq)) {
-            c = r;
-            ce = re;
-          }
-        }
-        if (last.t < ce.t || (last.t === ce.t && last.seq < ce.seq)) break;
-        a[i] = ce;
-        i = c;
-      }
-      a[i] = last;
-    }
+    top.qi = -1;
+    if (a.length > 0) this.down(0, last);
     return top;
+  }
+
+  /** Takes an event out before its time (e.g. one that no longer applies). False if not queued. */
+  remove(e: E): boolean {
+    const a = this.a;
+    const i = e.qi ?? -1;
+    if (i < 0 || a[i] !== e) return false;
+    e.qi = -1;
+    const last = a.pop() as E;
+    if (i < a.length) {
+      if (i > 0 && before(last, a[(i - 1) >> 1])) this.up(i, last);
+      else this.down(i, last);
+    }
+    return true;
+  }
+
+  private up(i: number, e: E): void {
+    const a = this.a;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const q = a[p];
+      if (before(q, e)) break;
+      a[i] = q;
+      q.qi = i;
+      i = p;
+    }
+    a[i] = e;
+    e.qi = i;
+  }
+
+  private down(i: number, e: E): void {
+    const a = this.a;
+    const m = a.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= m) break;
+      let c = l;
+      let ce = a[l];
+      const r = l + 1;
+      if (r < m && before(a[r], ce)) {
+        c = r;
+        ce = a[r];
+      }
+      if (before(e, ce)) break;
+      a[i] = ce;
+      ce.qi = i;
+      i = c;
+    }
+    a[i] = e;
+    e.qi = i;
   }
 }
 

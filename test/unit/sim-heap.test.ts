@@ -33,6 +33,32 @@ describe('EventQueue', () => {
     while (q.size) got.push(q.pop()!);
     expect(got).toEqual(expected);
   });
+
+  it('removes queued events anywhere in the heap; the rest still come out in order', () => {
+    const rng = new Rng(7);
+    const q = new EventQueue<{ t: number; seq: number; qi?: number }>();
+    const live: { t: number; seq: number; qi?: number }[] = [];
+    for (let i = 0; i < 5000; i++) {
+      const e = { t: rng.int(300), seq: i };
+      live.push(e);
+      q.push(e);
+      const r = rng.next();
+      if (r < 0.3) {
+        const victim = live.splice(rng.int(live.length), 1)[0];
+        expect(q.remove(victim)).toBe(true);
+        expect(q.remove(victim)).toBe(false);
+      } else if (r < 0.4) {
+        const top = q.pop()!;
+        live.splice(live.indexOf(top), 1);
+        expect(q.remove(top)).toBe(false);
+      }
+    }
+    expect(q.size).toBe(live.length);
+    const expected = [...live].sort((a, b) => a.t - b.t || a.seq - b.seq);
+    const got: { t: number; seq: number }[] = [];
+    while (q.size) got.push(q.pop()!);
+    expect(got).toEqual(expected);
+  });
 });
 
 describe('IndexedHeap', () => {
