@@ -10,8 +10,9 @@ import { describeAction, type Action, type ActionOf } from '../core/actions.js';
 import type { ApplyOutcome, Capabilities, ClusterBackend } from '../core/backend.js';
 import { ReadOnlySchedulerConfError, RmProtocolError, RmRejectedError, RmUnavailableError, SchedbrainError, UnsupportedActionError } from '../core/errors.js';
 import { findQueue, type AppState, type AppView, type ClusterSnapshot, type ContainerView, type NodeState, type NodeView, type QueueState, type QueueView } from '../core/model.js';
-import { equals, ZERO, type Resources } from '../core/resources.js';
-import { buildSnapshot } from '../core/snapshot.js';
+import { equals, sum, ZERO, type Resources } from '../core/resources.js';
+import { isAlreadyTrue } from '../core/reconcile.js';
+import { buildSnapshot, defaultQueueTree } from '../core/snapshot.js';
 import type { NodeShim, ShimContainer } from './shim-contract.js';
 import { RmClient, type QueueConfigChange, type RmAppState } from './client.js';
 import { mapWithConcurrency } from './retry.js';
@@ -63,6 +64,9 @@ export interface StandDownReport {
 
 /** States in which an app is still of interest to a policy (finished apps are history). */
 const LIVE_APP_STATES: readonly RmAppState[] = ['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED', 'RUNNING'];
+const FINAL_APP_STATES: readonly RmAppState[] = ['FINISHED', 'FAILED', 'KILLED'];
+/** How long an ended app stays in the snapshot. */
+const RECENTLY_FINISHED_MS = 10 * 60_000;
 const APP_STATES: ReadonlySet<string> = new Set<AppState>(['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED', 'RUNNING', 'FINISHED', 'FAILED', 'KILLED']);
 const NODE_STATES: ReadonlySet<string> = new Set<NodeState>(['RUNNING', 'UNHEALTHY', 'DECOMMISSIONING', 'DECOMMISSIONED', 'LOST', 'NEW', 'REBOOTED', 'SHUTDOWN']);
 const QUEUE_STATES: ReadonlySet<string> = new Set<QueueState>(['RUNNING', 'STOPPED', 'DRAINING']);
@@ -120,15 +124,21 @@ export class YarnBackend implements ClusterBackend {
 
   async snapshot(): Promise<ClusterSnapshot> {
     await this.loadPhysical();
-    const [rmNodes, scheduler, rmApps, shimContainers] = await Promise.all([
+    const startMs = Date.now();
+    const [rmNodes, scheduler, liveApps, recentlyFinished, shimContainers] = await Promise.all([
       this.client.nodes(),
       this.client.scheduler(),
       this.client.apps({ states: LIVE_APP_STATES }),
+      // Like the simulator, the snapshot keeps apps that ended lately in view, so a policy (and
+      // reconciliation) sees that a job it killed or watched has ended rather than losing it.
+      this.client.apps({ states: FINAL_APP_STATES, finishedSinceMs: startMs - RECENTLY_FINISHED_MS }),
       this.shimContainers(),
     ]);
     const nowMs = Date.now();
     const rootQueue = toQueueTree(scheduler);
     const leafPaths = leafPathsByName(rootQueue);
+    const liveIds = new Set(liveApps.map((a) => a.id));
+    const rmApps = [...liveApps, ...recentlyFinished.filter((a) => !liveIds.has(a.id))];
     const apps = rmApps.map((a, i) => toAppView(a, i, leafPaths));
 
     const running = rmApps.filter((a) => a.state === 'RUNNING');
@@ -145,7 +155,18 @@ export class YarnBackend implements ClusterBackend {
       containersByNode.set(c.nodeId, ids);
     }
     const nodes = rmNodes.map((n, i) => this.toNodeView(n, i, containersByNode.get(n.id) ?? []));
-    return buildSnapshot({ nowMs, nodes, apps, containers, rootQueue });
+    // The RM's per-app counters and its container lists are separate reads, and an AM trading
+    // containers moves between them: for apps whose containers we list, derive the counters
+    // from that list so the snapshot agrees with itself.
+    const byApp = new Map<string, ContainerView[]>();
+    for (const c of containers) byApp.set(c.appId, [...(byApp.get(c.appId) ?? []), c]);
+    const runningIds = new Set(running.map((a) => a.id));
+    const consistentApps = apps.map((a) => {
+      if (!runningIds.has(a.id)) return a;
+      const mine = byApp.get(a.id) ?? [];
+      return { ...a, runningContainers: mine.length, allocated: sum(mine.map((c) => c.resource)) };
+    });
+    return buildSnapshot({ nowMs, nodes, apps: consistentApps, containers, rootQueue });
   }
 
   /** Containers of the app's current attempt that still hold resources, and which one is its AM. */
@@ -193,7 +214,12 @@ export class YarnBackend implements ClusterBackend {
 
   async apply(action: Action): Promise<ApplyOutcome> {
     try {
-      return await this.applyUnchecked(action);
+      // Every backend answers `noop` for an action already true of the cluster (the conformance
+      // suite holds both to it); the engine reconciles against its cycle snapshot, but the
+      // cluster may have moved since, and callers outside the engine get the same guarantee.
+      const current = await this.narrowSnapshot(action).catch(() => undefined);
+      if (current && isAlreadyTrue(action, current)) return { status: 'noop', detail: 'already true on the cluster; nothing sent' };
+      return await this.applyUnchecked(action, current);
     } catch (err) {
       const outcome = toFailedOutcome(err);
       this.logger?.warn({ action: describeAction(action), error: outcome.error, retryable: outcome.retryable }, 'action failed');
@@ -201,10 +227,45 @@ export class YarnBackend implements ClusterBackend {
     }
   }
 
-  private async applyUnchecked(action: Action): Promise<ApplyOutcome> {
+  /**
+   * Fresh reads of just what an action concerns, shaped as a snapshot core's reconciliation can
+   * judge: one or two requests instead of a full snapshot per action. Undefined when the kind
+   * has no cheap read (killContainer: the RM's own answer says "already gone"; rankNodes: the
+   * engine compares with the ranking it published).
+   */
+  private async narrowSnapshot(action: Action): Promise<ClusterSnapshot | undefined> {
+    const parts = { nowMs: Date.now(), nodes: [] as NodeView[], apps: [] as AppView[], containers: [] as ContainerView[], rootQueue: defaultQueueTree() };
     switch (action.kind) {
       case 'updateQueues':
-        return this.applyUpdateQueues(action);
+        if (action.add.length === 0 && action.update.length === 0) return undefined;
+        return buildSnapshot({ ...parts, rootQueue: toQueueTree(await this.client.scheduler()) });
+      case 'setAppPriority':
+      case 'killApp':
+      case 'moveApp': {
+        const [app, scheduler] = await Promise.all([this.client.app(action.appId), action.kind === 'moveApp' ? this.client.scheduler() : undefined]);
+        const rootQueue = scheduler ? toQueueTree(scheduler) : parts.rootQueue;
+        return buildSnapshot({ ...parts, rootQueue, apps: [toAppView(app, 0, leafPathsByName(rootQueue))] });
+      }
+      case 'setNodeResource':
+        await this.loadPhysical();
+        return buildSnapshot({ ...parts, nodes: [this.toNodeView(await this.client.node(action.nodeId), 0, [])] });
+      case 'suspendContainer':
+      case 'resumeContainer': {
+        const c = this.shim ? (await this.shim.containers()).find((x) => x.containerId === action.containerId) : undefined;
+        if (!c) return undefined;
+        const view: ContainerView = { id: c.containerId, appId: '', nodeId: c.nodeId, resource: ZERO, state: c.state, startedAtMs: c.runningSinceMs };
+        return buildSnapshot({ ...parts, containers: [view] });
+      }
+      case 'killContainer':
+      case 'rankNodes':
+        return undefined;
+    }
+  }
+
+  private async applyUnchecked(action: Action, current: ClusterSnapshot | undefined): Promise<ApplyOutcome> {
+    switch (action.kind) {
+      case 'updateQueues':
+        return this.applyUpdateQueues(action, current?.rootQueue);
       case 'setAppPriority': {
         const effective = await this.client.setAppPriority(action.appId, action.priority);
         // The RM clamps to yarn.cluster.max-application-priority (and the queue's limit).
@@ -216,7 +277,7 @@ export class YarnBackend implements ClusterBackend {
       case 'moveApp': {
         // A move to a missing or parent queue is refused by the RM as a bare 503
         // UndeclaredThrowableException; checking first gives the operator the actual reason.
-        const tree = toQueueTree(await this.client.scheduler());
+        const tree = current?.rootQueue ?? toQueueTree(await this.client.scheduler());
         const target = resolveQueuePath(action.queue, leafPathsByName(tree));
         const queue = findQueue(tree, target);
         if (!queue) return { status: 'failed', error: `cannot move ${action.appId}: queue ${target} does not exist`, retryable: false };
@@ -258,11 +319,11 @@ export class YarnBackend implements ClusterBackend {
     }
   }
 
-  private async applyUpdateQueues(action: ActionOf<'updateQueues'>): Promise<ApplyOutcome> {
+  private async applyUpdateQueues(action: ActionOf<'updateQueues'>, tree?: QueueView): Promise<ApplyOutcome> {
     if (action.add.length === 0 && action.update.length === 0) return { status: 'noop', detail: 'no queue changes' };
     // The RM answers 200 to updates of queues that do not exist (the keys land in the conf and
     // are ignored), so unknown paths are caught here rather than silently "applied".
-    const problem = queueUpdateProblem(action, toQueueTree(await this.client.scheduler()));
+    const problem = queueUpdateProblem(action, tree ?? toQueueTree(await this.client.scheduler()));
     if (problem) return { status: 'failed', error: problem, retryable: false };
     const addQueues: QueueConfigChange[] = action.add.map((q) => ({
       queue: q.path,

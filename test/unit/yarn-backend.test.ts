@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Action } from '../../src/core/actions.js';
 import { RmProtocolError, RmUnavailableError } from '../../src/core/errors.js';
 import { findQueue } from '../../src/core/model.js';
+import { sum } from '../../src/core/resources.js';
 import { YarnBackend, parseTags, queueUpdateProblem, resolveQueuePath, toQueueTree } from '../../src/yarn/backend.js';
 import { RmClient } from '../../src/yarn/client.js';
 import type { NodeShim, RankingPublication, ShimContainer } from '../../src/yarn/shim-contract.js';
@@ -78,6 +79,33 @@ afterEach(async () => {
 });
 
 describe('snapshot', () => {
+  it('app counters agree with the containers listed, even when the RM counted between two reads', async () => {
+    serveRunningCluster(rm);
+    // The apps read saw one more container than the containers read a moment later (an AM
+    // releasing an extra allocation does this): the snapshot must still agree with itself.
+    const apps = fixture('apps-running.json');
+    apps.apps.app = apps.apps.app.map((a: { id: string; runningContainers: number }) => (a.id === RUNNING_APP ? { ...a, runningContainers: a.runningContainers + 1 } : a));
+    rm.on('GET /apps', { body: apps });
+    const s = await backendFor().snapshot();
+    const mine = [...s.containers.values()].filter((c) => c.appId === RUNNING_APP);
+    expect(mine.length).toBeGreaterThan(0);
+    expect(s.apps.get(RUNNING_APP)!.runningContainers).toBe(mine.length);
+    expect(s.apps.get(RUNNING_APP)!.allocated).toEqual(sum(mine.map((c) => c.resource)));
+  });
+
+  it('keeps apps that ended lately in view, asking the RM for final states since a recent time', async () => {
+    serveRunningCluster(rm);
+    const killedApp = fixture('app-killed.json').app;
+    const live = fixture('apps-running.json');
+    const live2 = { apps: { app: live.apps.app.filter((a: { id: string }) => a.id !== killedApp.id) } };
+    rm.on('GET /apps', (req) => ({ body: req.query.get('states') === 'FINISHED,FAILED,KILLED' ? { apps: { app: [killedApp] } } : live2 }));
+    const before = Date.now();
+    const s = await backendFor().snapshot();
+    expect(s.apps.get(killedApp.id)?.state).toBe('KILLED');
+    const finishedRead = rm.requests.find((r) => r.path.endsWith('/apps') && r.query.get('states') === 'FINISHED,FAILED,KILLED')!;
+    expect(Number(finishedRead.query.get('finishedTimeBegin'))).toBeLessThan(before);
+  });
+
   it('builds nodes, queues, apps and containers from the recorded running cluster', async () => {
     serveRunningCluster(rm);
     const snap = await backendFor().snapshot();
@@ -335,6 +363,14 @@ describe('apply', () => {
     const recorded = fixture('node.json').node.totalResource;
     expect(node.physicalCapacity).toEqual({ memoryMB: recorded.memory, vcores: recorded.vCores });
     expect(node.capacity).toEqual({ memoryMB: 6144, vcores: 6 });
+  });
+
+  it('an action already true of the cluster is a noop and sends no write', async () => {
+    const recorded = fixture('node.json').node;
+    rm.on(`GET /nodes/${recorded.id}`, { body: fixtureText('node.json'), contentType: JSON_TYPE });
+    const same = { memoryMB: recorded.totalResource.memory, vcores: recorded.totalResource.vCores };
+    expect(await backendFor().apply({ kind: 'setNodeResource', nodeId: recorded.id, resource: same })).toMatchObject({ status: 'noop' });
+    expect(puts()).toHaveLength(0);
   });
 
   it('setNodeResource on an unknown node fails, not retryable', async () => {
