@@ -197,10 +197,11 @@ export class RmClient {
     return parseOrThrow(capacitySchedulerInfoSchema, info, 'GET /scheduler');
   }
 
-  async apps(filter: { states?: readonly RmAppState[]; queue?: string } = {}): Promise<RmAppInfo[]> {
+  async apps(filter: { states?: readonly RmAppState[]; queue?: string; finishedSinceMs?: number } = {}): Promise<RmAppInfo[]> {
     const query: Record<string, string> = {};
     if (filter.states?.length) query.states = filter.states.join(',');
     if (filter.queue) query.queue = filter.queue;
+    if (filter.finishedSinceMs !== undefined) query.finishedTimeBegin = String(Math.floor(filter.finishedSinceMs));
     return (await this.get('/apps', appsResponseSchema, query)).apps?.app ?? [];
   }
 
