@@ -37,6 +37,7 @@ import type { BopfState } from '../../src/policies/bopf/index.js';
 import { Store } from '../../src/store/store.js';
 import { YarnBackend } from '../../src/yarn/backend.js';
 import { submitJob } from '../../src/yarn/workload.js';
+import { eventually } from './helpers.js';
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
@@ -70,20 +71,6 @@ const TQ_TASK_S = 5;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 120_000, everyMs = 250, diag?: () => string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}${diag ? `\n${diag()}` : ''}`);
-    await sleep(everyMs);
-  }
-}
 
 /** A leaf of root as /ws/v1/cluster/scheduler reports it. */
 interface RmLeaf {

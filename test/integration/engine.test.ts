@@ -16,24 +16,11 @@ import { findQueue, type QueueView } from '../../src/core/model.js';
 import { Engine } from '../../src/engine/engine.js';
 import { Store } from '../../src/store/store.js';
 import { YarnBackend } from '../../src/yarn/backend.js';
+import { eventually } from './helpers.js';
 
 const rmUrl = inject('rmUrl');
 const testQueue = `root.sbeng${Date.now() % 100_000}`;
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, diag?: () => Promise<string>, timeoutMs = 90_000, everyMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}${diag ? `\n${await diag()}` : ''}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 /** A TCP proxy that can be cut (every connection reset, new ones refused) and restored. */
 class CuttableProxy {
@@ -188,6 +175,8 @@ describe('engine against a real ResourceManager', () => {
           const c = await readCaps();
           return c.test === 15 ? c : undefined;
         },
+        90_000,
+        250,
         async () => `status: ${JSON.stringify(engine.status())}\ncluster: ${JSON.stringify(await readCaps())}\njournal: ${JSON.stringify(await store.journal.query({ limit: 3 }))}`,
       );
       expect(after).toEqual({ def: originalDefault - 15, test: 15 });

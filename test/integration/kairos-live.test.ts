@@ -16,25 +16,18 @@
  * containers resume), withdraws the ranking and restores node capacities; the test checks that,
  * and afterAll repeats it as a safety net.
  */
-import { mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { serve } from '../../src/cli/main.js';
 import { HttpNodeShim, type WireContainer } from '../../src/yarn/shim-client.js';
 import { submitJob } from '../../src/yarn/workload.js';
+import { eventually, shimUrl } from './helpers.js';
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
 
-/** The shim URL: `shimUrl` from the global setup, else the launcher's log line. */
-function shimUrl(): string | undefined {
-  const provided = (inject as (key: string) => unknown)('shimUrl');
-  if (typeof provided === 'string' && provided) return provided;
-  const log = join(confDir, '..', 'minicluster.log');
-  if (!existsSync(log)) return undefined;
-  return /schedbrain shim listening on (http:\/\/\S+)/.exec(readFileSync(log, 'utf8'))?.[1];
-}
 const url = shimUrl();
 
 /** CPU seconds of one task. Long tasks are 6x the short ones. */
@@ -49,20 +42,6 @@ const PERIOD_MS = 500;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 120_000, everyMs = 500): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await sleep(everyMs);
-  }
-}
 
 interface RmApp {
   id: string;

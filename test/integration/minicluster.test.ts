@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { MiniClusterStartError, startMiniCluster } from '../../src/yarn/minicluster.js';
 import { JobSubmitError, submitJob } from '../../src/yarn/workload.js';
+import { eventually } from './helpers.js';
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
@@ -28,20 +29,6 @@ function list<T = any>(v: unknown): T[] {
   return v === undefined || v === null ? [] : ([v].flat() as T[]);
 }
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
 
 async function containersOf(appId: string): Promise<any[]> {
   const atts = list((await get(`/apps/${appId}/appattempts`)).appAttempts?.appAttempt);

@@ -6,46 +6,21 @@
  * The cluster is shared with the other integration files: this file releases its lease, kills its
  * apps and lets its ranking lapse before it ends.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RmClient } from '../../src/yarn/client.js';
 import { HttpNodeShim, ShimRejectedError, type WireContainer } from '../../src/yarn/shim-client.js';
 import { submitJob } from '../../src/yarn/workload.js';
+import { eventually, shimUrl } from './helpers.js';
+
+const SHIM_URL: string = shimUrl() ?? (() => {
+  throw new Error('the shim tests need the shim, and the global setup reported no shimUrl');
+})();
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
 
-/**
- * The shim URL: `shimUrl` from the global setup (the launcher's READY line), else the
- * `schedbrain shim listening on <url>` line of the cluster log (<workDir>/minicluster.log, with
- * confDir = <workDir>/conf).
- */
-function shimUrl(): string {
-  const provided = (inject as (key: string) => unknown)('shimUrl');
-  if (typeof provided === 'string' && provided) return provided;
-  const log = join(confDir, '..', 'minicluster.log');
-  if (existsSync(log)) {
-    const m = /schedbrain shim listening on (http:\/\/\S+)/.exec(readFileSync(log, 'utf8'));
-    if (m) return m[1]!;
-  }
-  throw new Error(`no shimUrl from the global setup and no shim URL in ${log}`);
-}
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 90_000, everyMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -110,7 +85,7 @@ describe('NodeManager/ResourceManager shim on the mini YARN', () => {
     }, 180_000, 1000);
 
   beforeAll(async () => {
-    shim = new HttpNodeShim({ urls: [shimUrl()], holder: `shim-it-${process.pid}`, requestTimeoutMs: 10_000 });
+    shim = new HttpNodeShim({ urls: [SHIM_URL], holder: `shim-it-${process.pid}`, requestTimeoutMs: 10_000 });
     const health = await shim.health();
     expect(health.roles.sort()).toEqual(['nodemanager', 'resourcemanager']);
     nodes = health.nodes;
@@ -258,7 +233,7 @@ describe('NodeManager/ResourceManager shim on the mini YARN', () => {
       expect(await snapshot()).toEqual(before);
     };
     const raw = async (body: string) => {
-      const res = await fetch(`${shimUrl()}/v1/containers/suspend`, { method: 'POST', body });
+      const res = await fetch(`${SHIM_URL}/v1/containers/suspend`, { method: 'POST', body });
       return { status: res.status, body: (await res.json()) as { error: string; reason: string } };
     };
 
@@ -281,7 +256,7 @@ describe('NodeManager/ResourceManager shim on the mini YARN', () => {
     await shim.suspend(task!.nodeId, task!.containerId);
     await refused(409, 'wrong_node', () => shim.resume(otherNode, task!.containerId));
     await refused(409, 'lease_held', () =>
-      new HttpNodeShim({ urls: [shimUrl()], holder: 'someone-else', retry: { maxAttempts: 1 } }).renewLease(1_000),
+      new HttpNodeShim({ urls: [SHIM_URL], holder: 'someone-else', retry: { maxAttempts: 1 } }).renewLease(1_000),
     );
     const frozen = (await container(task!.containerId))!;
     expect(frozen.state).toBe('SUSPENDED');

@@ -4,40 +4,17 @@
  *
  * Cleans up after itself: kills its app and releases its lease.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ClusterSnapshot, ContainerView } from '../../src/core/model.js';
 import { YarnBackend } from '../../src/yarn/backend.js';
 import { HttpNodeShim } from '../../src/yarn/shim-client.js';
 import { submitJob } from '../../src/yarn/workload.js';
+import { eventually, shimUrl } from './helpers.js';
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
 
-/** The shim URL: `shimUrl` from the global setup, else the launcher's log line. */
-function shimUrl(): string | undefined {
-  const provided = (inject as (key: string) => unknown)('shimUrl');
-  if (typeof provided === 'string' && provided) return provided;
-  const log = join(confDir, '..', 'minicluster.log');
-  if (!existsSync(log)) return undefined;
-  return /schedbrain shim listening on (http:\/\/\S+)/.exec(readFileSync(log, 'utf8'))?.[1];
-}
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000, everyMs = 500): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 const url = shimUrl();
 

@@ -11,6 +11,7 @@ import { RmRejectedError } from '../../src/core/errors.js';
 import { YarnBackend } from '../../src/yarn/backend.js';
 import type { RmClient } from '../../src/yarn/client.js';
 import { submitJob } from '../../src/yarn/workload.js';
+import { eventually } from './helpers.js';
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
@@ -20,20 +21,6 @@ const testQueue = `sbq${Date.now() % 100_000}`;
 const testQueuePath = `root.${testQueue}`;
 const testQueuePct = 20;
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000, everyMs = 500): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 describe('YarnBackend against a real ResourceManager', () => {
   let backend: YarnBackend;
