@@ -62,7 +62,7 @@ export interface StandDownReport {
   readonly errors: string[];
 }
 
-/** States in which an app is still of interest to a policy (finished apps are history). */
+/** States of an app that still runs or waits (ended apps are read separately, for a while). */
 const LIVE_APP_STATES: readonly RmAppState[] = ['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED', 'RUNNING'];
 const FINAL_APP_STATES: readonly RmAppState[] = ['FINISHED', 'FAILED', 'KILLED'];
 /** How long an ended app stays in the snapshot. */
