@@ -8,7 +8,7 @@ import type { AnyPolicy } from '../core/policy.js';
 import { getPolicy, policyNames } from '../policies/index.js';
 import type { AllocatorFactory } from './allocator.js';
 import { Simulator, type ActionStats, type JobRecord } from './engine.js';
-import { jobMetrics, type Dist, type JobMetric } from './metrics.js';
+import { jobMetrics, type JobMetric, type Metrics } from './metrics.js';
 import type { Workload } from './workload.js';
 import { resolveWorkload, type ResolveOptions } from './workloads/index.js';
 
@@ -41,26 +41,15 @@ export interface SimulateOptions {
   readonly onDecisions?: ConstructorParameters<typeof Simulator>[0]['onDecisions'];
 }
 
-export interface SimulateResult {
+/** The run's job metrics (jobs finished, JCT and slowdown overall and short/long, makespan) and what produced them. */
+export interface SimulateResult extends Metrics {
   readonly workload: string;
   readonly policy: string;
   readonly params: Record<string, unknown>;
   readonly seed: number;
   readonly nodes: number;
   readonly coresPerNode: number;
-  /** Jobs finished (killed and unfinished ones are counted apart). */
-  readonly jobs: number;
-  readonly killed: number;
-  readonly unfinished: number;
   readonly tasks: number;
-  /** Job completion time, s. */
-  readonly jct: Dist;
-  readonly slowdown: Dist;
-  readonly short: Dist & { readonly slowdown: Dist };
-  readonly long: Dist & { readonly slowdown: Dist };
-  readonly cutoffS?: number;
-  /** First arrival to last completion, s. */
-  readonly makespanS: number;
   readonly utilisation: {
     /** CPU core-time delivered / (physical cores × makespan). */
     readonly cpu: number;
