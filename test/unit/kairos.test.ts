@@ -1,59 +1,7 @@
 /** Kairos policy: node-level LAS, starvation guard, central dispatch, N+Q cap, state. */
+import { S, app, container, kinds, node, snap, targets, type C } from './policy-fixtures.js';
 import type { Action, Decision } from '../../src/core/actions.js';
-import type { AppView, ClusterSnapshot, ContainerView, NodeView } from '../../src/core/model.js';
-import { buildSnapshot, defaultQueueTree } from '../../src/core/snapshot.js';
-import { res, type Resources } from '../../src/core/resources.js';
-
-export const S = 1000;
-
-export interface C {
-  id: string;
-  node: string;
-  app?: string;
-  state?: 'RUNNING' | 'SUSPENDED';
-  /** Attained service, ms; `null` leaves it undefined (no shim). */
-  attained?: number | null;
-  startedAt?: number;
-  runningSince?: number;
-  vcores?: number;
-}
-
-export function node(id: string, vcores = 4, memoryMB = 4 * 5120, capacity?: Resources): NodeView {
-  return { id, state: 'RUNNING', rack: '/r', capacity: capacity ?? res(memoryMB, vcores), physicalCapacity: res(memoryMB, vcores), used: res(0, 0), containerIds: [] };
-}
-
-export function container(c: C): ContainerView {
-  return {
-    id: c.id,
-    appId: c.app ?? 'app1',
-    nodeId: c.node,
-    resource: res(5120, c.vcores ?? 1),
-    state: c.state ?? 'RUNNING',
-    startedAtMs: c.startedAt ?? 0,
-    attainedServiceMs: c.attained === null ? undefined : (c.attained ?? 0),
-    runningSinceMs: c.runningSince,
-  };
-}
-
-export function app(id: string, extra: Partial<AppView> = {}): AppView {
-  return {
-    id, name: id, user: 'u', queue: 'root.default', state: 'RUNNING', priority: 0, submittedAtMs: 0,
-    pendingContainers: 0, runningContainers: 0, allocated: res(0, 0), tags: {}, ...extra,
-  };
-}
-
-export function snap(nowMs: number, nodes: NodeView[], cs: C[], opts: { apps?: AppView[]; changed?: string[] } = {}): ClusterSnapshot {
-  const containers = cs.map(container);
-  const withIds = nodes.map((n) => ({ ...n, containerIds: containers.filter((c) => c.nodeId === n.id).map((c) => c.id) }));
-  const appIds = new Set(containers.map((c) => c.appId));
-  const apps = opts.apps ?? [...appIds].map((a) => app(a));
-  const s = buildSnapshot({ nowMs, nodes: withIds, apps, containers, rootQueue: defaultQueueTree() });
-  return opts.changed ? { ...s, changedNodeIds: new Set(opts.changed) } : s;
-}
-
-export const kinds = (ds: Decision[], kind: Action['kind']): Decision[] => ds.filter((d) => d.action.kind === kind);
-export const targets = (ds: Decision[], kind: 'suspendContainer' | 'resumeContainer'): string[] =>
-  kinds(ds, kind).map((d) => (d.action as { containerId: string }).containerId).sort();
+import type { ClusterSnapshot } from '../../src/core/model.js';
 
 import { describe, expect, it } from 'vitest';
 import { kairosPolicy, kairosParamsSchema, dispatchScore, stateNodes, type KairosState } from '../../src/policies/kairos/index.js';
