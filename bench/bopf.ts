@@ -56,6 +56,18 @@ for (let r = 0; r <= runs; r++) {
   });
   if (r > 0) admitMs.push(ms);
 }
+// Scaling: admitting a quarter of the mix against admitting all of it. Linear admission costs
+// about 4x for 4x the queues; a quadratic one would cost about 16x.
+const quarter = [...all.slice(0, N / 4), ...all.slice(N, N + N / 4)];
+const quarterMs: number[] = [];
+for (let r = 0; r <= runs; r++) {
+  const ms = cpuMs(() => {
+    const c = new AdmissionControl(C);
+    for (const s of quarter) c.admit(s);
+  });
+  if (r > 0) quarterMs.push(ms);
+}
+
 const classes: Record<string, number> = {};
 for (const q of control.queues()) classes[q.cls] = (classes[q.cls] ?? 0) + 1;
 classes.rejected = all.length - control.size;
@@ -119,6 +131,7 @@ const lines = [
   '| what | ours | paper (§5.2.4) |',
   '|---|---:|---:|',
   `| admission of 10,000 LQs + 10,000 TQs (with explanations) | ${median(admitMs).toFixed(1)} ms (${((median(admitMs) * 1000) / all.length).toFixed(1)} µs per queue) | ≈ 1 ms |`,
+  `| admission scaling: ${quarter.length.toLocaleString('en-US')} → ${all.length.toLocaleString('en-US')} queues (×4) | cost ×${(median(admitMs) / median(quarterMs)).toFixed(1)} (${median(quarterMs).toFixed(1)} ms → ${median(admitMs).toFixed(1)} ms; linear ≈ ×4, quadratic ≈ ×16) | — |`,
   `| one allocation round, 20,000 queues (hard d/t, soft SRPT, elastic DRF, spare DRF) | ${median(allocMs).toFixed(1)} ms | < 1 ms |`,
   `| one whole policy cycle (20,000-leaf snapshot → one updateQueues) | ${median(cycleMs).toFixed(1)} ms | — |`,
   `| calibration: sort 20,000 objects and index them in a Map | ${median(calMs).toFixed(1)} ms | — |`,
