@@ -157,7 +157,9 @@ if (argv.includes('--write')) {
   }
   const start = doc.indexOf('## BoPF');
   if (start >= 0) {
-    const next = doc.indexOf('\n## ', start + 1);
+    // The section ends at the next heading or at another generator's marker, whichever comes first.
+    const ends = ['\n## ', '\n<!-- '].map((m) => doc.indexOf(m, start + 1)).filter((i) => i >= 0);
+    const next = ends.length ? Math.min(...ends) : -1;
     doc = doc.slice(0, start) + text + (next >= 0 ? doc.slice(next + 1) : '');
   } else doc = `${doc.trimEnd()}\n\n${text}`;
   writeFileSync(path, doc);
