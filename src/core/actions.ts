@@ -62,6 +62,42 @@ export interface Decision {
   readonly reason: string;
 }
 
+/**
+ * A decision whose reason is written only when read (journal, dry-run, API, logs). A policy that
+ * makes millions of decisions in a trace replay uses it so that formatting text nobody reads
+ * costs nothing. `reason` is a getter computed once, and `toJSON` gives a plain Decision; code
+ * that copies decisions field by field must read `reason` explicitly (a spread would miss it).
+ */
+export class LazyDecision implements Decision {
+  #explain: (() => string) | undefined;
+  #text: string | undefined;
+
+  constructor(
+    readonly action: Action,
+    readonly policy: string,
+    readonly rule: string,
+    explain: () => string,
+  ) {
+    this.#explain = explain;
+  }
+
+  get reason(): string {
+    if (this.#text === undefined) {
+      this.#text = (this.#explain as () => string)();
+      this.#explain = undefined;
+    }
+    return this.#text;
+  }
+
+  toJSON(): Decision {
+    return { action: this.action, policy: this.policy, rule: this.rule, reason: this.reason };
+  }
+}
+
+export function decisionWithLazyReason(action: Action, policy: string, rule: string, explain: () => string): Decision {
+  return new LazyDecision(action, policy, rule, explain);
+}
+
 /** Short stable key used to deduplicate actions on the same target within a plan. */
 export function actionTarget(a: Action): string {
   switch (a.kind) {

@@ -1,7 +1,8 @@
 /**
- * The policy contract. A policy is a pure function of (snapshot, parameters, its own state):
- * it returns decisions and its next state, and touches nothing else. The engine (live) and the
- * simulator call it the same way.
+ * The policy contract. A policy is a function of (snapshot, parameters, its own state) only: it
+ * returns decisions and its next state, and touches nothing else. The engine (live) and the
+ * simulator call it the same way. By default it does not modify the state it is given; a policy
+ * that declares `updatesStateInPlace` may (see there).
  *
  * Policies import only from `src/core`. State must be JSON-serialisable: the engine persists it
  * in the embedded store so histories and admissions survive a restart.
@@ -37,6 +38,15 @@ export interface Policy<P = unknown, S = unknown> {
   readonly paramsSchema: z.ZodType<P, z.ZodTypeDef, unknown>;
   initialState(params: P): S;
   decide(input: PolicyInput<P, S>): PolicyOutput<S>;
+  /**
+   * decide() may update the state it is given and return it, instead of building a new one.
+   * Whoever may still need the previous state passes a copy (`copyStateFor`): the engine does
+   * for every cycle (a dry-run or a discarded statement leaves its state as it was); the
+   * simulator, which always moves on to the returned state, does not. For policies whose state
+   * is large and changes at every cycle (Kairos keeps a task table for every node, updated
+   * millions of times in a trace replay, where rebuilding it would cost more than the decisions).
+   */
+  readonly updatesStateInPlace?: boolean;
 }
 
 /** Helper so policy modules get full type inference without repeating generics. */
@@ -46,3 +56,8 @@ export function definePolicy<P, S>(p: Policy<P, S>): Policy<P, S> {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyPolicy = Policy<any, any>;
+
+/** The state to hand to `policy.decide` when the caller keeps `state` afterwards. */
+export function copyStateFor<S>(policy: Policy<unknown, S> | AnyPolicy, state: S): S {
+  return policy.updatesStateInPlace ? structuredClone(state) : state;
+}

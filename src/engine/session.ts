@@ -10,7 +10,7 @@ import { actionSchema, actionTarget, type Action, type ActionOf, type Decision }
 import type { Capabilities, ClusterBackend } from '../core/backend.js';
 import { RmUnavailableError } from '../core/errors.js';
 import { findQueue, type ClusterSnapshot } from '../core/model.js';
-import type { AnyPolicy, PolicyOutput } from '../core/policy.js';
+import { copyStateFor, type AnyPolicy, type PolicyOutput } from '../core/policy.js';
 import { isAlreadyTrue } from '../core/reconcile.js';
 import type { NewJournalEntry, SkipReason } from '../store/journal.js';
 import type { PublishedRanking } from '../store/store.js';
@@ -293,7 +293,8 @@ export class Session {
   decide(policy: AnyPolicy, params: unknown, state: unknown): Statement {
     let output: PolicyOutput<unknown>;
     try {
-      output = policy.decide({ snapshot: this.ctx.snapshot, params, state });
+      // The engine keeps the state it passed until the statement is committed.
+      output = policy.decide({ snapshot: this.ctx.snapshot, params, state: copyStateFor(policy, state) });
       if (!output || !Array.isArray(output.decisions)) throw new Error('decide() did not return { decisions, state }');
     } catch (e) {
       throw new PolicyError(policy.name, e);

@@ -117,3 +117,33 @@ describe('engine: policy state across parameter changes', () => {
     expect((e.policyState() as BopfState).tracks.lq).toMatchObject({ open: true, start: opened.start });
   });
 });
+
+describe('engine: a policy that updates its state in place', () => {
+  // Counts in place, as Kairos updates its node table.
+  const inPlace = definePolicy<Record<string, never>, { calls: number }>({
+    name: 'in-place',
+    description: 'test policy: increments its state in place',
+    paramsSchema: z.object({}),
+    updatesStateInPlace: true,
+    initialState: () => ({ calls: 0 }),
+    decide: ({ state }) => {
+      state.calls++;
+      return { decisions: [], state };
+    },
+  });
+
+  it('a dry-run leaves the engine’s state as it was; a cycle moves it on', async () => {
+    table['in-place'] = inPlace;
+    const e = await engineWith('in-place');
+    await e.runCycle();
+    const before = e.policyState() as { calls: number };
+    expect(before.calls).toBe(1);
+    await e.dryRun();
+    await e.dryRun();
+    expect(e.policyState()).toBe(before);
+    expect(before.calls).toBe(1);
+    await e.runCycle();
+    expect((e.policyState() as { calls: number }).calls).toBe(2);
+    expect(before.calls).toBe(1);
+  });
+});

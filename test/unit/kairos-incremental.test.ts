@@ -67,10 +67,11 @@ describe('kairos cycles are proportional to what changed', () => {
       { id: `${n.id}-w`, node: n.id, state: 'SUSPENDED' as const, attained: 1 * S },
     ]);
   const first = kairosPolicy.decide({ snapshot: snap(20 * S, nodes, tasks(20 * S)), params, state: kairosPolicy.initialState(params) });
+  // Each case starts from a copy of that state: decide updates the state it is given.
 
   it('a cycle where one node changed reads only that node and its containers', () => {
     const g = guarded(snap(21 * S, nodes, tasks(21 * S), ['n007']));
-    const out = kairosPolicy.decide({ snapshot: g.snapshot, params, state: first.state as KairosState });
+    const out = kairosPolicy.decide({ snapshot: g.snapshot, params, state: structuredClone(first.state) as KairosState });
     expect([...g.nodes]).toEqual(['n007']);
     expect([...g.containers].sort()).toEqual(['n007-r', 'n007-w']);
     const rank = out.decisions.find((d) => d.action.kind === 'rankNodes')!.action as { scores: Record<string, number>; partial: boolean };
@@ -83,7 +84,7 @@ describe('kairos cycles are proportional to what changed', () => {
   it('at a quantum end only the nodes due by then are read, and the next wake is the next deadline', () => {
     // At 51 s the quanta of n000..n010 have ended (50.0 s .. 51.0 s).
     const g = guarded(snap(51 * S, nodes, tasks(51 * S), []));
-    const out = kairosPolicy.decide({ snapshot: g.snapshot, params, state: first.state as KairosState });
+    const out = kairosPolicy.decide({ snapshot: g.snapshot, params, state: structuredClone(first.state) as KairosState });
     const due = nodes.slice(0, 11).map((n) => n.id);
     expect([...g.nodes].sort()).toEqual(due);
     const resumed = out.decisions.filter((d) => d.action.kind === 'resumeContainer').map((d) => (d.action as { nodeId: string }).nodeId);
@@ -94,7 +95,7 @@ describe('kairos cycles are proportional to what changed', () => {
 
   it('a cycle with nothing changed and nothing due reads no node at all', () => {
     const g = guarded(snap(30 * S, nodes, tasks(30 * S), []));
-    const out = kairosPolicy.decide({ snapshot: g.snapshot, params, state: first.state as KairosState });
+    const out = kairosPolicy.decide({ snapshot: g.snapshot, params, state: structuredClone(first.state) as KairosState });
     expect(g.nodes.size).toBe(0);
     expect(g.containers.size).toBe(0);
     expect(out.decisions).toHaveLength(0);

@@ -6,6 +6,7 @@ import type { ClusterSnapshot } from '../../src/core/model.js';
 import { describe, expect, it } from 'vitest';
 import { kairosPolicy, kairosParamsSchema, dispatchScore, stateNodes, type KairosState } from '../../src/policies/kairos/index.js';
 import { getPolicy } from '../../src/policies/index.js';
+import { copyStateFor } from '../../src/core/policy.js';
 
 const params = (p: Record<string, unknown> = {}) => kairosParamsSchema.parse(p);
 
@@ -245,7 +246,8 @@ describe('kairos central dispatch', () => {
     expect(rank(first.decisions).partial).toBe(false);
     expect(kinds(first.decisions, 'setNodeResource')).toHaveLength(4);
     const capped = nodes.map((n) => ({ ...n, capacity: { memoryMB: 2 * n.physicalCapacity.memoryMB, vcores: 8 } }));
-    const second = run(snap(100, capped, cs, { changed: ['n2'] }), {}, first.state);
+    // A task arrives on n2 (n1 is reported too, but holds just what the policy left there).
+    const second = run(snap(100, capped, [...cs, { id: 'h', node: 'n2', attained: 0, startedAt: 100 }], { changed: ['n1', 'n2'] }), {}, first.state);
     const r2 = rank(second.decisions);
     expect(r2.partial).toBe(true);
     expect(Object.keys(r2.scores)).toEqual(['n2']);
@@ -254,10 +256,11 @@ describe('kairos central dispatch', () => {
     expect(third.decisions).toHaveLength(0);
     // n3's advertised capacity was reset behind our back: the next sweep (60 s) restores the cap.
     const reset = capped.map((n) => (n.id === 'n3' ? { ...n, capacity: n.physicalCapacity } : n));
-    expect(run(snap(59_999, reset, cs, { changed: [] }), {}, third.state).decisions).toHaveLength(0);
-    const swept = run(snap(60_000, reset, cs, { changed: [] }), {}, third.state);
+    // decide updates the state it is given: each alternative below starts from a copy.
+    expect(run(snap(59_999, reset, cs, { changed: [] }), {}, structuredClone(third.state)).decisions).toHaveLength(0);
+    const swept = run(snap(60_000, reset, cs, { changed: [] }), {}, structuredClone(third.state));
     expect(swept.decisions.map((d) => d.action)).toEqual([{ kind: 'setNodeResource', nodeId: 'n3', resource: { memoryMB: 40960, vcores: 8 } }]);
-    expect(run(snap(60_000, reset, cs, { changed: [] }), { sweepIntervalMs: 100_000 }, third.state).decisions).toHaveLength(0);
+    expect(run(snap(60_000, reset, cs, { changed: [] }), { sweepIntervalMs: 100_000 }, structuredClone(third.state)).decisions).toHaveLength(0);
   });
 
   it('a node with waiting tasks is rescored at its quantum end even when nothing else changed', () => {
@@ -276,6 +279,33 @@ describe('kairos central dispatch', () => {
     expect(r.scores).toEqual({ n1: 25 });
   });
 
+  it('a node reported changed that holds just what the policy left there is not revisited; one whose cap was reset is', () => {
+    const n = node('n1', 1, 5120);
+    const nc = { ...n, capacity: { memoryMB: 5 * 5120, vcores: 5 } };
+    const t0 = run(snap(0, [n], [
+      { id: 'a', node: 'n1', attained: 40 * S, runningSince: 0 },
+      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
+    ]));
+    const t50 = run(snap(50 * S, [nc], [
+      { id: 'a', node: 'n1', attained: 90 * S, runningSince: 0 },
+      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
+    ], { changed: [] }), {}, t0.state);
+    expect(targets(t50.decisions, 'suspendContainer')).toEqual(['a']);
+    // The backend reports n1 changed: the swap just asked for.
+    const swapped: C[] = [
+      { id: 'a', node: 'n1', state: 'SUSPENDED', attained: 90 * S },
+      { id: 'b', node: 'n1', attained: 11 * S, runningSince: 50 * S },
+    ];
+    const asPlanned = run(snap(51 * S, [nc], swapped, { changed: ['n1'] }), {}, structuredClone(t50.state));
+    expect(asPlanned.decisions).toHaveLength(0);
+    expect(asPlanned.wakeAtMs).toBe(100 * S);
+    // Same, but the node's advertised capacity was reset by someone else: re-capped and rescored.
+    const reset = run(snap(51 * S, [n], swapped, { changed: ['n1'] }), {}, structuredClone(t50.state));
+    expect(kinds(reset.decisions, 'setNodeResource')).toHaveLength(1);
+    expect(kinds(reset.decisions, 'rankNodes')).toHaveLength(1);
+    expect(kinds(reset.decisions, 'suspendContainer')).toHaveLength(0);
+  });
+
   it('caps every node at N+Q tasks by advertising N+Q vcores with memory scaled alike', () => {
     const out = run(snap(0, [node('n1', 4, 20480), node('n2', 4, 20480, { memoryMB: 40960, vcores: 8 })], []));
     const caps = kinds(out.decisions, 'setNodeResource');
@@ -292,7 +322,8 @@ describe('kairos central dispatch', () => {
 });
 
 describe('kairos state', () => {
-  it('round-trips through JSON and is not mutated by decide', () => {
+  it('round-trips through JSON; decide updates the state it is given, so a copy keeps the old one', () => {
+    expect(kairosPolicy.updatesStateInPlace).toBe(true);
     const n = node('n1', 1, 5120);
     const cs = (t: number): C[] => [
       { id: 'a', node: 'n1', attained: 40 * S + t, runningSince: 0 },
@@ -301,13 +332,31 @@ describe('kairos state', () => {
     const t0 = run(snap(0, [n], cs(0)), { tieBreak: 'random' });
     const frozen = JSON.stringify(t0.state);
     const viaJson = JSON.parse(frozen) as KairosState;
-    const direct = run(snap(50 * S, [n], cs(50 * S), { changed: [] }), { tieBreak: 'random' }, t0.state);
+    const kept = copyStateFor(kairosPolicy, t0.state);
+    const direct = run(snap(50 * S, [n], cs(50 * S), { changed: [] }), { tieBreak: 'random' }, kept);
     const restored = run(snap(50 * S, [n], cs(50 * S), { changed: [] }), { tieBreak: 'random' }, viaJson);
     expect(JSON.stringify(t0.state)).toBe(frozen);
-    expect(restored.decisions).toEqual(direct.decisions);
-    expect(restored.state).toEqual(direct.state);
+    expect(JSON.stringify(kept)).not.toBe(frozen);
+    expect(restored.decisions.map((d) => [d.action, d.rule, d.reason])).toEqual(direct.decisions.map((d) => [d.action, d.rule, d.reason]));
+    expect(JSON.stringify(restored.state)).toBe(JSON.stringify(direct.state));
     expect(restored.wakeAtMs).toBe(direct.wakeAtMs);
-    expect(JSON.parse(JSON.stringify(direct.state))).toEqual(direct.state);
+    expect(JSON.parse(JSON.stringify(direct.state))).toEqual(JSON.parse(JSON.stringify(restored.state)));
+  });
+
+  it('takes over a state of the earlier bucket layout and goes on from it', () => {
+    const n = node('n1', 1, 5120);
+    const cs = (t: number): C[] => [
+      { id: 'a', node: 'n1', attained: 40 * S + t, runningSince: 0 },
+      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
+    ];
+    const t0 = run(snap(0, [n], cs(0)));
+    const entry = stateNodes(t0.state).n1;
+    const old = { buckets: [[{ id: 'n1', tasks: Object.values(entry.tasks), wake: entry.wake }]], due: [], lastSweepMs: 0, rng: 1 } as unknown as KairosState;
+    const out = run(snap(50 * S, [n], cs(50 * S), { changed: [] }), {}, old);
+    expect(targets(out.decisions, 'suspendContainer')).toEqual(['a']);
+    expect(targets(out.decisions, 'resumeContainer')).toEqual(['b']);
+    expect(out.state.layout).toBe(2);
+    expect(Object.keys(stateNodes(out.state))).toEqual(['n1']);
   });
 
   it('forgets finished containers and removed nodes', () => {

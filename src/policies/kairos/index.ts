@@ -8,8 +8,13 @@
  *   N + Q containers), and a task goes to the node with the fewest tasks, ties broken by the
  *   lowest variance of the attained service of the node's tasks (`dispatch.rank`: `rankNodes`
  *   with `leastLoadedFirst`). `random` and `sum` tie-breaks reproduce the paper's Fig. 6.
+ *
+ * A cycle costs what changed, not the cluster size: it visits the nodes whose containers changed
+ * (other than as this policy asked) and the nodes whose quantum or starvation deadline has come.
+ * The state is updated in place (`updatesStateInPlace`): a trace replay makes millions of node
+ * visits, and rebuilding the task table at each would cost more than the decisions.
  */
-import type { Decision } from '../../core/actions.js';
+import { decisionWithLazyReason, type Decision } from '../../core/actions.js';
 import type { ClusterSnapshot, ContainerId, NodeId, NodeView } from '../../core/model.js';
 import { definePolicy } from '../../core/policy.js';
 import { equals, type Resources } from '../../core/resources.js';
@@ -19,43 +24,26 @@ import { kairosParamsSchema, type KairosParams, type TieBreak } from './params.j
 export { kairosParamsSchema, type KairosParams } from './params.js';
 export type { NodeEntry, TaskEntry } from './node-las.js';
 
-/**
- * Node entries live in a fixed number of buckets (by a hash of the node id) so that a cycle
- * copies only the buckets it touches: O(buckets + visited nodes), not O(nodes), per event.
- */
-export const BUCKETS = 1024;
-
-/** The entries of the nodes whose id hashes to the bucket (a handful: looked up by a scan). */
-export type Bucket = NodeEntry[];
-
-/** Nodes due at one instant (a node's `wake`); ids whose wake has moved since are skipped. */
-export interface DueSlot {
-  t: number;
-  ids: NodeId[];
-}
+/** Version of the state layout below; a state of an older layout is converted on first use. */
+export const STATE_LAYOUT = 2;
 
 export interface KairosState {
-  buckets: Bucket[];
+  layout: typeof STATE_LAYOUT;
+  /** Node entries by node id (a dictionary, updated in place). */
+  nodes: Record<NodeId, NodeEntry>;
+  /** Number of entries in `nodes` (so that a sweep finds vanished nodes without listing them). */
+  size: number;
   /**
-   * Wake-up index: slots in ascending time, holding every node whose entry has a `wake` (at the
-   * slot of that wake; an id may also linger in an older slot after its wake moved). A cycle
-   * takes the slots that have come due and visits only their nodes whose wake has come.
+   * Wake-up index: a binary min-heap on time; node `wakeIds[i]` is due at `wakeTimes[i]`. Every
+   * node entry with a `wake` has an item at that time; an item whose node's wake has moved since
+   * is dropped when it comes up.
    */
-  due: DueSlot[];
+  wakeTimes: number[];
+  wakeIds: NodeId[];
   /** Last sweep over every node (cap check, vanished nodes); null before the first cycle. */
   lastSweepMs: number | null;
   /** PRNG state of the `random` tie-break. */
   rng: number;
-}
-
-/** FNV-1a hash of the node id, mod BUCKETS. */
-export function bucketOf(id: NodeId): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) {
-    h ^= id.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0) % BUCKETS;
 }
 
 /** A node entry keyed for inspection: its tasks by container id. */
@@ -67,45 +55,95 @@ export interface NodeEntryView {
 /** Every node entry of a state, by node id (for inspection and tests). */
 export function stateNodes(state: KairosState): Record<NodeId, NodeEntryView> {
   const out: Record<NodeId, NodeEntryView> = {};
-  for (const b of state.buckets) {
-    for (const e of b) out[e.id] = { tasks: Object.fromEntries(e.tasks.map((t) => [t.id, t])), wake: e.wake };
+  for (const id of Object.keys(state.nodes).sort()) {
+    const e = state.nodes[id];
+    out[id] = { tasks: Object.fromEntries(e.tasks.map((t) => [t.id, t])), wake: e.wake };
   }
   return out;
 }
 
-const emptyBuckets = (): Bucket[] => Array.from({ length: BUCKETS }, () => []);
+const dictionary = <V>(): Record<string, V> => Object.create(null) as Record<string, V>;
 
-function findEntry(b: Bucket | undefined, id: NodeId): NodeEntry | undefined {
-  if (b) for (const e of b) if (e.id === id) return e;
-  return undefined;
-}
-
-/** Node entries of a state stored before the current layout (buckets of records), re-bucketed. */
-function rebucket(state: { buckets: unknown[] }): Bucket[] {
-  const out = emptyBuckets();
-  for (const b of state.buckets) {
+/**
+ * The state in the current layout, as a dictionary of nodes. A state restored from JSON gets its
+ * dictionary back; a state of an older layout (node entries in hash buckets, with or without a
+ * wake-up slot list) has its entries taken over and goes through a full pass.
+ */
+function current(given: KairosState | Record<string, unknown>): KairosState {
+  const st = given as Partial<KairosState> & { buckets?: unknown[] };
+  if (st.layout === STATE_LAYOUT && st.nodes && Array.isArray(st.wakeTimes) && Array.isArray(st.wakeIds)) {
+    const state = st as KairosState;
+    if (Object.getPrototypeOf(state.nodes) !== null) {
+      state.nodes = Object.assign(dictionary<NodeEntry>(), state.nodes);
+      state.size = Object.keys(state.nodes).length;
+    }
+    return state;
+  }
+  const nodes = dictionary<NodeEntry>();
+  for (const b of st.buckets ?? []) {
     if (Array.isArray(b)) {
-      for (const e of b as NodeEntry[]) out[bucketOf(e.id)].push(e);
+      for (const e of b as NodeEntry[]) nodes[e.id] = e;
       continue;
     }
-    const nodes = (b as { nodes?: Record<NodeId, { tasks: Record<ContainerId, Omit<TaskEntry, 'id'>>; wake: number | null }> }).nodes ?? {};
-    for (const [id, e] of Object.entries(nodes)) {
-      out[bucketOf(id)].push({ id, tasks: Object.entries(e.tasks).map(([cid, t]) => ({ ...t, id: cid })), wake: e.wake });
-    }
+    const old = (b as { nodes?: Record<NodeId, { tasks: Record<ContainerId, Omit<TaskEntry, 'id'>>; wake: number | null }> }).nodes ?? {};
+    for (const [id, e] of Object.entries(old)) nodes[id] = { id, tasks: Object.entries(e.tasks).map(([cid, t]) => ({ ...t, id: cid })), wake: e.wake };
   }
-  return out;
+  return { layout: STATE_LAYOUT, nodes, size: Object.keys(nodes).length, wakeTimes: [], wakeIds: [], lastSweepMs: null, rng: typeof st.rng === 'number' ? st.rng : 0 };
 }
 
-/** Index of the first slot at time >= t (binary search). */
-function slotIndex(due: readonly DueSlot[], t: number): number {
-  let lo = 0;
-  let hi = due.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (due[mid].t < t) lo = mid + 1;
-    else hi = mid;
+function heapPush(state: KairosState, t: number, id: NodeId): void {
+  const ts = state.wakeTimes;
+  const ids = state.wakeIds;
+  let i = ts.length;
+  ts.push(t);
+  ids.push(id);
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (ts[parent] <= t) break;
+    ts[i] = ts[parent];
+    ids[i] = ids[parent];
+    i = parent;
   }
-  return lo;
+  ts[i] = t;
+  ids[i] = id;
+}
+
+function heapPop(state: KairosState): void {
+  const ts = state.wakeTimes;
+  const ids = state.wakeIds;
+  const t = ts.pop() as number;
+  const id = ids.pop() as NodeId;
+  const n = ts.length;
+  if (n === 0) return;
+  let i = 0;
+  for (;;) {
+    let c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && ts[c + 1] < ts[c]) c++;
+    if (ts[c] >= t) break;
+    ts[i] = ts[c];
+    ids[i] = ids[c];
+    i = c;
+  }
+  ts[i] = t;
+  ids[i] = id;
+}
+
+/**
+ * True when the node is in the state this policy left it in: capped at N + Q, holding exactly the
+ * tasks of its entry, each running or suspended as the entry says.
+ */
+function asPlanned(snapshot: ClusterSnapshot, id: NodeId, e: NodeEntry | undefined, params: KairosParams): boolean {
+  const node = snapshot.nodes.get(id);
+  if (!e || !node || node.state !== 'RUNNING' || !equals(node.capacity, cappedCapacity(node, params))) return false;
+  let k = 0;
+  for (const cid of node.containerIds) {
+    const c = snapshot.containers.get(cid);
+    if (!c || c.appMaster) continue;
+    const t = e.tasks[k++];
+    if (t === undefined || t.id !== cid || (t.since !== null) !== (c.state === 'RUNNING')) return false;
+  }
+  return k === e.tasks.length;
 }
 
 /**
@@ -119,12 +157,14 @@ export function cappedCapacity(node: NodeView, params: KairosParams): Resources 
 }
 
 function capDecision(node: NodeView, want: Resources, params: KairosParams): Decision {
-  return {
-    action: { kind: 'setNodeResource', nodeId: node.id, resource: want },
-    policy: POLICY_NAME,
-    rule: 'node.cap',
-    reason: `${node.id} holds at most N+Q = ${coresOf(node, params)}+${params.queueSlots} tasks: advertise ${want.vcores} vcores / ${want.memoryMB} MB (physical ${node.physicalCapacity.vcores} vcores / ${node.physicalCapacity.memoryMB} MB)`,
-  };
+  const n = coresOf(node, params);
+  const physical = node.physicalCapacity;
+  return decisionWithLazyReason(
+    { kind: 'setNodeResource', nodeId: node.id, resource: want },
+    POLICY_NAME,
+    'node.cap',
+    () => `${node.id} holds at most N+Q = ${n}+${params.queueSlots} tasks: advertise ${want.vcores} vcores / ${want.memoryMB} MB (physical ${physical.vcores} vcores / ${physical.memoryMB} MB)`,
+  );
 }
 
 /** mulberry32: small, seedable, state fits in one integer. */
@@ -138,11 +178,15 @@ function nextRandom(state: number): [number, number] {
 
 /** Dispatch score of a node from its tasks' attained service (seconds); lower is preferred. */
 export function dispatchScore(tieBreak: Exclude<TieBreak, 'random'>, attainedMs: readonly number[]): number {
-  if (attainedMs.length === 0) return 0;
-  const xs = attainedMs.map((ms) => ms / 1000);
-  const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
-  if (tieBreak === 'sum') return xs.reduce((s, x) => s + x, 0);
-  const variance = xs.reduce((s, x) => s + (x - mean) ** 2, 0) / xs.length;
+  const n = attainedMs.length;
+  if (n === 0) return 0;
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += attainedMs[i] / 1000;
+  if (tieBreak === 'sum') return sum;
+  const mean = sum / n;
+  let sq = 0;
+  for (let i = 0; i < n; i++) sq += (attainedMs[i] / 1000 - mean) ** 2;
+  const variance = sq / n;
   return tieBreak === 'stddev' ? Math.sqrt(variance) : variance;
 }
 
@@ -154,13 +198,12 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     'Kairos: node-level Least Attained Service with quantum W through suspend/resume, at most N+Q tasks per node, ' +
     'central dispatch to the node with the fewest tasks then the lowest variance of attained service.',
   paramsSchema: kairosParamsSchema,
-  initialState: (params) => ({ buckets: emptyBuckets(), due: [], lastSweepMs: null, rng: params.seed >>> 0 }),
+  updatesStateInPlace: true,
+  initialState: (params) => ({ layout: STATE_LAYOUT, nodes: dictionary<NodeEntry>(), size: 0, wakeTimes: [], wakeIds: [], lastSweepMs: null, rng: params.seed >>> 0 }),
   decide({ snapshot, params, state: given }) {
     const now = snapshot.nowMs;
-    // A state from before the wake-up index (or with another bucket count) is re-bucketed and
-    // taken through a full pass.
-    const stale = given.buckets.length !== BUCKETS || !Array.isArray(given.buckets[0]) || !Array.isArray(given.due);
-    const state: KairosState = stale ? { ...given, buckets: rebucket(given), due: [], lastSweepMs: null } : given;
+    const state = current(given);
+    const nodes = state.nodes;
     // A full pass (every node scheduled and scored) when the backend cannot say what changed and
     // on the first cycle; otherwise only the nodes whose containers changed and those whose
     // quantum or starvation deadline has come. Every `sweepIntervalMs` a sweep also re-checks
@@ -168,85 +211,66 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     const full = snapshot.changedNodeIds === undefined || state.lastSweepMs === null;
     const sweep = full || now - (state.lastSweepMs ?? now) >= params.sweepIntervalMs;
     const toVisit = new Set<NodeId>();
-    const prevEntry = (id: NodeId): NodeEntry | undefined => findEntry(state.buckets[bucketOf(id)], id);
-    // Slots that have come due leave the index; the live ids among them are visited.
-    let due: DueSlot[];
+    const forget = (id: NodeId): void => {
+      if (nodes[id] !== undefined) {
+        delete nodes[id];
+        state.size--;
+      }
+    };
     if (full) {
       for (const id of snapshot.nodes.keys()) toVisit.add(id);
-      due = [];
+      for (const id in nodes) if (!snapshot.nodes.has(id)) forget(id);
+      state.wakeTimes.length = 0;
+      state.wakeIds.length = 0;
     } else {
-      for (const id of snapshot.changedNodeIds ?? []) toVisit.add(id);
-      const prevDue = state.due ?? [];
-      let k = 0;
-      while (k < prevDue.length && prevDue[k].t <= now) {
-        for (const id of prevDue[k].ids) {
-          const e = prevEntry(id);
-          if (e && e.wake !== null && e.wake <= now) toVisit.add(id);
-        }
-        k++;
+      // A node whose only change is what this policy asked for at its last visit (its tasks
+      // suspended and resumed as planned, none added or gone) needs no visit: its schedule and
+      // its score stand until its wake-up or a change made by someone else.
+      for (const id of snapshot.changedNodeIds ?? []) if (!asPlanned(snapshot, id, nodes[id], params)) toVisit.add(id);
+      // Wake-ups that have come: the nodes whose wake is still that time are visited.
+      while (state.wakeTimes.length > 0 && state.wakeTimes[0] <= now) {
+        const id = state.wakeIds[0];
+        heapPop(state);
+        const e = nodes[id];
+        if (e !== undefined && e.wake !== null && e.wake <= now) toVisit.add(id);
       }
-      due = k > 0 ? prevDue.slice(k) : prevDue.slice();
       if (sweep) {
-        for (const b of state.buckets) {
-          for (const e of b) if (snapshot.nodes.get(e.id)?.state !== 'RUNNING') toVisit.add(e.id);
+        // Entries of nodes gone or no longer RUNNING are forgotten (by a visit). Listing the
+        // entries is needed only when fewer of them belong to running nodes than there are.
+        let live = 0;
+        for (const node of snapshot.nodes.values()) {
+          if (node.state !== 'RUNNING') {
+            if (nodes[node.id] !== undefined) toVisit.add(node.id);
+          } else if (nodes[node.id] !== undefined) live++;
         }
+        if (live < state.size) for (const id in nodes) if (snapshot.nodes.get(id)?.state !== 'RUNNING') toVisit.add(id);
       }
     }
-    const copiedSlots = new Set<DueSlot>();
-    const addDue = (id: NodeId, t: number): void => {
-      const i = slotIndex(due, t);
-      if (i < due.length && due[i].t === t) {
-        let slot = due[i];
-        if (!copiedSlots.has(slot)) {
-          slot = { t, ids: slot.ids.slice() };
-          due[i] = slot;
-          copiedSlots.add(slot);
-        }
-        slot.ids.push(id);
-      } else {
-        const slot = { t, ids: [id] };
-        copiedSlots.add(slot);
-        due.splice(i, 0, slot);
-      }
-    };
-
-    // Copy-on-write buckets.
-    const buckets: Bucket[] = full ? emptyBuckets() : state.buckets.slice();
-    const copied = new Set<number>();
-    /** Sets (or, with undefined, removes) a node's entry in the copied bucket. */
-    const setEntry = (id: NodeId, e: NodeEntry | undefined): void => {
-      const i = bucketOf(id);
-      if (!full && !copied.has(i)) {
-        buckets[i] = buckets[i].slice();
-        copied.add(i);
-      }
-      const b = buckets[i];
-      const k = b.findIndex((x) => x.id === id);
-      if (e === undefined) {
-        if (k >= 0) b.splice(k, 1);
-      } else if (k >= 0) b[k] = e;
-      else b.push(e);
-    };
-    const entryOf = (id: NodeId): NodeEntry | undefined => findEntry(buckets[bucketOf(id)], id);
 
     const decisions: Decision[] = [];
-    const scores: Record<NodeId, number> = {};
+    // A dictionary from the start (node ids are many and varied: no hidden class per key set).
+    const scores: Record<NodeId, number> = dictionary<number>();
+    let scored = 0;
+    let best: NodeId | undefined;
     let rng = state.rng;
     const capped: string[] = [];
 
     for (const id of [...toVisit].sort()) {
       const node = snapshot.nodes.get(id);
       if (!node || node.state !== 'RUNNING') {
-        if (prevEntry(id)) setEntry(id, undefined);
+        forget(id);
         continue;
       }
-      const prev = prevEntry(id);
+      const prev = nodes[id];
+      const prevWake = prev?.wake ?? null;
       const r = scheduleNode(snapshot, node, prev, params);
-      if (r.entry.wake !== null || r.entry.tasks.length > 0) setEntry(id, r.entry);
-      else if (prev) setEntry(id, undefined);
+      if (r.entry.wake !== null || r.entry.tasks.length > 0) {
+        if (prev === undefined) state.size++;
+        nodes[id] = r.entry;
+      } else forget(id);
       // A new wake goes into the index (a wake that did not move is already there).
-      if (r.entry.wake !== null && (full || r.entry.wake !== prev?.wake)) addDue(id, r.entry.wake);
-      decisions.push(...r.decisions);
+      if (r.entry.wake !== null && (full || r.entry.wake !== prevWake)) heapPush(state, r.entry.wake, id);
+      for (const d of r.decisions) decisions.push(d);
 
       const want = cappedCapacity(node, params);
       if (!equals(node.capacity, want)) {
@@ -254,13 +278,17 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
         decisions.push(capDecision(node, want, params));
       }
 
+      let score: number;
       if (params.tieBreak === 'random') {
         const [x, s] = nextRandom(rng);
         rng = s;
-        scores[id] = round3(x * 1000);
+        score = round3(x * 1000);
       } else {
-        scores[id] = round3(dispatchScore(params.tieBreak, r.attainedMs));
+        score = round3(dispatchScore(params.tieBreak, r.attainedMs));
       }
+      scores[id] = score;
+      scored++;
+      if (best === undefined || score < scores[best]) best = id;
     }
 
     if (sweep && !full) {
@@ -274,32 +302,27 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       }
     }
 
-    const scored = Object.keys(scores);
-    if (scored.length > 0) {
-      let best: NodeId | undefined;
-      for (const id of scored) if (best === undefined || scores[id] < scores[best]) best = id;
+    if (scored > 0) {
       const what = params.tieBreak === 'random' ? 'a random score' : params.tieBreak === 'sum' ? 'total attained service (s)' : params.tieBreak === 'stddev' ? 'std dev of attained service (s)' : 'variance of attained service (s²)';
-      decisions.push({
-        action: { kind: 'rankNodes', scores, leastLoadedFirst: true, partial: !full },
-        policy: POLICY_NAME,
-        rule: 'dispatch.rank',
-        reason:
-          `${full ? 'all' : 'changed'} ${scored.length} node(s) rescored: fewest tasks first, ties by lowest ${what}` +
-          (best !== undefined ? `; lowest ${best} = ${scores[best]}` : ''),
-      });
+      const lowest = best as NodeId;
+      decisions.push(
+        decisionWithLazyReason(
+          { kind: 'rankNodes', scores, leastLoadedFirst: true, partial: !full },
+          POLICY_NAME,
+          'dispatch.rank',
+          () => `${full ? 'all' : 'changed'} ${scored} node(s) rescored: fewest tasks first, ties by lowest ${what}; lowest ${lowest} = ${scores[lowest]}`,
+        ),
+      );
     }
 
-    // Drop leading slots that no longer hold a live wake, so that the wake-up asked for is the
-    // earliest wake of any node.
-    while (due.length > 0 && !due[0].ids.some((id) => entryOf(id)?.wake === due[0].t)) due.shift();
-    const wakeAtMs = due.length > 0 ? due[0].t : undefined;
+    // Drop wake-ups that no longer hold, so that the wake-up asked for is the earliest wake of
+    // any node.
+    while (state.wakeTimes.length > 0 && nodes[state.wakeIds[0]]?.wake !== state.wakeTimes[0]) heapPop(state);
+    const wakeAtMs = state.wakeTimes.length > 0 ? state.wakeTimes[0] : undefined;
+    if (sweep) state.lastSweepMs = now;
+    state.rng = rng;
 
-    return {
-      decisions,
-      state: { buckets, due, lastSweepMs: sweep ? now : state.lastSweepMs, rng },
-      wakeAtMs,
-      notes: capped.length ? [`capped ${capped.length} node(s) at N+Q`] : undefined,
-    };
+    return { decisions, state, wakeAtMs, notes: capped.length ? [`capped ${capped.length} node(s) at N+Q`] : undefined };
   },
 });
 

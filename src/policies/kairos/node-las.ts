@@ -19,7 +19,7 @@
  * An application's master container (`appMaster`, live YARN) is not a task: it is never
  * suspended and takes no part in LAS or in the node's attained-service statistics.
  */
-import type { Decision } from '../../core/actions.js';
+import { decisionWithLazyReason, type Decision } from '../../core/actions.js';
 import type { ClusterSnapshot, ContainerId, NodeId, NodeView } from '../../core/model.js';
 import type { KairosParams } from './params.js';
 
@@ -78,50 +78,73 @@ export function coresOf(node: NodeView, params: KairosParams): number {
 
 const task = (id: ContainerId, acc: number, since: number | null, qEnd: number | null, susp: number | null, prot: number): TaskEntry => ({ id, acc, since, qEnd, susp, prot });
 
-const byAttainedDesc = (a: Work, b: Work): number => b.attainedMs - a.attainedMs || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+const NO_TASKS: readonly TaskEntry[] = [];
+
+/** Order of LAS: less attained service first, ties by container id. */
 const byAttainedAsc = (a: Work, b: Work): number => a.attainedMs - b.attainedMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byAttainedDesc = (a: Work, b: Work): number => -byAttainedAsc(a, b);
 
-function usedCores(work: readonly Work[]): number {
-  let used = 0;
-  for (const w of work) if (w.running) used += w.vcores;
-  return used;
+/** The running task with the most attained service (only preemptible ones unless `any`). */
+function mostAttainedRunning(work: readonly Work[], now: number, any: boolean): Work | undefined {
+  let best: Work | undefined;
+  for (const w of work) {
+    if (!w.running || (!any && w.e.prot > now)) continue;
+    if (best === undefined || byAttainedAsc(w, best) > 0) best = w;
+  }
+  return best;
 }
 
-/** Running tasks that may be preempted, most attained service first. */
-function preemptible(work: readonly Work[], now: number): Work[] {
-  const out: Work[] = [];
-  for (const w of work) if (w.running && w.e.prot <= now) out.push(w);
-  return out.length > 1 ? out.sort(byAttainedDesc) : out;
+/** The youngest task waiting for a core (not suspended in this cycle). */
+function youngestWaiting(work: readonly Work[]): Work | undefined {
+  let best: Work | undefined;
+  for (const w of work) {
+    if (w.running || w.justSuspended) continue;
+    if (best === undefined || byAttainedAsc(w, best) < 0) best = w;
+  }
+  return best;
 }
 
-/** Tasks waiting for a core (not suspended in this cycle), least attained service first. */
-function waiting(work: readonly Work[]): Work[] {
-  const out: Work[] = [];
-  for (const w of work) if (!w.running && !w.justSuspended) out.push(w);
-  return out.length > 1 ? out.sort(byAttainedAsc) : out;
-}
-
+/** One node's scheduling pass: its clock, quantum and cores, the cores in use, the decisions so far. */
 interface Cycle {
   now: number;
   W: number;
+  N: number;
   nodeId: NodeId;
+  used: number;
   decisions: Decision[];
 }
 
-function suspend(c: Cycle, w: Work, rule: string, reason: string): void {
+function suspend(c: Cycle, w: Work, rule: string, explain: () => string): void {
   w.running = false;
   w.justSuspended = true;
-  w.e = task(w.id, w.e.acc + (w.e.since !== null ? Math.max(0, c.now - w.e.since) : 0), null, null, c.now, 0);
-  c.decisions.push({ action: { kind: 'suspendContainer', containerId: w.id, nodeId: c.nodeId }, policy: POLICY_NAME, rule, reason });
+  c.used -= w.vcores;
+  const e = w.e;
+  e.acc += e.since !== null ? Math.max(0, c.now - e.since) : 0;
+  e.since = null;
+  e.qEnd = null;
+  e.susp = c.now;
+  e.prot = 0;
+  c.decisions.push(decisionWithLazyReason({ kind: 'suspendContainer', containerId: w.id, nodeId: c.nodeId }, POLICY_NAME, rule, explain));
 }
 
-function resume(c: Cycle, w: Work, rule: string, reason: string, protectMs = 0): void {
+function resume(c: Cycle, w: Work, rule: string, explain: () => string, protectMs = 0): void {
   w.running = true;
+  c.used += w.vcores;
   const prot = protectMs > 0 ? c.now + protectMs : 0;
-  w.e = task(w.id, w.e.acc, c.now, prot > 0 ? prot : c.now + c.W, null, prot);
-  c.decisions.push({ action: { kind: 'resumeContainer', containerId: w.id, nodeId: c.nodeId }, policy: POLICY_NAME, rule, reason });
+  const e = w.e;
+  e.since = c.now;
+  e.qEnd = prot > 0 ? prot : c.now + c.W;
+  e.susp = null;
+  e.prot = prot;
+  c.decisions.push(decisionWithLazyReason({ kind: 'resumeContainer', containerId: w.id, nodeId: c.nodeId }, POLICY_NAME, rule, explain));
 }
 
+/**
+ * Schedules one node, updating its entry `prev` in place (the policy owns its state; see
+ * `updatesStateInPlace`). Runs on every node visit of every cycle (millions of times when a trace
+ * is replayed), so it allocates little: entries are updated, not rebuilt, and reasons are only
+ * written when read.
+ */
 export function scheduleNode(
   snapshot: ClusterSnapshot,
   node: NodeView,
@@ -132,106 +155,124 @@ export function scheduleNode(
   const W = params.quantumMs;
   const N = coresOf(node, params);
   const starveMs = params.starvationQuanta > 0 ? params.starvationQuanta * W : Infinity;
-  const prevTasks = prev?.tasks ?? [];
+  const prevTasks = prev?.tasks ?? NO_TASKS;
   // Nothing was waiting on the node when it was last scheduled: every quantum timer that fired
   // since then found no one to yield to, so it simply restarted (Alg. 1 l. 43-45).
   let hadWaiting = false;
   for (const t of prevTasks) if (t.since === null) hadWaiting = true;
 
   const work: Work[] = [];
+  let used = 0;
   for (const id of node.containerIds) {
     const c = snapshot.containers.get(id);
     // An ApplicationMaster is not a task: suspending it would stop its job's heartbeats.
     if (!c || c.appMaster) continue;
     const running = c.state === 'RUNNING';
-    let p: TaskEntry | undefined;
-    for (const t of prevTasks) if (t.id === id) p = t;
+    // Tasks keep the order of the node's containers: look at the same position first.
+    let p: TaskEntry | undefined = prevTasks[work.length];
+    if (p !== undefined && p.id !== id) {
+      p = undefined;
+      for (const t of prevTasks) if (t.id === id) p = t;
+    }
     let e: TaskEntry;
     if (!p) {
       const since = running ? Math.min(now, c.runningSinceMs ?? c.startedAtMs) : null;
       e = task(id, 0, since, since === null ? null : since + W, running ? null : now, 0);
-    } else if (running && p.since === null) {
-      // Resumed (by us, or by someone else): a new quantum starts.
-      const since = Math.min(now, c.runningSinceMs ?? now);
-      e = task(id, p.acc, since, since + W, null, p.prot);
-    } else if (!running && p.since !== null) {
-      e = task(id, p.acc + Math.max(0, now - p.since), null, null, now, 0);
     } else {
-      e = task(id, p.acc, p.since, p.qEnd, p.susp, p.prot);
+      e = p;
+      if (running && p.since === null) {
+        // Resumed (by us, or by someone else): a new quantum starts.
+        const since = Math.min(now, c.runningSinceMs ?? now);
+        e.since = since;
+        e.qEnd = since + W;
+        e.susp = null;
+      } else if (!running && p.since !== null) {
+        e.acc += Math.max(0, now - p.since);
+        e.since = null;
+        e.qEnd = null;
+        e.susp = now;
+        e.prot = 0;
+      }
     }
     if (e.since !== null && e.qEnd !== null && e.qEnd <= now && !hadWaiting && e.prot <= now) {
       e.qEnd += Math.floor((now - e.qEnd) / W + 1) * W;
     }
     const attainedMs = c.attainedServiceMs ?? e.acc + (e.since !== null ? Math.max(0, now - e.since) : 0);
-    work.push({ id, vcores: Math.max(1, c.resource.vcores), running, attainedMs, e, justSuspended: false, fresh: p === undefined });
+    const vcores = Math.max(1, c.resource.vcores);
+    if (running) used += vcores;
+    work.push({ id, vcores, running, attainedMs, e, justSuspended: false, fresh: p === undefined });
   }
 
   const decisions: Decision[] = [];
   const nodeId = node.id;
-  const cyc: Cycle = { now, W, nodeId, decisions };
+  const cyc: Cycle = { now, W, N, nodeId, used, decisions };
 
   // 1. More running than cores: the running task with the most attained service yields.
-  if (usedCores(work) > N) {
+  if (cyc.used > N) {
     const newcomers = work.filter((w) => w.running && w.fresh).map((w) => w.id);
-    while (usedCores(work) > N) {
-      const victim = preemptible(work, now)[0] ?? work.filter((w) => w.running).sort(byAttainedDesc)[0];
+    while (cyc.used > N) {
+      const victim = mostAttainedRunning(work, now, false) ?? mostAttainedRunning(work, now, true);
       if (!victim) break;
-      const used = usedCores(work);
+      const running = cyc.used;
       suspend(
         cyc,
         victim,
         'las.preempt',
-        `${used} tasks running on ${nodeId} > N=${N} cores${newcomers.length ? ` after ${newcomers.join(', ')} arrived` : ''}: ` +
+        () =>
+          `${running} tasks running on ${nodeId} > N=${N} cores${newcomers.length ? ` after ${newcomers.join(', ')} arrived` : ''}: ` +
           `${victim.id} has the most attained service (${sec(victim.attainedMs)})`,
       );
     }
   }
 
   // 2. Quantum expiry: yield to the youngest waiting task if it has attained no more service.
-  const expired: Work[] = [];
-  for (const w of work) if (w.running && w.e.qEnd !== null && w.e.qEnd <= now) expired.push(w);
-  if (expired.length > 1) expired.sort(byAttainedDesc);
-  for (const t of expired) {
-    const m = waiting(work)[0];
-    if (m && m.attainedMs <= t.attainedMs && m.vcores <= t.vcores + (N - usedCores(work))) {
-      suspend(
-        cyc,
-        t,
-        'las.preempt',
-        `quantum W=${sec(W)} of ${t.id} expired: ${t.id} attained ${sec(t.attainedMs)} >= ${m.id} waiting with ${sec(m.attainedMs)}`,
-      );
-      resume(cyc, m, 'las.resume', `${m.id} (attained ${sec(m.attainedMs)}) is the youngest waiting task on ${nodeId}; takes the core of ${t.id}`);
-    } else {
-      t.e = task(t.id, t.e.acc, t.e.since, now + W, t.e.susp, 0);
+  let expired: Work[] | undefined;
+  for (const w of work) if (w.running && w.e.qEnd !== null && w.e.qEnd <= now) (expired ??= []).push(w);
+  if (expired !== undefined) {
+    if (expired.length > 1) expired.sort(byAttainedDesc);
+    for (const t of expired) {
+      const m = youngestWaiting(work);
+      if (m && m.attainedMs <= t.attainedMs && m.vcores <= t.vcores + (N - cyc.used)) {
+        suspend(cyc, t, 'las.preempt', () => `quantum W=${sec(W)} of ${t.id} expired: ${t.id} attained ${sec(t.attainedMs)} >= ${m.id} waiting with ${sec(m.attainedMs)}`);
+        resume(cyc, m, 'las.resume', () => `${m.id} (attained ${sec(m.attainedMs)}) is the youngest waiting task on ${nodeId}; takes the core of ${t.id}`);
+      } else {
+        t.e.qEnd = now + W;
+        t.e.prot = 0;
+      }
     }
   }
 
   // 3. Starvation guard.
   if (Number.isFinite(starveMs)) {
-    const starving: Work[] = [];
-    for (const w of work) if (!w.running && !w.justSuspended && w.e.susp !== null && now - w.e.susp >= starveMs) starving.push(w);
-    if (starving.length > 1) starving.sort((a, b) => (a.e.susp ?? 0) - (b.e.susp ?? 0) || byAttainedAsc(a, b));
-    for (const s of starving) {
-      const waitedMs = now - (s.e.susp ?? now);
+    let starving: Work[] | undefined;
+    for (const w of work) if (!w.running && !w.justSuspended && w.e.susp !== null && now - w.e.susp >= starveMs) (starving ??= []).push(w);
+    if (starving !== undefined) {
+      if (starving.length > 1) starving.sort((a, b) => (a.e.susp ?? 0) - (b.e.susp ?? 0) || byAttainedAsc(a, b));
+      const quanta = params.starvationQuanta;
       const protectMs = params.starvationRunQuanta * W;
-      if (N - usedCores(work) >= s.vcores) {
-        resume(cyc, s, 'las.starvation', `${s.id} waited ${sec(waitedMs)} >= ${params.starvationQuanta} quanta of W=${sec(W)}; a core is free, it runs unpreemptible for ${sec(protectMs)}`, protectMs);
-        continue;
+      for (const s of starving) {
+        const waitedMs = now - (s.e.susp ?? now);
+        if (N - cyc.used >= s.vcores) {
+          resume(cyc, s, 'las.starvation', () => `${s.id} waited ${sec(waitedMs)} >= ${quanta} quanta of W=${sec(W)}; a core is free, it runs unpreemptible for ${sec(protectMs)}`, protectMs);
+          continue;
+        }
+        const victim = mostAttainedRunning(work, now, false);
+        if (!victim || N - cyc.used + victim.vcores < s.vcores) continue;
+        suspend(cyc, victim, 'las.starvation', () => `${s.id} waited ${sec(waitedMs)} >= ${quanta} quanta of W=${sec(W)}: ${victim.id} (attained ${sec(victim.attainedMs)}, the most) yields its core`);
+        resume(cyc, s, 'las.starvation', () => `${s.id} waited ${sec(waitedMs)} >= ${quanta} quanta of W=${sec(W)} (attained ${sec(s.attainedMs)}); runs unpreemptible for ${sec(protectMs)}`, protectMs);
       }
-      const victim = preemptible(work, now)[0];
-      if (!victim || N - usedCores(work) + victim.vcores < s.vcores) continue;
-      suspend(cyc, victim, 'las.starvation', `${s.id} waited ${sec(waitedMs)} >= ${params.starvationQuanta} quanta of W=${sec(W)}: ${victim.id} (attained ${sec(victim.attainedMs)}, the most) yields its core`);
-      resume(cyc, s, 'las.starvation', `${s.id} waited ${sec(waitedMs)} >= ${params.starvationQuanta} quanta of W=${sec(W)} (attained ${sec(s.attainedMs)}); runs unpreemptible for ${sec(protectMs)}`, protectMs);
     }
   }
 
   // 4. Free cores go to the youngest waiting tasks.
-  if (usedCores(work) < N) {
-    for (const m of waiting(work)) {
-      const used = usedCores(work);
-      if (used >= N) break;
-      if (N - used < m.vcores) continue;
-      resume(cyc, m, 'las.resume', `${used}/${N} cores busy on ${nodeId}: ${m.id} is the youngest waiting task (attained ${sec(m.attainedMs)})`);
+  if (cyc.used < N) {
+    const waiting = work.filter((w) => !w.running && !w.justSuspended);
+    if (waiting.length > 1) waiting.sort(byAttainedAsc);
+    for (const m of waiting) {
+      const busy = cyc.used;
+      if (busy >= N) break;
+      if (N - busy < m.vcores) continue;
+      resume(cyc, m, 'las.resume', () => `${busy}/${N} cores busy on ${nodeId}: ${m.id} is the youngest waiting task (attained ${sec(m.attainedMs)})`);
     }
   }
 
@@ -253,11 +294,15 @@ export function scheduleNode(
     if (wake !== null && tick > 0) wake = Math.ceil(wake / tick) * tick;
   }
 
-  const tasks: TaskEntry[] = [];
-  const attained: number[] = [];
-  for (const w of work) {
-    tasks.push(w.e);
-    attained.push(w.attainedMs);
+  const attained: number[] = new Array(work.length);
+  let sameTasks = prevTasks.length === work.length;
+  for (let i = 0; i < work.length; i++) {
+    attained[i] = work[i].attainedMs;
+    if (prevTasks[i] !== work[i].e) sameTasks = false;
   }
-  return { entry: { id: nodeId, tasks, wake }, decisions, attainedMs: attained };
+  const tasks = sameTasks ? (prevTasks as TaskEntry[]) : work.map((w) => w.e);
+  if (prev === undefined) return { entry: { id: nodeId, tasks, wake }, decisions, attainedMs: attained };
+  prev.tasks = tasks;
+  prev.wake = wake;
+  return { entry: prev, decisions, attainedMs: attained };
 }
