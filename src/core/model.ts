@@ -31,6 +31,11 @@ export interface NodeView {
   readonly used: Resources;
   /** Containers allocated on the node, running or suspended. */
   readonly containerIds: readonly ContainerId[];
+  /**
+   * The same containers' views, in the same order, when the backend holds them at hand (the
+   * simulator does); otherwise they are looked up in `ClusterSnapshot.containers` (`containerAt` does either).
+   */
+  readonly containers?: readonly ContainerView[];
 }
 
 export type ContainerState = 'RUNNING' | 'SUSPENDED';
@@ -118,6 +123,11 @@ export interface ClusterSnapshot {
    * The simulator uses it so per-node rules do not rescan thousands of idle nodes per event.
    */
   readonly changedNodeIds?: ReadonlySet<NodeId>;
+}
+
+/** The node's `i`-th container: its view at hand, else looked up in the snapshot. */
+export function containerAt(snapshot: ClusterSnapshot, node: NodeView, i: number): ContainerView | undefined {
+  return node.containers !== undefined ? node.containers[i] : snapshot.containers.get(node.containerIds[i]);
 }
 
 export function* walkQueues(q: QueueView): Generator<QueueView> {

@@ -102,11 +102,11 @@ const EV_TICK = 4;
 
 class Ev {
   constructor(
-    readonly t: number,
-    readonly seq: number,
+    public t: number,
+    public seq: number,
     readonly kind: number,
     readonly ref: unknown,
-    readonly gen: number,
+    public gen: number,
   ) {}
   qi = -1;
 }
@@ -155,6 +155,11 @@ export class SimContainer implements ContainerView {
   removed = false;
   /** The pending completion event while RUNNING (simulator bookkeeping). */
   completionEv: unknown = undefined;
+  /**
+   * A completion event taken out of the queue, kept for the next one: under preemption a
+   * container is rescheduled many times, and each event would otherwise be a fresh object.
+   */
+  spareEv: unknown = undefined;
 
   constructor(
     readonly id: ContainerId,
@@ -816,7 +821,14 @@ export class Simulator {
     c.gen++;
     const rem = c.workMs - c.attained;
     const t = this.clock.now + (rem > 0 ? rem / c.node.rate : 0);
-    const e = new Ev(t, this.seq++, EV_COMPLETE, c, c.gen);
+    let e = c.spareEv as Ev | undefined;
+    if (e === undefined) e = new Ev(t, this.seq++, EV_COMPLETE, c, c.gen);
+    else {
+      c.spareEv = undefined;
+      e.t = t;
+      e.seq = this.seq++;
+      e.gen = c.gen;
+    }
     this.q.push(e);
     c.completionEv = e;
   }
@@ -830,6 +842,7 @@ export class Simulator {
   private cancelCompletion(c: SimContainer): void {
     if (c.completionEv) {
       this.q.remove(c.completionEv as Ev);
+      c.spareEv = c.completionEv;
       c.completionEv = undefined;
     }
   }

@@ -15,7 +15,7 @@
  * visits, and rebuilding the task table at each would cost more than the decisions.
  */
 import { decisionWithLazyReason, type Decision } from '../../core/actions.js';
-import type { ClusterSnapshot, ContainerId, NodeId, NodeView } from '../../core/model.js';
+import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
 import { definePolicy } from '../../core/policy.js';
 import { equals, type Resources } from '../../core/resources.js';
 import { coresOf, POLICY_NAME, scheduleNode, type NodeEntry, type TaskEntry } from './node-las.js';
@@ -137,8 +137,10 @@ function asPlanned(snapshot: ClusterSnapshot, id: NodeId, e: NodeEntry | undefin
   const node = snapshot.nodes.get(id);
   if (!e || !node || node.state !== 'RUNNING' || !equals(node.capacity, cappedCapacity(node, params))) return false;
   let k = 0;
-  for (const cid of node.containerIds) {
-    const c = snapshot.containers.get(cid);
+  const ids = node.containerIds;
+  for (let i = 0; i < ids.length; i++) {
+    const cid = ids[i];
+    const c = containerAt(snapshot, node, i);
     if (!c || c.appMaster) continue;
     const t = e.tasks[k++];
     if (t === undefined || t.id !== cid || (t.since !== null) !== (c.state === 'RUNNING')) return false;

@@ -20,7 +20,7 @@
  * suspended and takes no part in LAS or in the node's attained-service statistics.
  */
 import { decisionWithLazyReason, type Decision } from '../../core/actions.js';
-import type { ClusterSnapshot, ContainerId, NodeId, NodeView } from '../../core/model.js';
+import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
 import type { KairosParams } from './params.js';
 
 export const POLICY_NAME = 'kairos';
@@ -163,8 +163,10 @@ export function scheduleNode(
 
   const work: Work[] = [];
   let used = 0;
-  for (const id of node.containerIds) {
-    const c = snapshot.containers.get(id);
+  const ids = node.containerIds;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    const c = containerAt(snapshot, node, i);
     // An ApplicationMaster is not a task: suspending it would stop its job's heartbeats.
     if (!c || c.appMaster) continue;
     const running = c.state === 'RUNNING';
