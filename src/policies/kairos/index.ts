@@ -236,28 +236,41 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
         const e = nodes[id];
         if (e !== undefined && e.wake !== null && e.wake <= now) toVisit.add(id);
       }
-      if (sweep) {
-        // Entries of nodes gone or no longer RUNNING are forgotten (by a visit). Listing the
-        // entries is needed only when fewer of them belong to running nodes than there are.
-        let live = 0;
-        for (const node of snapshot.nodes.values()) {
-          if (node.state !== 'RUNNING') {
-            if (nodes[node.id] !== undefined) toVisit.add(node.id);
-          } else if (nodes[node.id] !== undefined) live++;
-        }
-        if (live < state.size) for (const id in nodes) if (snapshot.nodes.get(id)?.state !== 'RUNNING') toVisit.add(id);
-      }
     }
 
     const decisions: Decision[] = [];
+    const capped: string[] = [];
+    if (sweep && !full) {
+      // Every node's advertised cap is checked (a node visited below is checked there), and the
+      // entries of nodes gone or no longer RUNNING are forgotten by a visit. Listing the entries
+      // is needed only when fewer of them belong to running nodes than there are.
+      let live = 0;
+      for (const node of snapshot.nodes.values()) {
+        const id = node.id;
+        if (node.state !== 'RUNNING') {
+          if (nodes[id] !== undefined) toVisit.add(id);
+          continue;
+        }
+        if (nodes[id] !== undefined) live++;
+        if (toVisit.has(id)) continue;
+        const want = cappedCapacity(node, params);
+        if (!equals(node.capacity, want)) {
+          capped.push(id);
+          decisions.push(capDecision(node, want, params));
+        }
+      }
+      if (live < state.size) for (const id in nodes) if (snapshot.nodes.get(id)?.state !== 'RUNNING') toVisit.add(id);
+    }
+
     // A dictionary from the start (node ids are many and varied: no hidden class per key set).
     const scores: Record<NodeId, number> = dictionary<number>();
     let scored = 0;
     let best: NodeId | undefined;
     let rng = state.rng;
-    const capped: string[] = [];
 
-    for (const id of [...toVisit].sort()) {
+    // Nodes in id order, so that decisions (and the random tie-break's draws) do not depend on
+    // the order in which changes were reported.
+    for (const id of toVisit.size > 1 ? [...toVisit].sort() : toVisit) {
       const node = snapshot.nodes.get(id);
       if (!node || node.state !== 'RUNNING') {
         forget(id);
@@ -291,17 +304,6 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       scores[id] = score;
       scored++;
       if (best === undefined || score < scores[best]) best = id;
-    }
-
-    if (sweep && !full) {
-      for (const node of snapshot.nodes.values()) {
-        if (toVisit.has(node.id) || node.state !== 'RUNNING') continue;
-        const want = cappedCapacity(node, params);
-        if (!equals(node.capacity, want)) {
-          capped.push(node.id);
-          decisions.push(capDecision(node, want, params));
-        }
-      }
     }
 
     if (scored > 0) {
