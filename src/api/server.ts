@@ -6,7 +6,7 @@
  * Extra route plugins (e.g. src/api/routes/bopf.ts) receive `{ engine, store }` as options and
  * find the same on `app.schedbrain`; see `RoutePlugin` and `loadRoutePlugins`.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyReply } from 'fastify';
 import { readdir } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
@@ -113,7 +113,7 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger | undefined,
     // Health checks and scrapes would flood the log; errors are logged by the error handler.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
   });
   app.decorate('schedbrain', { engine, store });
