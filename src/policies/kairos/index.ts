@@ -17,7 +17,7 @@
 import { decisionWithLazyReason, type Decision } from '../../core/actions.js';
 import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
 import { definePolicy } from '../../core/policy.js';
-import { equals, type Resources } from '../../core/resources.js';
+import type { Resources } from '../../core/resources.js';
 import { coresOf, POLICY_NAME, scheduleNode, type NodeEntry, type TaskEntry } from './node-las.js';
 import { kairosParamsSchema, type KairosParams, type TieBreak } from './params.js';
 
@@ -135,7 +135,7 @@ function heapPop(state: KairosState): void {
  */
 function asPlanned(snapshot: ClusterSnapshot, id: NodeId, e: NodeEntry | undefined, params: KairosParams): boolean {
   const node = snapshot.nodes.get(id);
-  if (!e || !node || node.state !== 'RUNNING' || !equals(node.capacity, cappedCapacity(node, params))) return false;
+  if (!e || !node || node.state !== 'RUNNING' || !isCapped(node, params)) return false;
   let k = 0;
   const ids = node.containerIds;
   for (let i = 0; i < ids.length; i++) {
@@ -156,6 +156,13 @@ export function cappedCapacity(node: NodeView, params: KairosParams): Resources 
   const n = coresOf(node, params);
   const vcores = n + params.queueSlots;
   return { memoryMB: Math.round((node.physicalCapacity.memoryMB * vcores) / n), vcores };
+}
+
+/** The node advertises `cappedCapacity` (checked at every visit: computed, not built). */
+function isCapped(node: NodeView, params: KairosParams): boolean {
+  const n = coresOf(node, params);
+  const vcores = n + params.queueSlots;
+  return node.capacity.vcores === vcores && node.capacity.memoryMB === Math.round((node.physicalCapacity.memoryMB * vcores) / n);
 }
 
 function capDecision(node: NodeView, want: Resources, params: KairosParams): Decision {
@@ -253,10 +260,9 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
         }
         if (nodes[id] !== undefined) live++;
         if (toVisit.has(id)) continue;
-        const want = cappedCapacity(node, params);
-        if (!equals(node.capacity, want)) {
+        if (!isCapped(node, params)) {
           capped.push(id);
-          decisions.push(capDecision(node, want, params));
+          decisions.push(capDecision(node, cappedCapacity(node, params), params));
         }
       }
       if (live < state.size) for (const id in nodes) if (snapshot.nodes.get(id)?.state !== 'RUNNING') toVisit.add(id);
@@ -287,10 +293,9 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       if (r.entry.wake !== null && (full || r.entry.wake !== prevWake)) heapPush(state, r.entry.wake, id);
       for (const d of r.decisions) decisions.push(d);
 
-      const want = cappedCapacity(node, params);
-      if (!equals(node.capacity, want)) {
+      if (!isCapped(node, params)) {
         capped.push(id);
-        decisions.push(capDecision(node, want, params));
+        decisions.push(capDecision(node, cappedCapacity(node, params), params));
       }
 
       let score: number;
