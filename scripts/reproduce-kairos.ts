@@ -185,14 +185,17 @@ function table(rows: Agg[], paper?: Record<string, { p50?: number; p99?: number;
   return lines.join('\n');
 }
 
-function plot(file: string, rows: Agg[], title: string, metric: 'jct' | 'slowdown' = 'jct'): string {
+function plot(write: boolean, file: string, rows: Agg[], title: string, metric: 'jct' | 'slowdown' = 'jct'): string {
   const svg = cdfSvg(
     rows.map((a) => ({ label: a.config.label, values: metric === 'jct' ? a.jct : a.slowdown })),
     { title, xLabel: metric === 'jct' ? 'job completion time (s)' : 'slowdown (JCT / time alone)', logX: metric === 'slowdown' },
   );
-  const path = join(ROOT, 'docs', 'figures', file);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, svg);
+  // --no-write leaves docs/ alone, figures included.
+  if (write) {
+    const path = join(ROOT, 'docs', 'figures', file);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, svg);
+  }
   return `![${title}](figures/${file})`;
 }
 
@@ -271,13 +274,13 @@ function main(): void {
   const sKairosNG = run('kairos-heavy-skewed', K('Kairos, no starvation guard', NO_GUARD), args);
   const sBigc = run('kairos-heavy-skewed', { label: 'Big-C', policy: 'bigc', params: BIGC_HEAVY }, args);
 
-  const figHeavy = plot('kairos-heavy-jct.svg', [kairos, kairosNG, bigc, fifo], `kairos-heavy: job completion time (${seedsTxt} pooled)`);
-  const figHeavySlow = plot('kairos-heavy-slowdown.svg', [kairos, kairosNG, bigc, fifo], `kairos-heavy: slowdown (${seedsTxt} pooled)`, 'slowdown');
-  const figUniform = plot('kairos-uniform-jct.svg', [uKairos, uKairosNG, uBigc, uFifo], `kairos-uniform: job completion time (${seedsTxt} pooled)`);
-  const figTie = plot('kairos-tiebreak.svg', [...tie, ...tieNG], `Dispatch tie-breaks, kairos-heavy (${seedsTxt} pooled)`);
-  const figQ = plot('kairos-q.svg', [...qs, ...qsNG, bigcRow], `Sensitivity to Q, kairos-heavy (${seedsTxt} pooled)`);
-  const figSkew = plot('kairos-heavy-skewed-jct.svg', [sKairos, sKairosNG, sBigc, sFifo], `kairos-heavy with task skew σ=${SKEW_SIGMA} (${seedsTxt} pooled)`);
-  const figW = plot('kairos-w.svg', [...ws, ...wsNG, bigcRow], `Sensitivity to W, kairos-heavy (${seedsTxt} pooled)`);
+  const figHeavy = plot(args.write, 'kairos-heavy-jct.svg', [kairos, kairosNG, bigc, fifo], `kairos-heavy: job completion time (${seedsTxt} pooled)`);
+  const figHeavySlow = plot(args.write, 'kairos-heavy-slowdown.svg', [kairos, kairosNG, bigc, fifo], `kairos-heavy: slowdown (${seedsTxt} pooled)`, 'slowdown');
+  const figUniform = plot(args.write, 'kairos-uniform-jct.svg', [uKairos, uKairosNG, uBigc, uFifo], `kairos-uniform: job completion time (${seedsTxt} pooled)`);
+  const figTie = plot(args.write, 'kairos-tiebreak.svg', [...tie, ...tieNG], `Dispatch tie-breaks, kairos-heavy (${seedsTxt} pooled)`);
+  const figQ = plot(args.write, 'kairos-q.svg', [...qs, ...qsNG, bigcRow], `Sensitivity to Q, kairos-heavy (${seedsTxt} pooled)`);
+  const figSkew = plot(args.write, 'kairos-heavy-skewed-jct.svg', [sKairos, sKairosNG, sBigc, sFifo], `kairos-heavy with task skew σ=${SKEW_SIGMA} (${seedsTxt} pooled)`);
+  const figW = plot(args.write, 'kairos-w.svg', [...ws, ...wsNG, bigcRow], `Sensitivity to W, kairos-heavy (${seedsTxt} pooled)`);
 
   const m = (a: Agg, k: 'p50' | 'p99'): number => mean(a[k]);
   const cmd = `npx tsx scripts/reproduce-kairos.ts --seeds ${args.seeds} --jobs ${args.jobs}`;
