@@ -163,7 +163,8 @@ if (only.has('fig10')) {
     const cell = (p: string) => (q.startsWith('root.lq') ? f1(res[p].lq.byQueue[q]?.meanCompletion ?? NaN) : f1(res[p].tq.meanCompletion));
     return `| ${q.slice(5)} | ${res.bopf.admission?.[q.slice(5)]} | ${res.nbopf.admission?.[q.slice(5)]} | ${pols.map(cell).join(' | ')} | ${pols.map((p) => f2(res[p].longTermShares[q])).join(' / ')} |`;
   });
-  for (const p of pols) writeFileSync(resolve(ROOT, `docs/figures/bopf-shares-${p}.svg`), shareSvg(res[p], queues, `${LABEL[p]}: dominant share per queue (3 LQs + 1 TQ)`));
+  // Figures are docs: written with --write only, like the section.
+  if (flag('--write')) for (const p of pols) writeFileSync(resolve(ROOT, `docs/figures/bopf-shares-${p}.svg`), shareSvg(res[p], queues, `${LABEL[p]}: dominant share per queue (3 LQs + 1 TQ)`));
   json.fig10 = Object.fromEntries(pols.map((p) => [p, { lq: res[p].lq.byQueue, tq: res[p].tq.meanCompletion, shares: res[p].longTermShares, admission: res[p].admission }]));
   out.push(
     '### Three LQs and one TQ (paper Fig. 10, 11)',
