@@ -1,0 +1,157 @@
+/** Big-C: a cycle looks at the nodes that changed, and decides as a full pass over every node would. */
+import { describe, expect, it } from 'vitest';
+import type { Decision } from '../../src/core/actions.js';
+import type { ClusterSnapshot } from '../../src/core/model.js';
+import type { AnyPolicy } from '../../src/core/policy.js';
+import { res } from '../../src/core/resources.js';
+import { bigcParamsSchema, bigcPolicy, type BigcState } from '../../src/policies/bigc/index.js';
+import { simulate } from '../../src/sim/simulate.js';
+import { app, kinds, node, snap, targets, type C } from './policy-fixtures.js';
+
+const est = (ms: number) => ({ 'schedbrain.estimate-ms': String(ms) });
+
+/**
+ * The snapshot with `nodes` and `containers` wrapped: every node/container looked up is
+ * recorded, and enumerating either map (a scan over the cluster) throws.
+ */
+function guarded(s: ClusterSnapshot): { snapshot: ClusterSnapshot; nodes: Set<string>; containers: Set<string> } {
+  const nodes = new Set<string>();
+  const containers = new Set<string>();
+  const wrap = <V>(m: ReadonlyMap<string, V>, seen: Set<string>): ReadonlyMap<string, V> => {
+    const scan = (): never => {
+      throw new Error('scanned every entry');
+    };
+    return {
+      get: (k: string) => (seen.add(k), m.get(k)),
+      has: (k: string) => (seen.add(k), m.has(k)),
+      get size() {
+        return m.size;
+      },
+      keys: scan,
+      values: scan,
+      entries: scan,
+      forEach: scan,
+      [Symbol.iterator]: scan,
+    } as unknown as ReadonlyMap<string, V>;
+  };
+  return { snapshot: { ...s, nodes: wrap(s.nodes, nodes), containers: wrap(s.containers, containers), changedNodeIds: s.changedNodeIds }, nodes, containers };
+}
+
+/** Decisions as plain data, reasons included. */
+const plain = (ds: Decision[]) => ds.map((d) => ({ action: d.action, rule: d.rule, reason: d.reason }));
+const sortedEntries = (o: Record<string, number>) => Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1));
+
+describe('bigc cycles are proportional to what changed', () => {
+  const params = bigcParamsSchema.parse({});
+  // 200 one-core nodes, each running a task of the long job L (n000's the oldest).
+  const ids = Array.from({ length: 200 }, (_, i) => `n${String(i).padStart(3, '0')}`);
+  const longs: C[] = ids.map((id, i) => ({ id: `l${id.slice(1)}`, node: id, app: 'L', startedAt: i }));
+  const apps = (shortPending: number) => [
+    app('L', { tags: est(500_000) }),
+    app('S', { tags: est(10_000), priority: 10, pendingContainers: shortPending, pendingContainerResource: res(5120, 1) }),
+  ];
+  const nodes = (over: Record<string, ReturnType<typeof node>> = {}) => ids.map((id) => over[id] ?? node(id, 1, 5120));
+
+  it('a cycle where one node changed reads only that node and its containers', () => {
+    // Full pass (first cycle): a short task waits, the newest long task (on n199) is suspended
+    // and n199 advertises its room.
+    const first = bigcPolicy.decide({ snapshot: snap(10_000, nodes(), longs, { apps: apps(1), changed: [] }), params, state: bigcPolicy.initialState(params) });
+    expect(targets(first.decisions, 'suspendContainer')).toEqual(['l199']);
+    expect(kinds(first.decisions, 'setNodeResource').map((d) => d.action)).toEqual([{ kind: 'setNodeResource', nodeId: 'n199', resource: { memoryMB: 10240, vcores: 2 } }]);
+    let state: BigcState = first.state;
+
+    // The suspension and the new capacity applied, the short task placed on n199.
+    const n199 = node('n199', 1, 5120, res(10240, 2));
+    const placed: C[] = [...longs.slice(0, 199), { ...longs[199], state: 'SUSPENDED' }, { id: 's1', node: 'n199', app: 'S', startedAt: 10_000 }];
+    let g = guarded(snap(11_000, nodes({ n199 }), placed, { apps: apps(0), changed: ['n199'] }));
+    let out = bigcPolicy.decide({ snapshot: g.snapshot, params, state });
+    expect(out.decisions).toHaveLength(0);
+    expect([...g.nodes]).toEqual(['n199']);
+    expect([...g.containers].every((c) => c === 'l199' || c === 's1')).toBe(true);
+    state = out.state;
+
+    // The short task done: l199 resumes and n199 goes back to its physical capacity.
+    const done = placed.filter((c) => c.id !== 's1');
+    g = guarded(snap(20_000, nodes({ n199 }), done, { apps: apps(0), changed: ['n199'] }));
+    out = bigcPolicy.decide({ snapshot: g.snapshot, params, state });
+    expect(targets(out.decisions, 'resumeContainer')).toEqual(['l199']);
+    expect(kinds(out.decisions, 'setNodeResource').map((d) => d.action)).toEqual([{ kind: 'setNodeResource', nodeId: 'n199', resource: { memoryMB: 5120, vcores: 1 } }]);
+    expect([...g.nodes]).toEqual(['n199']);
+    expect(out.state.suspendedAtMs).toEqual({});
+    state = out.state;
+
+    // Resumed as asked, and a task done on n042: only those two nodes are read.
+    const later = [...longs.filter((c) => c.id !== 'l042')];
+    g = guarded(snap(30_000, nodes(), later, { apps: apps(0), changed: ['n042', 'n199'] }));
+    out = bigcPolicy.decide({ snapshot: g.snapshot, params, state });
+    expect(out.decisions).toHaveLength(0);
+    expect([...g.nodes].sort()).toEqual(['n042', 'n199']);
+    state = out.state;
+
+    // Someone else raises n010's capacity: it is set back, and asked again while it stays so.
+    const n010 = node('n010', 1, 5120, res(15360, 3));
+    const setBack = [{ kind: 'setNodeResource', nodeId: 'n010', resource: { memoryMB: 5120, vcores: 1 } }];
+    for (const [t, changed] of [[40_000, ['n010']], [41_000, []]] as const) {
+      g = guarded(snap(t, nodes({ n010 }), later, { apps: apps(0), changed: [...changed] }));
+      out = bigcPolicy.decide({ snapshot: g.snapshot, params, state });
+      expect(out.decisions.map((d) => d.action)).toEqual(setBack);
+      expect([...g.nodes]).toEqual(['n010']);
+      state = out.state;
+    }
+  });
+
+  it('makes a full pass when the backend cannot say what changed, and does not keep the figures then', () => {
+    const out = bigcPolicy.decide({ snapshot: snap(10_000, nodes(), longs, { apps: apps(0) }), params, state: bigcPolicy.initialState(params) });
+    expect(out.state.nodeFigures).toBeUndefined();
+    const kept = bigcPolicy.decide({ snapshot: snap(10_000, nodes(), longs, { apps: apps(0), changed: [] }), params, state: bigcPolicy.initialState(params) });
+    expect(kept.state.nodeFigures?.totalCores).toBe(200);
+    // Figures restored from JSON, or for other parameters, are built again (a full pass).
+    const restored = JSON.parse(JSON.stringify(kept.state)) as BigcState;
+    expect(() => bigcPolicy.decide({ snapshot: guarded(snap(11_000, nodes(), longs, { apps: apps(0), changed: ['n001'] })).snapshot, params, state: restored })).toThrow('scanned every entry');
+    const other = bigcParamsSchema.parse({ shortSharePct: 90 });
+    expect(() => bigcPolicy.decide({ snapshot: guarded(snap(11_000, nodes(), longs, { apps: apps(0), changed: ['n001'] })).snapshot, params: other, state: kept.state })).toThrow('scanned every entry');
+  });
+});
+
+describe('bigc incremental cycles decide as a full pass would', () => {
+  /**
+   * Runs Big-C in the simulator; at every cycle, the same snapshot also goes to Big-C without
+   * kept figures (a full pass over every node, with the same suspended containers known), and
+   * both must decide alike, with the same reasons.
+   */
+  function compare(opts: { params: Record<string, unknown>; decisionDelayMs?: number; seed: number }) {
+    let cycles = 0;
+    let incremental = 0;
+    const rules = new Map<string, number>();
+    const checked: AnyPolicy = {
+      ...bigcPolicy,
+      name: 'bigc-checked',
+      decide(input) {
+        const st = input.state as BigcState;
+        const fullInput = { ...input, state: { suspendedAtMs: { ...st.suspendedAtMs }, lastScanMs: st.lastScanMs } };
+        const full = bigcPolicy.decide(fullInput);
+        const out = bigcPolicy.decide(input);
+        cycles++;
+        if (out.state === input.state) incremental++;
+        expect(plain(out.decisions)).toEqual(plain(full.decisions));
+        expect(sortedEntries(out.state.suspendedAtMs)).toEqual(sortedEntries(full.state.suspendedAtMs));
+        for (const d of out.decisions) rules.set(d.rule, (rules.get(d.rule) ?? 0) + 1);
+        return out;
+      },
+    };
+    simulate({ workload: 'kairos-heavy', jobs: 30, seed: opts.seed, policy: checked, params: opts.params, decisionDelayMs: opts.decisionDelayMs });
+    return { cycles, incremental, rules };
+  }
+
+  it('with decisions applied at once (the paper setting)', () => {
+    const r = compare({ params: { shortCutoffMs: 130_000 }, seed: 1 });
+    expect(r.incremental).toBeGreaterThan(r.cycles / 2);
+    for (const rule of ['class.priority', 'preempt.suspend', 'preempt.resume', 'node.capacity']) expect(r.rules.get(rule)).toBeGreaterThan(0);
+  });
+
+  it('with N below the physical cores and decisions applied later', () => {
+    const r = compare({ params: { shortCutoffMs: 130_000, coresPerNode: 3, shortSharePct: 70 }, decisionDelayMs: 2_000, seed: 1 });
+    expect(r.incremental).toBeGreaterThan(r.cycles / 2);
+    for (const rule of ['node.cores', 'preempt.suspend', 'preempt.resume', 'node.capacity']) expect(r.rules.get(rule)).toBeGreaterThan(0);
+  });
+});
