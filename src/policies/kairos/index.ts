@@ -62,6 +62,9 @@ export function stateNodes(state: KairosState): Record<NodeId, NodeEntryView> {
   return out;
 }
 
+/** Code-unit order, as the default sort, without its conversions. */
+const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 const dictionary = <V>(): Record<string, V> => Object.create(null) as Record<string, V>;
 
 /**
@@ -276,7 +279,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
 
     // Nodes in id order, so that decisions (and the random tie-break's draws) do not depend on
     // the order in which changes were reported.
-    for (const id of toVisit.size > 1 ? [...toVisit].sort() : toVisit) {
+    for (const id of toVisit.size > 1 ? [...toVisit].sort(byId) : toVisit) {
       const node = snapshot.nodes.get(id);
       if (!node || node.state !== 'RUNNING') {
         forget(id);
