@@ -1,41 +1,13 @@
 /** Big-C: a cycle looks at the nodes that changed, and decides as a full pass over every node would. */
 import { describe, expect, it } from 'vitest';
 import type { Decision } from '../../src/core/actions.js';
-import type { ClusterSnapshot } from '../../src/core/model.js';
 import type { AnyPolicy } from '../../src/core/policy.js';
 import { res } from '../../src/core/resources.js';
 import { bigcParamsSchema, bigcPolicy, type BigcState } from '../../src/policies/bigc/index.js';
 import { simulate } from '../../src/sim/simulate.js';
-import { app, kinds, node, snap, targets, type C } from './policy-fixtures.js';
+import { app, guarded, kinds, node, snap, targets, type C } from './policy-fixtures.js';
 
 const est = (ms: number) => ({ 'schedbrain.estimate-ms': String(ms) });
-
-/**
- * The snapshot with `nodes` and `containers` wrapped: every node/container looked up is
- * recorded, and enumerating either map (a scan over the cluster) throws.
- */
-function guarded(s: ClusterSnapshot): { snapshot: ClusterSnapshot; nodes: Set<string>; containers: Set<string> } {
-  const nodes = new Set<string>();
-  const containers = new Set<string>();
-  const wrap = <V>(m: ReadonlyMap<string, V>, seen: Set<string>): ReadonlyMap<string, V> => {
-    const scan = (): never => {
-      throw new Error('scanned every entry');
-    };
-    return {
-      get: (k: string) => (seen.add(k), m.get(k)),
-      has: (k: string) => (seen.add(k), m.has(k)),
-      get size() {
-        return m.size;
-      },
-      keys: scan,
-      values: scan,
-      entries: scan,
-      forEach: scan,
-      [Symbol.iterator]: scan,
-    } as unknown as ReadonlyMap<string, V>;
-  };
-  return { snapshot: { ...s, nodes: wrap(s.nodes, nodes), containers: wrap(s.containers, containers), changedNodeIds: s.changedNodeIds }, nodes, containers };
-}
 
 /** Decisions as plain data, reasons included. */
 const plain = (ds: Decision[]) => ds.map((d) => ({ action: d.action, rule: d.rule, reason: d.reason }));

@@ -4,6 +4,7 @@ import type { ClusterSnapshot, ContainerView, NodeView } from '../../src/core/mo
 import { res } from '../../src/core/resources.js';
 import { buildSnapshot, defaultQueueTree } from '../../src/core/snapshot.js';
 import { kairosParamsSchema, kairosPolicy, type KairosState } from '../../src/policies/kairos/index.js';
+import { guarded } from './policy-fixtures.js';
 
 const S = 1000;
 const params = kairosParamsSchema.parse({});
@@ -28,33 +29,6 @@ function snap(nowMs: number, nodes: NodeView[], cs: C[], changed?: string[]): Cl
   const withIds = nodes.map((n) => ({ ...n, containerIds: containers.filter((c) => c.nodeId === n.id).map((c) => c.id) }));
   const s = buildSnapshot({ nowMs, nodes: withIds, apps: [], containers, rootQueue: defaultQueueTree() });
   return changed ? { ...s, changedNodeIds: new Set(changed) } : s;
-}
-
-/**
- * The snapshot with `nodes` and `containers` wrapped: every node/container looked up is
- * recorded, and enumerating either map (a scan over the cluster) throws.
- */
-function guarded(s: ClusterSnapshot): { snapshot: ClusterSnapshot; nodes: Set<string>; containers: Set<string> } {
-  const nodes = new Set<string>();
-  const containers = new Set<string>();
-  const wrap = <V>(m: ReadonlyMap<string, V>, seen: Set<string>): ReadonlyMap<string, V> => {
-    const scan = (): never => {
-      throw new Error('scanned every entry');
-    };
-    return {
-      get: (k: string) => (seen.add(k), m.get(k)),
-      has: (k: string) => (seen.add(k), m.has(k)),
-      get size() {
-        return m.size;
-      },
-      keys: scan,
-      values: scan,
-      entries: scan,
-      forEach: scan,
-      [Symbol.iterator]: scan,
-    } as unknown as ReadonlyMap<string, V>;
-  };
-  return { snapshot: { ...s, nodes: wrap(s.nodes, nodes), containers: wrap(s.containers, containers), changedNodeIds: s.changedNodeIds }, nodes, containers };
 }
 
 describe('kairos cycles are proportional to what changed', () => {

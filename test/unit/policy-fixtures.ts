@@ -67,3 +67,30 @@ export function snap(nowMs: number, nodes: NodeView[], cs: C[], opts: { apps?: A
 export const kinds = (ds: Decision[], kind: Action['kind']): Decision[] => ds.filter((d) => d.action.kind === kind);
 export const targets = (ds: Decision[], kind: 'suspendContainer' | 'resumeContainer'): string[] =>
   kinds(ds, kind).map((d) => (d.action as { containerId: string }).containerId).sort();
+
+/**
+ * The snapshot with `nodes` and `containers` wrapped: every node/container looked up is
+ * recorded, and enumerating either map (a scan over the cluster) throws.
+ */
+export function guarded(s: ClusterSnapshot): { snapshot: ClusterSnapshot; nodes: Set<string>; containers: Set<string> } {
+  const nodes = new Set<string>();
+  const containers = new Set<string>();
+  const wrap = <V>(m: ReadonlyMap<string, V>, seen: Set<string>): ReadonlyMap<string, V> => {
+    const scan = (): never => {
+      throw new Error('scanned every entry');
+    };
+    return {
+      get: (k: string) => (seen.add(k), m.get(k)),
+      has: (k: string) => (seen.add(k), m.has(k)),
+      get size() {
+        return m.size;
+      },
+      keys: scan,
+      values: scan,
+      entries: scan,
+      forEach: scan,
+      [Symbol.iterator]: scan,
+    } as unknown as ReadonlyMap<string, V>;
+  };
+  return { snapshot: { ...s, nodes: wrap(s.nodes, nodes), containers: wrap(s.containers, containers), changedNodeIds: s.changedNodeIds }, nodes, containers };
+}
