@@ -83,7 +83,8 @@ describe('bigc preemption', () => {
     expect(kinds(out.decisions, 'suspendContainer')[0].rule).toBe('node.cores');
   });
 
-  it('resumes suspended long containers, oldest first, once a core is free and no short task waits', () => {
+  /** n1 runs long l1; n2 (2 cores, advertising 4) holds short s1 and long l3, l4 suspended. */
+  const twoSuspendedOnN2 = () => {
     const n2 = node('n2', 2, 10240, { memoryMB: 20480, vcores: 4 });
     const cs: C[] = [
       { id: 'l1', node: 'n1', app: 'L' },
@@ -91,6 +92,11 @@ describe('bigc preemption', () => {
       { id: 'l4', node: 'n2', app: 'L', state: 'SUSPENDED' },
       { id: 's1', node: 'n2', app: 'Sh' },
     ];
+    return { n2, cs };
+  };
+
+  it('resumes suspended long containers, oldest first, once a core is free and no short task waits', () => {
+    const { n2, cs } = twoSuspendedOnN2();
     const used = (n: ReturnType<typeof node>, vcores: number) => ({ ...n, used: { memoryMB: vcores * 5120, vcores } });
     const prev: BigcState = { suspendedAtMs: { l3: 2_000, l4: 1_000 } };
     const out = run(snap(20_000, [nodes[0], used(n2, 3)], cs, { apps: apps(0) }), {}, prev);
@@ -109,13 +115,7 @@ describe('bigc preemption', () => {
   });
 
   it('between scans it tracks the containers it suspended; a periodic scan finds others', () => {
-    const n2 = node('n2', 2, 10240, { memoryMB: 20480, vcores: 4 });
-    const cs: C[] = [
-      { id: 'l1', node: 'n1', app: 'L' },
-      { id: 'l3', node: 'n2', app: 'L', state: 'SUSPENDED' },
-      { id: 'l4', node: 'n2', app: 'L', state: 'SUSPENDED' },
-      { id: 's1', node: 'n2', app: 'Sh' },
-    ];
+    const { n2, cs } = twoSuspendedOnN2();
     // Ours (in the state): resumed without a scan.
     const ours = run(snap(20_000, [nodes[0], n2], cs, { apps: apps(0), changed: [] }), {}, { suspendedAtMs: { l3: 2_000, l4: 1_000 }, lastScanMs: 15_000 });
     expect(targets(ours.decisions, 'resumeContainer')).toEqual(['l4']);
