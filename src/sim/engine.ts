@@ -94,6 +94,9 @@ export interface SimOptions {
 
 export class InvariantError extends Error {}
 
+/** The outcome of every action carried out without remark (one object: a replay applies millions). */
+const APPLIED: ApplyOutcome = Object.freeze({ status: 'applied' });
+
 const EV_ARRIVE = 0;
 const EV_COMPLETE = 1;
 const EV_APPLY = 2;
@@ -578,7 +581,7 @@ export class Simulator {
     const changed = this.changed;
     this.changed = this.spareChanged;
     this.spareChanged = changed;
-    this.changed.clear();
+    if (this.changed.size > 0) this.changed.clear();
     this.snap.changedNodeIds = changed;
     this.decisionCalls++;
     let out;
@@ -869,7 +872,7 @@ export class Simulator {
         if (err) return { status: 'failed', error: err, retryable: false };
         this.queueVersion++;
         this.allocator.queuesChanged();
-        return { status: 'applied' };
+        return APPLIED;
       }
       case 'setAppPriority': {
         const app = this.apps.get(a.appId);
@@ -878,7 +881,7 @@ export class Simulator {
         if (app.priority === a.priority) return { status: 'noop', detail: `priority already ${a.priority}` };
         app.priority = a.priority;
         this.allocator.appChanged(app);
-        return { status: 'applied' };
+        return APPLIED;
       }
       case 'moveApp': {
         const app = this.apps.get(a.appId);
@@ -895,7 +898,7 @@ export class Simulator {
         this.queues.addApp(q, 1);
         this.usageVersion++;
         this.allocator.appChanged(app);
-        return { status: 'applied' };
+        return APPLIED;
       }
       case 'killApp': {
         const app = this.apps.get(a.appId);
@@ -910,7 +913,7 @@ export class Simulator {
         app.pendHead = 0;
         app.pendingContainers = 0;
         this.finishApp(app, 'KILLED');
-        return { status: 'applied' };
+        return APPLIED;
       }
       case 'setNodeResource': {
         const n = this.nodeById.get(a.nodeId);
@@ -923,7 +926,7 @@ export class Simulator {
         n.capacity = { memoryMB: a.resource.memoryMB, vcores: a.resource.vcores };
         this.changed.add(n.id);
         this.order.nodeChanged(n);
-        return { status: 'applied' };
+        return APPLIED;
       }
       case 'suspendContainer': {
         const c = this.findContainer(a.containerId, a.nodeId);
@@ -931,7 +934,7 @@ export class Simulator {
         if (c.state === 'SUSPENDED') return { status: 'noop', detail: 'already suspended' };
         this.stopRunning(c);
         this.changed.add(c.nodeId);
-        return { status: 'applied' };
+        return APPLIED;
       }
       case 'resumeContainer': {
         const c = this.findContainer(a.containerId, a.nodeId);
@@ -939,7 +942,7 @@ export class Simulator {
         if (c.state === 'RUNNING') return { status: 'noop', detail: 'already running' };
         this.startRunning(c);
         this.changed.add(c.nodeId);
-        return { status: 'applied' };
+        return APPLIED;
       }
       case 'killContainer': {
         const c = this.findContainer(a.containerId, a.nodeId);
@@ -952,7 +955,7 @@ export class Simulator {
         app.pend.splice(app.pendHead, 0, { stage: c.stage, next: c.task, end: c.task + 1 });
         app.pendingContainers++;
         this.allocator.appChanged(app);
-        return { status: 'applied' };
+        return APPLIED;
       }
       case 'rankNodes': {
         const unknown = this.order.rank(a.scores, a.leastLoadedFirst, a.partial ?? false, this.nodeById);
@@ -962,10 +965,14 @@ export class Simulator {
   }
 
   private findContainer(id: string, nodeId: string): SimContainer | string {
+    // Looked for on its node first: a node holds a few containers, already in the cache after the
+    // policy's visit, while the cluster-wide map is large and cold (this runs for every suspend
+    // and resume of a replay).
+    const n = this.nodeById.get(nodeId);
+    if (n !== undefined) for (const c of n.containers) if (c.id === id) return c;
     const c = this.containers.get(id);
     if (!c) return `unknown container ${id}`;
-    if (c.nodeId !== nodeId) return `container ${id} is on ${c.nodeId}, not ${nodeId}`;
-    return c;
+    return `container ${id} is on ${c.nodeId}, not ${nodeId}`;
   }
 
   // ---------------------------------------------------------------- invariants

@@ -19,6 +19,8 @@ export class NodeOrder {
   private leastLoadedFirst = false;
   private readonly heap: IndexedHeap<SimNode>;
   private readonly all: readonly SimNode[];
+  /** Nodes whose score a ranking changed (reused by every ranking). */
+  private readonly touched: SimNode[] = [];
 
   constructor(nodes: readonly SimNode[]) {
     this.all = nodes;
@@ -58,18 +60,21 @@ export class NodeOrder {
   }
 
   /** Applies a rankNodes action; returns the ids it did not know. */
-  rank(scores: Readonly<Record<string, number>>, leastLoadedFirst: boolean, partial: boolean, byId: ReadonlyMap<string, SimNode>): string[] {
-    const unknown: string[] = [];
+  rank(scores: Readonly<Record<string, number>>, leastLoadedFirst: boolean, partial: boolean, byId: ReadonlyMap<string, SimNode>): readonly string[] {
+    let unknown: string[] | undefined;
     const ruleChanged = !this.ranked || leastLoadedFirst !== this.leastLoadedFirst;
     this.ranked = true;
     this.leastLoadedFirst = leastLoadedFirst;
-    const touched: SimNode[] = [];
-    const norm = (v: number | undefined): number => (v === undefined || Number.isNaN(v) ? Infinity : v);
+    const touched = this.touched;
+    if (touched.length !== 0) touched.length = 0;
     if (partial) {
-      for (const id in scores) {
+      // Object.keys rather than for-in: scores is a dictionary, which for-in walks slowly.
+      const ids = Object.keys(scores);
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i];
         const n = byId.get(id);
         if (!n) {
-          unknown.push(id);
+          (unknown ??= []).push(id);
           continue;
         }
         const v = norm(scores[id]);
@@ -92,11 +97,11 @@ export class NodeOrder {
       }
       let listed = 0;
       for (const _ in scores) listed++;
-      if (listed > matched) for (const id in scores) if (!byId.has(id)) unknown.push(id);
+      if (listed > matched) for (const id in scores) if (!byId.has(id)) (unknown ??= []).push(id);
     }
     if (ruleChanged || touched.length * 4 > this.heap.size) this.heap.reorder();
     else for (const n of touched) if (this.heap.has(n)) this.heap.update(n);
-    return unknown;
+    return unknown ?? NO_IDS;
   }
 
   /** Back to the stock order (node id). */
@@ -122,6 +127,13 @@ export class NodeOrder {
     }
     return a.idRank < b.idRank;
   }
+}
+
+const NO_IDS: readonly string[] = [];
+
+/** A score as the order uses it: missing or NaN means unscored (last). */
+function norm(v: number | undefined): number {
+  return v === undefined || Number.isNaN(v) ? Infinity : v;
 }
 
 function isCandidate(n: SimNode): boolean {

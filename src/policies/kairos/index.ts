@@ -65,7 +65,40 @@ export function stateNodes(state: KairosState): Record<NodeId, NodeEntryView> {
 /** Code-unit order, as the default sort, without its conversions. */
 const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/**
+ * Sorts node ids in code-unit order and drops repeats. A cycle usually visits a handful of nodes:
+ * an insertion sort then beats the built-in sort's comparator calls.
+ */
+function sortUnique(ids: NodeId[]): void {
+  const n = ids.length;
+  if (n > 16) ids.sort(byId);
+  else
+    for (let i = 1; i < n; i++) {
+      const x = ids[i];
+      let j = i - 1;
+      while (j >= 0 && ids[j] > x) {
+        ids[j + 1] = ids[j];
+        j--;
+      }
+      ids[j + 1] = x;
+    }
+  let k = 1;
+  for (let i = 1; i < n; i++) if (ids[i] !== ids[k - 1]) ids[k++] = ids[i];
+  if (k !== n) ids.length = k;
+}
+
 const dictionary = <V>(): Record<string, V> => Object.create(null) as Record<string, V>;
+
+/** Drops a node's entry (node gone, no longer running, or holding nothing to schedule). */
+function forget(state: KairosState, id: NodeId): void {
+  if (state.nodes[id] !== undefined) {
+    delete state.nodes[id];
+    state.size--;
+  }
+}
+
+/** Attained service of the tasks of the node being visited (reused by every visit). */
+const attainedScratch: number[] = [];
 
 /**
  * The state in the current layout, as a dictionary of nodes. A state restored from JSON gets its
@@ -222,29 +255,25 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     // every node's advertised cap and forgets vanished nodes.
     const full = snapshot.changedNodeIds === undefined || state.lastSweepMs === null;
     const sweep = full || now - (state.lastSweepMs ?? now) >= params.sweepIntervalMs;
-    const toVisit = new Set<NodeId>();
-    const forget = (id: NodeId): void => {
-      if (nodes[id] !== undefined) {
-        delete nodes[id];
-        state.size--;
-      }
-    };
+    // Nodes to visit: pushed as found, then put in id order without repeats.
+    const visits: NodeId[] = [];
     if (full) {
-      for (const id of snapshot.nodes.keys()) toVisit.add(id);
-      for (const id in nodes) if (!snapshot.nodes.has(id)) forget(id);
+      for (const id of snapshot.nodes.keys()) visits.push(id);
+      for (const id in nodes) if (!snapshot.nodes.has(id)) forget(state, id);
       state.wakeTimes.length = 0;
       state.wakeIds.length = 0;
     } else {
       // A node whose only change is what this policy asked for at its last visit (its tasks
       // suspended and resumed as planned, none added or gone) needs no visit: its schedule and
       // its score stand until its wake-up or a change made by someone else.
-      for (const id of snapshot.changedNodeIds ?? []) if (!asPlanned(snapshot, id, nodes[id], params)) toVisit.add(id);
+      const changed = snapshot.changedNodeIds;
+      if (changed !== undefined) for (const id of changed) if (!asPlanned(snapshot, id, nodes[id], params)) visits.push(id);
       // Wake-ups that have come: the nodes whose wake is still that time are visited.
       while (state.wakeTimes.length > 0 && state.wakeTimes[0] <= now) {
         const id = state.wakeIds[0];
         heapPop(state);
         const e = nodes[id];
-        if (e !== undefined && e.wake !== null && e.wake <= now) toVisit.add(id);
+        if (e !== undefined && e.wake !== null && e.wake <= now) visits.push(id);
       }
     }
 
@@ -254,47 +283,50 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       // Every node's advertised cap is checked (a node visited below is checked there), and the
       // entries of nodes gone or no longer RUNNING are forgotten by a visit. Listing the entries
       // is needed only when fewer of them belong to running nodes than there are.
+      const visiting = new Set(visits);
       let live = 0;
       for (const node of snapshot.nodes.values()) {
         const id = node.id;
         if (node.state !== 'RUNNING') {
-          if (nodes[id] !== undefined) toVisit.add(id);
+          if (nodes[id] !== undefined) visits.push(id);
           continue;
         }
         if (nodes[id] !== undefined) live++;
-        if (toVisit.has(id)) continue;
+        if (visiting.has(id)) continue;
         if (!isCapped(node, params)) {
           capped.push(id);
           decisions.push(capDecision(node, cappedCapacity(node, params), params));
         }
       }
-      if (live < state.size) for (const id in nodes) if (snapshot.nodes.get(id)?.state !== 'RUNNING') toVisit.add(id);
+      if (live < state.size) for (const id in nodes) if (snapshot.nodes.get(id)?.state !== 'RUNNING') visits.push(id);
     }
+    // Nodes in id order, so that decisions (and the random tie-break's draws) do not depend on
+    // the order in which changes were reported.
+    if (visits.length > 1) sortUnique(visits);
 
     // A dictionary from the start (node ids are many and varied: no hidden class per key set).
     const scores: Record<NodeId, number> = dictionary<number>();
     let scored = 0;
     let best: NodeId | undefined;
     let rng = state.rng;
+    const attained = attainedScratch;
 
-    // Nodes in id order, so that decisions (and the random tie-break's draws) do not depend on
-    // the order in which changes were reported.
-    for (const id of toVisit.size > 1 ? [...toVisit].sort(byId) : toVisit) {
+    for (let i = 0; i < visits.length; i++) {
+      const id = visits[i];
       const node = snapshot.nodes.get(id);
       if (!node || node.state !== 'RUNNING') {
-        forget(id);
+        forget(state, id);
         continue;
       }
       const prev = nodes[id];
       const prevWake = prev?.wake ?? null;
-      const r = scheduleNode(snapshot, node, prev, params);
-      if (r.entry.wake !== null || r.entry.tasks.length > 0) {
+      const entry = scheduleNode(snapshot, node, prev, params, decisions, attained);
+      if (entry.wake !== null || entry.tasks.length > 0) {
         if (prev === undefined) state.size++;
-        nodes[id] = r.entry;
-      } else forget(id);
+        nodes[id] = entry;
+      } else forget(state, id);
       // A new wake goes into the index (a wake that did not move is already there).
-      if (r.entry.wake !== null && (full || r.entry.wake !== prevWake)) heapPush(state, r.entry.wake, id);
-      for (const d of r.decisions) decisions.push(d);
+      if (entry.wake !== null && (full || entry.wake !== prevWake)) heapPush(state, entry.wake, id);
 
       if (!isCapped(node, params)) {
         capped.push(id);
@@ -307,7 +339,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
         rng = s;
         score = round3(x * 1000);
       } else {
-        score = round3(dispatchScore(params.tieBreak, r.attainedMs));
+        score = round3(dispatchScore(params.tieBreak, attained));
       }
       scores[id] = score;
       scored++;
