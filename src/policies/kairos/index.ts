@@ -283,7 +283,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       // Every node's advertised cap is checked (a node visited below is checked there), and the
       // entries of nodes gone or no longer RUNNING are forgotten by a visit. Listing the entries
       // is needed only when fewer of them belong to running nodes than there are.
-      const visiting = new Set(visits);
+      let visiting: Set<NodeId> | undefined;
       let live = 0;
       for (const node of snapshot.nodes.values()) {
         const id = node.id;
@@ -292,11 +292,11 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
           continue;
         }
         if (nodes[id] !== undefined) live++;
+        if (isCapped(node, params)) continue;
+        visiting ??= new Set(visits);
         if (visiting.has(id)) continue;
-        if (!isCapped(node, params)) {
-          capped.push(id);
-          decisions.push(capDecision(node, cappedCapacity(node, params), params));
-        }
+        capped.push(id);
+        decisions.push(capDecision(node, cappedCapacity(node, params), params));
       }
       if (live < state.size) for (const id in nodes) if (snapshot.nodes.get(id)?.state !== 'RUNNING') visits.push(id);
     }
