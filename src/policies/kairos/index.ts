@@ -308,6 +308,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     const scores: Record<NodeId, number> = dictionary<number>();
     let scored = 0;
     let best: NodeId | undefined;
+    let bestScore = Infinity;
     let rng = state.rng;
     const attained = attainedScratch;
 
@@ -322,8 +323,11 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       const prevWake = prev?.wake ?? null;
       const entry = scheduleNode(snapshot, node, prev, params, decisions, attained);
       if (entry.wake !== null || entry.tasks.length > 0) {
-        if (prev === undefined) state.size++;
-        nodes[id] = entry;
+        // A known node's entry was updated in place: only a new one is stored.
+        if (prev === undefined) {
+          state.size++;
+          nodes[id] = entry;
+        }
       } else forget(state, id);
       // A new wake goes into the index (a wake that did not move is already there).
       if (entry.wake !== null && (full || entry.wake !== prevWake)) heapPush(state, entry.wake, id);
@@ -343,7 +347,10 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       }
       scores[id] = score;
       scored++;
-      if (best === undefined || score < scores[best]) best = id;
+      if (best === undefined || score < bestScore) {
+        best = id;
+        bestScore = score;
+      }
     }
 
     if (scored > 0) {
