@@ -306,6 +306,8 @@ export class Simulator {
   readonly jobs: readonly JobSpec[];
   readonly records: (JobRecord | undefined)[];
   readonly actionStats: ActionStats = { applied: 0, noop: 0, failed: 0, byKind: {} };
+  /** The counters of actionStats.byKind, by kind (see `count`). */
+  private readonly countsByKind = new Map<string, { applied: number; noop: number; failed: number }>();
   readonly warnings: string[] = [];
 
   /** Sum of RUNNING nodes' advertised capacity. */
@@ -638,7 +640,6 @@ export class Simulator {
         break;
     }
   }
-  private readonly countsByKind = new Map<string, { applied: number; noop: number; failed: number }>();
 
   // ---------------------------------------------------------------- apps
 

@@ -75,6 +75,24 @@ describe('kairos node LAS', () => {
     expect(t50.wakeAtMs).toBe(100 * S);
   });
 
+  it('a reason read after the cycle names its own node\'s tasks, though later visits reused the working space', () => {
+    const ns = [node('n1', 1, 5120), node('n2', 1, 5120)];
+    const cs = (t: number): C[] => [
+      { id: 'a', node: 'n1', attained: 40 * S + t, runningSince: 0 },
+      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
+      { id: 'c', node: 'n2', attained: 70 * S + t, runningSince: 0 },
+      { id: 'd', node: 'n2', state: 'SUSPENDED', attained: 20 * S },
+    ];
+    const t0 = run(snap(0, ns, cs(0)));
+    const t50 = run(snap(50 * S, ns, cs(50 * S), { changed: [] }), {}, t0.state);
+    expect(targets(t50.decisions, 'suspendContainer')).toEqual(['a', 'c']);
+    // Reasons are formatted only now, after n2 was scheduled in the same scratch space as n1.
+    const [first, second] = kinds(t50.decisions, 'suspendContainer');
+    expect(first.reason).toMatch(/a attained 90 s >= b waiting with 10 s/);
+    expect(second.reason).toMatch(/c attained 120 s >= d waiting with 20 s/);
+    expect(kinds(t50.decisions, 'resumeContainer')[0].reason).toMatch(/^b \(attained 10 s\) is the youngest waiting task on n1; takes the core of a/);
+  });
+
   it('acts on quantum ends at the next monitor tick (500 ms by default; 0 = exact)', () => {
     const n = node('n1', 1, 5120);
     const cs = (t: number): C[] => [
