@@ -1,8 +1,7 @@
 /**
  * Where new containers go: the candidate-node structure shared by all allocators.
  *
- * Only nodes with free advertised capacity are kept, in an indexed heap ordered by the rule in
- * force:
+ * Only nodes with free advertised capacity are kept, in a heap ordered by the rule in force:
  * - stock order: node id;
  * - after a `rankNodes` action: (if `leastLoadedFirst`) fewest allocated containers first, then
  *   ascending score, unscored nodes last, then node id — exactly the order the action defines.
@@ -11,27 +10,211 @@
  * best-first walk of the heap otherwise. No per-event O(nodes) work.
  */
 import type { Resources } from '../core/resources.js';
-import { IndexedHeap } from './heap.js';
 import type { SimNode } from './engine.js';
+
+/**
+ * Candidate nodes in a binary min-heap on the key (load, score, id rank); each node holds its slot
+ * (`orderHeapIndex`, -1 when out). The key of slot i is kept beside it in three arrays, so that a
+ * comparison reads them instead of reaching two nodes and their container lists: every launch,
+ * release and ranking moves a node, millions of times in a replay. The generic `IndexedHeap`
+ * would call a comparator and two slot accessors at every step of the way.
+ *
+ * The owner gives each node's key when it enters or moves (`update`), and all keys again when the
+ * rule changes (`reorder`).
+ */
+class CandidateHeap {
+  readonly items: SimNode[] = [];
+  private readonly loads: number[] = [];
+  private readonly scores: number[] = [];
+  private readonly ranks: number[] = [];
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  has(n: SimNode): boolean {
+    const i = n.orderHeapIndex;
+    return i >= 0 && i < this.items.length && this.items[i] === n;
+  }
+
+  peek(): SimNode | undefined {
+    return this.items[0];
+  }
+
+  /** Puts `n` in with the key (load, score, its id rank), or moves it to where that key belongs. */
+  update(n: SimNode, load: number, score: number): void {
+    const rank = n.idRank;
+    if (!this.has(n)) {
+      this.items.push(n);
+      this.loads.push(load);
+      this.scores.push(score);
+      this.ranks.push(rank);
+      this.up(this.items.length - 1, n, load, score, rank);
+      return;
+    }
+    const i = n.orderHeapIndex;
+    const p = (i - 1) >> 1;
+    if (i > 0 && this.before(load, score, rank, p)) this.up(i, n, load, score, rank);
+    else this.down(i, n, load, score, rank);
+  }
+
+  remove(n: SimNode): void {
+    if (!this.has(n)) return;
+    const i = n.orderHeapIndex;
+    n.orderHeapIndex = -1;
+    const last = this.items.pop() as SimNode;
+    const load = this.loads.pop() as number;
+    const score = this.scores.pop() as number;
+    const rank = this.ranks.pop() as number;
+    if (i < this.items.length) {
+      if (i > 0 && this.before(load, score, rank, (i - 1) >> 1)) this.up(i, last, load, score, rank);
+      else this.down(i, last, load, score, rank);
+    }
+  }
+
+  /** Gives every node its key again (`keyOf` fills `key`: [load, score]) and rebuilds the heap. */
+  reorder(keyOf: (n: SimNode, key: [number, number]) => void): void {
+    const key: [number, number] = [0, 0];
+    const a = this.items;
+    for (let i = 0; i < a.length; i++) {
+      keyOf(a[i], key);
+      this.loads[i] = key[0];
+      this.scores[i] = key[1];
+      this.ranks[i] = a[i].idRank;
+    }
+    for (let i = (a.length >> 1) - 1; i >= 0; i--) this.down(i, a[i], this.loads[i], this.scores[i], this.ranks[i]);
+  }
+
+  /**
+   * The first node in heap order satisfying `pred`: a best-first walk over the heap tree (a small
+   * heap of slots as the frontier), so the answer is the least of those that satisfy it.
+   */
+  findFirst(pred: (n: SimNode) => boolean): SimNode | undefined {
+    const a = this.items;
+    if (a.length === 0) return undefined;
+    if (pred(a[0])) return a[0];
+    const f: number[] = [];
+    const pushF = (i: number): void => {
+      if (i >= a.length) return;
+      let k = f.length;
+      f.push(i);
+      while (k > 0) {
+        const p = (k - 1) >> 1;
+        if (!this.slotBefore(i, f[p])) break;
+        f[k] = f[p];
+        k = p;
+      }
+      f[k] = i;
+    };
+    const popF = (): number => {
+      const top = f[0];
+      const last = f.pop() as number;
+      const m = f.length;
+      if (m > 0) {
+        let k = 0;
+        for (;;) {
+          const l = 2 * k + 1;
+          if (l >= m) break;
+          let c = l;
+          if (l + 1 < m && this.slotBefore(f[l + 1], f[l])) c = l + 1;
+          if (!this.slotBefore(f[c], last)) break;
+          f[k] = f[c];
+          k = c;
+        }
+        f[k] = last;
+      }
+      return top;
+    };
+    pushF(1);
+    pushF(2);
+    while (f.length > 0) {
+      const i = popF();
+      if (pred(a[i])) return a[i];
+      pushF(2 * i + 1);
+      pushF(2 * i + 2);
+    }
+    return undefined;
+  }
+
+  /** The key (load, score, rank) comes before slot j's. */
+  private before(load: number, score: number, rank: number, j: number): boolean {
+    const l = this.loads[j];
+    if (load !== l) return load < l;
+    const s = this.scores[j];
+    if (score !== s) return score < s;
+    return rank < this.ranks[j];
+  }
+
+  private slotBefore(i: number, j: number): boolean {
+    return this.before(this.loads[i], this.scores[i], this.ranks[i], j);
+  }
+
+  private up(i: number, n: SimNode, load: number, score: number, rank: number): void {
+    const a = this.items;
+    const loads = this.loads;
+    const scores = this.scores;
+    const ranks = this.ranks;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.before(load, score, rank, p)) break;
+      const q = a[p];
+      a[i] = q;
+      loads[i] = loads[p];
+      scores[i] = scores[p];
+      ranks[i] = ranks[p];
+      q.orderHeapIndex = i;
+      i = p;
+    }
+    a[i] = n;
+    loads[i] = load;
+    scores[i] = score;
+    ranks[i] = rank;
+    n.orderHeapIndex = i;
+  }
+
+  private down(i: number, n: SimNode, load: number, score: number, rank: number): void {
+    const a = this.items;
+    const loads = this.loads;
+    const scores = this.scores;
+    const ranks = this.ranks;
+    const m = a.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= m) break;
+      const c = l + 1 < m && this.slotBefore(l + 1, l) ? l + 1 : l;
+      if (this.before(load, score, rank, c)) break;
+      const q = a[c];
+      a[i] = q;
+      loads[i] = loads[c];
+      scores[i] = scores[c];
+      ranks[i] = ranks[c];
+      q.orderHeapIndex = i;
+      i = c;
+    }
+    a[i] = n;
+    loads[i] = load;
+    scores[i] = score;
+    ranks[i] = rank;
+    n.orderHeapIndex = i;
+  }
+}
 
 export class NodeOrder {
   private ranked = false;
   private leastLoadedFirst = false;
-  private readonly heap: IndexedHeap<SimNode>;
+  private readonly heap = new CandidateHeap();
   private readonly all: readonly SimNode[];
   /** Nodes whose score a ranking changed (reused by every ranking). */
   private readonly touched: SimNode[] = [];
+  /** A node's key under the rule in force (for `CandidateHeap.reorder`). */
+  private readonly keyOf = (n: SimNode, key: [number, number]): void => {
+    key[0] = this.loadOf(n);
+    key[1] = this.scoreOf(n);
+  };
 
   constructor(nodes: readonly SimNode[]) {
     this.all = nodes;
-    this.heap = new IndexedHeap<SimNode>(
-      (a, b) => this.less(a, b),
-      (n) => n.orderHeapIndex,
-      (n, i) => {
-        n.orderHeapIndex = i;
-      },
-    );
-    this.heap.rebuild(nodes.filter(isCandidate));
+    for (const n of nodes) if (isCandidate(n)) this.heap.update(n, 0, 0);
   }
 
   get isRanked(): boolean {
@@ -48,7 +231,7 @@ export class NodeOrder {
 
   /** Call after a node's used/capacity/state or container count changed. */
   nodeChanged(n: SimNode): void {
-    if (isCandidate(n)) this.heap.update(n);
+    if (isCandidate(n)) this.heap.update(n, this.loadOf(n), this.scoreOf(n));
     else this.heap.remove(n);
   }
 
@@ -99,8 +282,12 @@ export class NodeOrder {
       for (const _ in scores) listed++;
       if (listed > matched) for (const id in scores) if (!byId.has(id)) (unknown ??= []).push(id);
     }
-    if (ruleChanged || touched.length * 4 > this.heap.size) this.heap.reorder();
-    else for (const n of touched) if (this.heap.has(n)) this.heap.update(n);
+    if (ruleChanged || touched.length * 4 > this.heap.size) this.heap.reorder(this.keyOf);
+    else
+      for (let i = 0; i < touched.length; i++) {
+        const n = touched[i];
+        if (this.heap.has(n)) this.heap.update(n, this.loadOf(n), n.score);
+      }
     return unknown ?? NO_IDS;
   }
 
@@ -109,12 +296,22 @@ export class NodeOrder {
     this.ranked = false;
     this.leastLoadedFirst = false;
     for (const n of this.all) n.score = Infinity;
-    this.heap.reorder();
+    this.heap.reorder(this.keyOf);
   }
 
   /** The full candidate order (for tests and debugging; O(n log n)). */
   orderedCandidates(): SimNode[] {
     return [...this.heap.items].sort((a, b) => (this.less(a, b) ? -1 : 1));
+  }
+
+  /** First key: the container count when the fewest-loaded nodes go first, else 0. */
+  private loadOf(n: SimNode): number {
+    return this.ranked && this.leastLoadedFirst ? n.containers.length : 0;
+  }
+
+  /** Second key: the score once ranked, else 0 (node id alone decides). */
+  private scoreOf(n: SimNode): number {
+    return this.ranked ? n.score : 0;
   }
 
   private less(a: SimNode, b: SimNode): boolean {
