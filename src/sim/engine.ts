@@ -20,7 +20,8 @@
  * - Event-driven (default): after each batch of events at one virtual instant (arrivals,
  *   completions, the policy's `wakeAtMs`, delayed actions that led to new placements), the
  *   simulator places containers, then calls `policy.decide` with a live snapshot whose
- *   `changedNodeIds` lists nodes whose containers changed since the previous call. The latest
+ *   `changedNodeIds` lists nodes whose containers changed since the previous call, other than
+ *   by the policy's own suspends and resumes (applied exactly as asked). The latest
  *   output's `wakeAtMs` replaces earlier ones (an output without it cancels the pending wake-up).
  *   Periodic mode (`periodMs`): the policy is called on a fixed period instead.
  * - Actions are applied after `decisionDelayMs` (0 = at the same instant). When applying them
@@ -504,6 +505,8 @@ export class Simulator {
   apply(action: Action): ApplyOutcome {
     const out = this.applyAction(action);
     this.count(action.kind, out);
+    // A suspend or resume from outside is a change the policy did not ask for.
+    if (out.status === 'applied' && (action.kind === 'suspendContainer' || action.kind === 'resumeContainer')) this.changed.add(action.nodeId);
     this.allocator.schedule();
     return out;
   }
@@ -953,8 +956,9 @@ export class Simulator {
         const c = this.findContainer(a.containerId, a.nodeId);
         if (typeof c === 'string') return { status: 'failed', error: c, retryable: false };
         if (c.state === 'SUSPENDED') return { status: 'noop', detail: 'already suspended' };
+        // Not reported to the policy as a change: it asked for exactly this (`apply` reports an
+        // outside one).
         this.stopRunning(c);
-        this.changed.add(c.nodeId);
         return APPLIED;
       }
       case 'resumeContainer': {
@@ -962,7 +966,6 @@ export class Simulator {
         if (typeof c === 'string') return { status: 'failed', error: c, retryable: false };
         if (c.state === 'RUNNING') return { status: 'noop', detail: 'already running' };
         this.startRunning(c);
-        this.changed.add(c.nodeId);
         return APPLIED;
       }
       case 'killContainer': {

@@ -266,6 +266,27 @@ describe('simulator: policy driving', () => {
     expect(calls[2].changed).toEqual(['node1']);
   });
 
+  it("does not report the policy's own suspends and resumes as changes, but reports one from outside", () => {
+    const calls: { t: number; changed: string[] }[] = [];
+    const pol = scripted((s, n) => {
+      calls.push({ t: s.nowMs, changed: [...(s.changedNodeIds ?? [])].sort() });
+      const c = [...s.containers.values()][0];
+      if (n === 0) return { actions: [{ kind: 'suspendContainer', containerId: c.id, nodeId: c.nodeId }], wakeAtMs: 2000 };
+      if (n === 1) return { actions: [{ kind: 'resumeContainer', containerId: c.id, nodeId: c.nodeId }], wakeAtMs: 4000 };
+      return {};
+    });
+    const s = new Simulator({ workload: wl([job(0, [10])]), nodes: 2, cores: 1, policy: pol });
+    s.runUntil(3000);
+    expect(calls.map((c) => [c.t, c.changed])).toEqual([
+      [0, ['node1']],
+      [2000, []],
+    ]);
+    const c = [...s.containers.values()][0];
+    expect(s.apply({ kind: 'suspendContainer', containerId: c.id, nodeId: c.nodeId }).status).toBe('applied');
+    s.runUntil(5000);
+    expect(calls[2]).toEqual({ t: 4000, changed: ['node1'] });
+  });
+
   it('calls the policy on a fixed period when asked', () => {
     const times: number[] = [];
     const pol = scripted((s) => {

@@ -265,7 +265,8 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     } else {
       // A node whose only change is what this policy asked for at its last visit (its tasks
       // suspended and resumed as planned, none added or gone) needs no visit: its schedule and
-      // its score stand until its wake-up or a change made by someone else.
+      // its score stand until its wake-up or a change made by someone else. (The simulator does
+      // not report such nodes at all; a backend that does gets them filtered here.)
       const changed = snapshot.changedNodeIds;
       if (changed !== undefined) for (const id of changed) if (!asPlanned(snapshot, id, nodes[id], params)) visits.push(id);
       // Wake-ups that have come: the nodes whose wake is still that time are visited.
