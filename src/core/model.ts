@@ -120,7 +120,8 @@ export interface ClusterSnapshot {
   /**
    * Nodes whose containers changed since the previous snapshot handed to this policy, other
    * than by this policy's own suspends and resumes that were applied as asked (a container
-   * started, ended, or was suspended or resumed by anyone else; a node's capacity changed).
+   * started, ended, or was suspended or resumed by anyone else; a node's capacity or state
+   * changed, or the node left).
    * Undefined means "assume everything changed" (the YARN backend always says so).
    * The simulator uses it so per-node rules do not rescan thousands of idle nodes per event.
    */

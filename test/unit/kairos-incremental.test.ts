@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterSnapshot, ContainerView, NodeView } from '../../src/core/model.js';
 import { res } from '../../src/core/resources.js';
 import { buildSnapshot, defaultQueueTree } from '../../src/core/snapshot.js';
-import { kairosParamsSchema, kairosPolicy, type KairosState } from '../../src/policies/kairos/index.js';
+import { kairosParamsSchema, kairosPolicy, stateNodes, type KairosState } from '../../src/policies/kairos/index.js';
 import { guarded } from './policy-fixtures.js';
 
 const S = 1000;
@@ -74,5 +74,23 @@ describe('kairos cycles are proportional to what changed', () => {
     expect(g.containers.size).toBe(0);
     expect(out.decisions).toHaveLength(0);
     expect(out.wakeAtMs).toBe(50 * S);
+  });
+
+  it('a sweep restores a lost cap and forgets the nodes that left or stopped running', () => {
+    const p = kairosParamsSchema.parse({ sweepIntervalMs: 1000 });
+    const capped = nodes.map((n) => ({ ...n, capacity: res(5120 * 5, 5) }));
+    const before = kairosPolicy.decide({ snapshot: snap(20 * S, capped, tasks(20 * S)), params: p, state: kairosPolicy.initialState(p) });
+    expect(Object.keys(stateNodes(before.state as KairosState))).toHaveLength(200);
+    // At 21 s (a sweep is due): n005 has left, n006 is lost, n008 advertises its physical size again.
+    const after = capped
+      .filter((n) => n.id !== 'n005')
+      .map((n): NodeView => (n.id === 'n006' ? { ...n, state: 'LOST' } : n.id === 'n008' ? { ...n, capacity: res(5120, 1) } : n));
+    const out = kairosPolicy.decide({ snapshot: snap(21 * S, after, tasks(21 * S).filter((c) => c.node !== 'n005'), []), params: p, state: before.state });
+    const known = Object.keys(stateNodes(out.state as KairosState));
+    expect(known).toHaveLength(198);
+    expect(known).not.toContain('n005');
+    expect(known).not.toContain('n006');
+    const caps = out.decisions.filter((d) => d.action.kind === 'setNodeResource').map((d) => d.action);
+    expect(caps).toEqual([{ kind: 'setNodeResource', nodeId: 'n008', resource: res(5120 * 5, 5) }]);
   });
 });

@@ -282,24 +282,26 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     const capped: string[] = [];
     if (sweep && !full) {
       // Every node's advertised cap is checked (a node visited below is checked there), and the
-      // entries of nodes gone or no longer RUNNING are forgotten by a visit. Listing the entries
-      // is needed only when fewer of them belong to running nodes than there are.
+      // entry of a node no longer RUNNING is forgotten by a visit. The entries are listed (to
+      // find those of vanished nodes) only when they outnumber the running nodes: a backend that
+      // reports changes reports a node that left, so this is a backstop, and it looks up no
+      // entry for a running node (a sweep covers thousands of them).
       let visiting: Set<NodeId> | undefined;
-      let live = 0;
+      let running = 0;
       for (const node of snapshot.nodes.values()) {
         const id = node.id;
         if (node.state !== 'RUNNING') {
           if (nodes[id] !== undefined) visits.push(id);
           continue;
         }
-        if (nodes[id] !== undefined) live++;
+        running++;
         if (isCapped(node, params)) continue;
         visiting ??= new Set(visits);
         if (visiting.has(id)) continue;
         capped.push(id);
         decisions.push(capDecision(node, cappedCapacity(node, params), params));
       }
-      if (live < state.size) for (const id in nodes) if (snapshot.nodes.get(id)?.state !== 'RUNNING') visits.push(id);
+      if (state.size > running) for (const id in nodes) if (snapshot.nodes.get(id)?.state !== 'RUNNING') visits.push(id);
     }
     // Nodes in id order, so that decisions (and the random tie-break's draws) do not depend on
     // the order in which changes were reported.
