@@ -272,13 +272,13 @@ describe('kairos central dispatch', () => {
     expect(kinds(second.decisions, 'setNodeResource')).toHaveLength(0);
     const third = run(snap(300, capped, cs, { changed: [] }), {}, second.state);
     expect(third.decisions).toHaveLength(0);
-    // n3's advertised capacity was reset behind our back: the next sweep (60 s) restores the cap.
+    // n3's advertised capacity was reset behind our back: the next sweep (10 min) restores the cap.
     const reset = capped.map((n) => (n.id === 'n3' ? { ...n, capacity: n.physicalCapacity } : n));
     // decide updates the state it is given: each alternative below starts from a copy.
-    expect(run(snap(59_999, reset, cs, { changed: [] }), {}, structuredClone(third.state)).decisions).toHaveLength(0);
-    const swept = run(snap(60_000, reset, cs, { changed: [] }), {}, structuredClone(third.state));
+    expect(run(snap(599_999, reset, cs, { changed: [] }), {}, structuredClone(third.state)).decisions).toHaveLength(0);
+    const swept = run(snap(600_000, reset, cs, { changed: [] }), {}, structuredClone(third.state));
     expect(swept.decisions.map((d) => d.action)).toEqual([{ kind: 'setNodeResource', nodeId: 'n3', resource: { memoryMB: 40960, vcores: 8 } }]);
-    expect(run(snap(60_000, reset, cs, { changed: [] }), { sweepIntervalMs: 100_000 }, structuredClone(third.state)).decisions).toHaveLength(0);
+    expect(run(snap(600_000, reset, cs, { changed: [] }), { sweepIntervalMs: 1_000_000 }, structuredClone(third.state)).decisions).toHaveLength(0);
   });
 
   it('a node with waiting tasks is rescored at its quantum end even when nothing else changed', () => {

@@ -32,13 +32,16 @@ export const kairosParamsSchema = z
      */
     tieBreak: z.enum(TIE_BREAKS).default('variance'),
     /**
-     * Re-check every node's advertised cap (and forget vanished nodes) at least this often.
+     * Re-check every node's advertised cap (and forget vanished nodes) at least this often when
+     * the backend reports what changed (the simulator). A backstop only: such a backend reports
+     * a node whose cap or state changed, and without change reports (live YARN) every cycle is a
+     * full pass anyway. Ten minutes by default: a sweep reads every node, thousands of them.
      * Dispatch scores need no periodic refresh: a node is rescored whenever its containers change
      * and at each of its quantum ends, and in between its score does not move (the variance of
      * the attained service of tasks that all run is constant; only waiting tasks make it drift,
      * and a node with waiting tasks is revisited every quantum).
      */
-    sweepIntervalMs: z.number().positive().default(60_000),
+    sweepIntervalMs: z.number().positive().default(600_000),
     /**
      * The node monitor's tick (the prototype checks its containers every 500 ms): quantum ends
      * and starvation deadlines are acted on at the next tick, so that nodes whose deadlines fall
