@@ -361,7 +361,7 @@ describe('kairos state', () => {
     expect(JSON.parse(JSON.stringify(direct.state))).toEqual(JSON.parse(JSON.stringify(restored.state)));
   });
 
-  it('takes over a state of the earlier bucket layout and goes on from it', () => {
+  it('takes over a state of an earlier layout (task records, in buckets or by node) and goes on from it', () => {
     const n = node('n1', 1, 5120);
     const cs = (t: number): C[] => [
       { id: 'a', node: 'n1', attained: 40 * S + t, runningSince: 0 },
@@ -369,12 +369,17 @@ describe('kairos state', () => {
     ];
     const t0 = run(snap(0, [n], cs(0)));
     const entry = stateNodes(t0.state).n1;
-    const old = { buckets: [[{ id: 'n1', tasks: Object.values(entry.tasks), wake: entry.wake }]], due: [], lastSweepMs: 0, rng: 1 } as unknown as KairosState;
-    const out = run(snap(50 * S, [n], cs(50 * S), { changed: [] }), {}, old);
-    expect(targets(out.decisions, 'suspendContainer')).toEqual(['a']);
-    expect(targets(out.decisions, 'resumeContainer')).toEqual(['b']);
-    expect(out.state.layout).toBe(2);
-    expect(Object.keys(stateNodes(out.state))).toEqual(['n1']);
+    const records = { id: 'n1', tasks: Object.values(entry.tasks), wake: entry.wake };
+    const buckets = { buckets: [[records]], due: [], lastSweepMs: 0, rng: 1 };
+    const byNode = { layout: 2, nodes: { n1: records }, size: 1, wakeTimes: [entry.wake], wakeIds: ['n1'], lastSweepMs: 0, rng: 1 };
+    for (const old of [buckets, byNode]) {
+      const out = run(snap(50 * S, [n], cs(50 * S), { changed: [] }), {}, JSON.parse(JSON.stringify(old)) as KairosState);
+      expect(targets(out.decisions, 'suspendContainer')).toEqual(['a']);
+      expect(targets(out.decisions, 'resumeContainer')).toEqual(['b']);
+      expect(out.state.layout).toBe(3);
+      expect(Object.keys(stateNodes(out.state))).toEqual(['n1']);
+      expect(stateNodes(out.state).n1.tasks.b).toMatchObject({ since: 50 * S, susp: null });
+    }
   });
 
   it('forgets finished containers and removed nodes', () => {

@@ -18,14 +18,14 @@ import { decisionWithLazyReason, type Decision } from '../../core/actions.js';
 import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
 import { definePolicy } from '../../core/policy.js';
 import type { Resources } from '../../core/resources.js';
-import { coresOf, POLICY_NAME, scheduleNode, type NodeEntry, type TaskEntry } from './node-las.js';
+import { coresOf, nodeEntry, POLICY_NAME, scheduleNode, TASK_FIELDS, taskEntries, wakeOf, type NodeEntry, type TaskEntry } from './node-las.js';
 import { kairosParamsSchema, type KairosParams, type TieBreak } from './params.js';
 
 export { kairosParamsSchema, type KairosParams } from './params.js';
 export type { NodeEntry, TaskEntry } from './node-las.js';
 
 /** Version of the state layout below; a state of an older layout is converted on first use. */
-export const STATE_LAYOUT = 2;
+export const STATE_LAYOUT = 3;
 
 export interface KairosState {
   layout: typeof STATE_LAYOUT;
@@ -35,7 +35,7 @@ export interface KairosState {
   size: number;
   /**
    * Wake-up index: a binary min-heap on time; node `wakeIds[i]` is due at `wakeTimes[i]`. Every
-   * node entry with a `wake` has an item at that time; an item whose node's wake has moved since
+   * node entry with a wake (`t[0]`) has an item at that time; an item whose node's wake has moved since
    * is dropped when it comes up.
    */
   wakeTimes: number[];
@@ -57,7 +57,8 @@ export function stateNodes(state: KairosState): Record<NodeId, NodeEntryView> {
   const out: Record<NodeId, NodeEntryView> = {};
   for (const id of Object.keys(state.nodes).sort()) {
     const e = state.nodes[id];
-    out[id] = { tasks: Object.fromEntries(e.tasks.map((t) => [t.id, t])), wake: e.wake };
+    const wake = wakeOf(e);
+    out[id] = { tasks: Object.fromEntries(taskEntries(e).map((t) => [t.id, t])), wake: Number.isNaN(wake) ? null : wake };
   }
   return out;
 }
@@ -100,10 +101,18 @@ function forget(state: KairosState, id: NodeId): void {
 /** Attained service of the tasks of the node being visited (reused by every visit). */
 const attainedScratch: number[] = [];
 
+/** A node entry of layout 2 and the bucket layouts: task records and a wake. */
+interface OldNodeEntry {
+  id: NodeId;
+  tasks: TaskEntry[];
+  wake: number | null;
+}
+
 /**
  * The state in the current layout, as a dictionary of nodes. A state restored from JSON gets its
- * dictionary back; a state of an older layout (node entries in hash buckets, with or without a
- * wake-up slot list) has its entries taken over and goes through a full pass.
+ * dictionary back and its "not set" figures (NaN, written as null in JSON) as NaN again; a state
+ * of an older layout (task records per node, in a dictionary or in hash buckets) has its entries
+ * taken over and goes through a full pass.
  */
 function current(given: KairosState | Record<string, unknown>): KairosState {
   const st = given as Partial<KairosState> & { buckets?: unknown[] };
@@ -111,19 +120,31 @@ function current(given: KairosState | Record<string, unknown>): KairosState {
     const state = st as KairosState;
     if (Object.getPrototypeOf(state.nodes) !== null) {
       state.nodes = Object.assign(dictionary<NodeEntry>(), state.nodes);
-      state.size = Object.keys(state.nodes).length;
+      state.size = 0;
+      for (const id in state.nodes) {
+        const e = state.nodes[id];
+        // A fresh array of numbers (a parsed one may hold nulls, or be stored as boxed values).
+        const t = [NaN];
+        for (let j = 1; j < e.t.length; j++) t.push(typeof e.t[j] === 'number' ? e.t[j] : NaN);
+        t[0] = typeof e.t[0] === 'number' ? e.t[0] : NaN;
+        e.t = t;
+        state.size++;
+      }
     }
     return state;
   }
   const nodes = dictionary<NodeEntry>();
+  const old: OldNodeEntry[] = [];
+  if ((st.layout as number) === 2 && st.nodes) old.push(...(Object.values(st.nodes) as unknown as OldNodeEntry[]));
   for (const b of st.buckets ?? []) {
     if (Array.isArray(b)) {
-      for (const e of b as NodeEntry[]) nodes[e.id] = e;
+      old.push(...(b as OldNodeEntry[]));
       continue;
     }
-    const old = (b as { nodes?: Record<NodeId, { tasks: Record<ContainerId, Omit<TaskEntry, 'id'>>; wake: number | null }> }).nodes ?? {};
-    for (const [id, e] of Object.entries(old)) nodes[id] = { id, tasks: Object.entries(e.tasks).map(([cid, t]) => ({ ...t, id: cid })), wake: e.wake };
+    const keyed = (b as { nodes?: Record<NodeId, { tasks: Record<ContainerId, Omit<TaskEntry, 'id'>>; wake: number | null }> }).nodes ?? {};
+    for (const [id, e] of Object.entries(keyed)) old.push({ id, tasks: Object.entries(e.tasks).map(([cid, t]) => ({ ...t, id: cid })), wake: e.wake });
   }
+  for (const e of old) nodes[e.id] = nodeEntry(e.id, e.tasks, e.wake);
   return { layout: STATE_LAYOUT, nodes, size: Object.keys(nodes).length, wakeTimes: [], wakeIds: [], lastSweepMs: null, rng: typeof st.rng === 'number' ? st.rng : 0 };
 }
 
@@ -178,10 +199,12 @@ function asPlanned(snapshot: ClusterSnapshot, id: NodeId, e: NodeEntry | undefin
     const cid = ids[i];
     const c = containerAt(snapshot, node, i);
     if (!c || c.appMaster) continue;
-    const t = e.tasks[k++];
-    if (t === undefined || t.id !== cid || (t.since !== null) !== (c.state === 'RUNNING')) return false;
+    if (k >= e.ids.length || e.ids[k] !== cid) return false;
+    const since = e.t[1 + k * TASK_FIELDS + 1];
+    if ((since === since) !== (c.state === 'RUNNING')) return false;
+    k++;
   }
-  return k === e.tasks.length;
+  return k === e.ids.length;
 }
 
 /**
@@ -274,7 +297,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
         const id = state.wakeIds[0];
         heapPop(state);
         const e = nodes[id];
-        if (e !== undefined && e.wake !== null && e.wake <= now) visits.push(id);
+        if (e !== undefined && e.t[0] <= now) visits.push(id);
       }
     }
 
@@ -323,9 +346,11 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
         continue;
       }
       const prev = nodes[id];
-      const prevWake = prev?.wake ?? null;
+      const prevWake = prev !== undefined ? prev.t[0] : NaN;
       const entry = scheduleNode(snapshot, node, prev, params, decisions, attained);
-      if (entry.wake !== null || entry.tasks.length > 0) {
+      const wake = entry.t[0];
+      const hasWake = wake === wake;
+      if (hasWake || entry.ids.length > 0) {
         // A known node's entry was updated in place: only a new one is stored.
         if (prev === undefined) {
           state.size++;
@@ -333,7 +358,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
         }
       } else forget(state, id);
       // A new wake goes into the index (a wake that did not move is already there).
-      if (entry.wake !== null && (full || entry.wake !== prevWake)) heapPush(state, entry.wake, id);
+      if (hasWake && (full || wake !== prevWake)) heapPush(state, wake, id);
 
       if (!isCapped(node, params)) {
         capped.push(id);
@@ -371,7 +396,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
 
     // Drop wake-ups that no longer hold, so that the wake-up asked for is the earliest wake of
     // any node.
-    while (state.wakeTimes.length > 0 && nodes[state.wakeIds[0]]?.wake !== state.wakeTimes[0]) heapPop(state);
+    while (state.wakeTimes.length > 0 && nodes[state.wakeIds[0]]?.t[0] !== state.wakeTimes[0]) heapPop(state);
     const wakeAtMs = state.wakeTimes.length > 0 ? state.wakeTimes[0] : undefined;
     if (sweep) state.lastSweepMs = now;
     state.rng = rng;

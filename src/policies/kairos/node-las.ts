@@ -25,7 +25,7 @@ import type { KairosParams } from './params.js';
 
 export const POLICY_NAME = 'kairos';
 
-/** Per-task bookkeeping. Small and JSON-serialisable. */
+/** Per-task bookkeeping, as `taskEntries` reads it out of a node entry (inspection, tests). */
 export interface TaskEntry {
   /** The task's container. */
   id: ContainerId;
@@ -41,12 +41,50 @@ export interface TaskEntry {
   prot: number;
 }
 
+/**
+ * A node's entry: its tasks' containers, and their figures in one array of numbers.
+ *
+ * `t[0]` is when the node next needs the scheduler (quantum end or starvation deadline), and
+ * task k's figures are `t[1 + 5k ..]`: acc, since, qEnd, susp, prot as in `TaskEntry`, NaN for
+ * "not set" (null in JSON). One array of numbers keeps them unboxed and side by side: a replay
+ * visits nodes millions of times, and as objects each task was five scattered heap objects (its
+ * record and a box per time), most of a visit's cache misses.
+ */
 export interface NodeEntry {
   id: NodeId;
-  /** The node's tasks, in the order of the node's containers. */
-  tasks: TaskEntry[];
-  /** When this node next needs the scheduler (quantum end or starvation deadline); null: never. */
-  wake: number | null;
+  /** The node's tasks (container ids), in the order of the node's containers. */
+  ids: ContainerId[];
+  t: number[];
+}
+
+/** Figures per task in `NodeEntry.t`, and their offsets in a task's slice. */
+export const TASK_FIELDS = 5;
+const ACC = 0;
+const SINCE = 1;
+const QEND = 2;
+const SUSP = 3;
+const PROT = 4;
+
+/** NaN is "not set" in `NodeEntry.t`. */
+const unset = (x: number): boolean => x !== x;
+const orNull = (x: number): number | null => (x !== x ? null : x);
+
+/** When the node next needs the scheduler; NaN: never. */
+export const wakeOf = (e: NodeEntry): number => e.t[0];
+
+/** The tasks of a node entry as records (inspection, tests, conversion). */
+export function taskEntries(e: NodeEntry): TaskEntry[] {
+  return e.ids.map((id, k) => {
+    const b = 1 + k * TASK_FIELDS;
+    return { id, acc: e.t[b + ACC], since: orNull(e.t[b + SINCE]), qEnd: orNull(e.t[b + QEND]), susp: orNull(e.t[b + SUSP]), prot: e.t[b + PROT] };
+  });
+}
+
+/** A node entry from task records and a wake (null: none). */
+export function nodeEntry(id: NodeId, tasks: readonly TaskEntry[], wake: number | null): NodeEntry {
+  const t = [wake ?? NaN];
+  for (const x of tasks) t.push(x.acc, x.since ?? NaN, x.qEnd ?? NaN, x.susp ?? NaN, x.prot);
+  return { id, ids: tasks.map((x) => x.id), t };
 }
 
 /**
@@ -59,7 +97,8 @@ interface Work {
   vcores: number;
   running: boolean;
   attainedMs: number;
-  e: TaskEntry;
+  /** Where the task's figures start in `fig` (ACC, SINCE, ... offsets from there). */
+  at: number;
   /** Suspended during this visit (not a resume candidate again in the same visit). */
   justSuspended: boolean;
   /** Not known at the node's previous visit. */
@@ -73,15 +112,12 @@ export function coresOf(node: NodeView, params: KairosParams): number {
   return params.coresPerNode ?? Math.max(1, node.physicalCapacity.vcores);
 }
 
-const task = (id: ContainerId, acc: number, since: number | null, qEnd: number | null, susp: number | null, prot: number): TaskEntry => ({ id, acc, since, qEnd, susp, prot });
-
-const NO_TASKS: readonly TaskEntry[] = [];
-
 /** Order of LAS: less attained service first, ties by container id. */
 const byAttainedAsc = (a: Work, b: Work): number => a.attainedMs - b.attainedMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 const byAttainedDesc = (a: Work, b: Work): number => -byAttainedAsc(a, b);
+const suspOf = (w: Work): number => (unset(fig[w.at + SUSP]) ? 0 : fig[w.at + SUSP]);
 /** Longest suspended first, then LAS order. */
-const bySuspendedSince = (a: Work, b: Work): number => (a.e.susp ?? 0) - (b.e.susp ?? 0) || byAttainedAsc(a, b);
+const bySuspendedSince = (a: Work, b: Work): number => suspOf(a) - suspOf(b) || byAttainedAsc(a, b);
 
 // Scratch space of the visit in progress, reused by every visit: a replay makes millions of them,
 // and fresh arrays and objects at each cost more than the decisions (scheduleNode is synchronous
@@ -92,6 +128,10 @@ const bySuspendedSince = (a: Work, b: Work): number => (a.e.susp ?? 0) - (b.e.su
  * not change.)
  */
 const work: Work[] = [];
+const NO_IDS: readonly ContainerId[] = [];
+const NO_FIGURES: readonly number[] = [NaN];
+/** The figures of the visit's tasks, TASK_FIELDS per task in `work` order (as in `NodeEntry.t`). */
+const fig: number[] = [];
 const expired: Work[] = [];
 const starving: Work[] = [];
 const waiting: Work[] = [];
@@ -101,7 +141,7 @@ function mostAttainedRunning(count: number, now: number, any: boolean): Work | u
   let best: Work | undefined;
   for (let i = 0; i < count; i++) {
     const w = work[i];
-    if (!w.running || (!any && w.e.prot > now)) continue;
+    if (!w.running || (!any && fig[w.at + PROT] > now)) continue;
     if (best === undefined || byAttainedAsc(w, best) > 0) best = w;
   }
   return best;
@@ -121,23 +161,24 @@ function youngestWaiting(count: number): Work | undefined {
 function suspend(w: Work, now: number, nodeId: NodeId, out: Decision[], rule: string, explain: () => string): void {
   w.running = false;
   w.justSuspended = true;
-  const e = w.e;
-  e.acc += e.since !== null ? Math.max(0, now - e.since) : 0;
-  e.since = null;
-  e.qEnd = null;
-  e.susp = now;
-  e.prot = 0;
+  const b = w.at;
+  const since = fig[b + SINCE];
+  if (!unset(since)) fig[b + ACC] += Math.max(0, now - since);
+  fig[b + SINCE] = NaN;
+  fig[b + QEND] = NaN;
+  fig[b + SUSP] = now;
+  fig[b + PROT] = 0;
   out.push(decisionWithLazyReason({ kind: 'suspendContainer', containerId: w.id, nodeId }, POLICY_NAME, rule, explain));
 }
 
 function resume(w: Work, now: number, W: number, nodeId: NodeId, out: Decision[], rule: string, explain: () => string, protectMs = 0): void {
   w.running = true;
   const prot = protectMs > 0 ? now + protectMs : 0;
-  const e = w.e;
-  e.since = now;
-  e.qEnd = prot > 0 ? prot : now + W;
-  e.susp = null;
-  e.prot = prot;
+  const b = w.at;
+  fig[b + SINCE] = now;
+  fig[b + QEND] = prot > 0 ? prot : now + W;
+  fig[b + SUSP] = NaN;
+  fig[b + PROT] = prot;
   out.push(decisionWithLazyReason({ kind: 'resumeContainer', containerId: w.id, nodeId }, POLICY_NAME, rule, explain));
 }
 
@@ -180,12 +221,15 @@ export function scheduleNode(
   const N = coresOf(node, params);
   const nodeId = node.id;
   const starveMs = params.starvationQuanta > 0 ? params.starvationQuanta * W : Infinity;
-  const prevTasks = prev?.tasks ?? NO_TASKS;
+  const prevIds = prev !== undefined ? prev.ids : NO_IDS;
+  const pt = prev !== undefined ? prev.t : NO_FIGURES;
   // Nothing was waiting on the node when it was last scheduled: every quantum timer that fired
   // since then found no one to yield to, so it simply restarted (Alg. 1 l. 43-45).
   let hadWaiting = false;
-  for (let i = 0; i < prevTasks.length; i++) if (prevTasks[i].since === null) hadWaiting = true;
+  for (let k = 0; k < prevIds.length; k++) if (unset(pt[1 + k * TASK_FIELDS + SINCE])) hadWaiting = true;
 
+  // The figures of the node's tasks are copied into `fig` (in the order of the node's
+  // containers), worked on there, and written back into the entry at the end.
   let count = 0;
   let used = 0;
   const ids = node.containerIds;
@@ -196,45 +240,58 @@ export function scheduleNode(
     if (!c || c.appMaster) continue;
     const running = c.state === 'RUNNING';
     // Tasks keep the order of the node's containers: look at the same position first.
-    let p: TaskEntry | undefined = prevTasks[count];
-    if (p !== undefined && p.id !== id) {
-      p = undefined;
-      for (let k = 0; k < prevTasks.length; k++) if (prevTasks[k].id === id) p = prevTasks[k];
-    }
-    let e: TaskEntry;
-    if (!p) {
-      const since = running ? Math.min(now, c.runningSinceMs ?? c.startedAtMs) : null;
-      e = task(id, 0, since, since === null ? null : since + W, running ? null : now, 0);
+    let pk = count < prevIds.length && prevIds[count] === id ? count : -1;
+    if (pk < 0) for (let k = 0; k < prevIds.length; k++) if (prevIds[k] === id) pk = k;
+    const b = count * TASK_FIELDS;
+    let acc: number;
+    let since: number;
+    let qEnd: number;
+    let susp: number;
+    let prot: number;
+    if (pk < 0) {
+      acc = 0;
+      since = running ? Math.min(now, c.runningSinceMs ?? c.startedAtMs) : NaN;
+      qEnd = since + W;
+      susp = running ? NaN : now;
+      prot = 0;
     } else {
-      e = p;
-      if (running && p.since === null) {
+      const pb = 1 + pk * TASK_FIELDS;
+      acc = pt[pb + ACC];
+      since = pt[pb + SINCE];
+      qEnd = pt[pb + QEND];
+      susp = pt[pb + SUSP];
+      prot = pt[pb + PROT];
+      if (running && unset(since)) {
         // Resumed (by us, or by someone else): a new quantum starts.
-        const since = Math.min(now, c.runningSinceMs ?? now);
-        e.since = since;
-        e.qEnd = since + W;
-        e.susp = null;
-      } else if (!running && p.since !== null) {
-        e.acc += Math.max(0, now - p.since);
-        e.since = null;
-        e.qEnd = null;
-        e.susp = now;
-        e.prot = 0;
+        since = Math.min(now, c.runningSinceMs ?? now);
+        qEnd = since + W;
+        susp = NaN;
+      } else if (!running && !unset(since)) {
+        acc += Math.max(0, now - since);
+        since = NaN;
+        qEnd = NaN;
+        susp = now;
+        prot = 0;
       }
     }
-    if (e.since !== null && e.qEnd !== null && e.qEnd <= now && !hadWaiting && e.prot <= now) {
-      e.qEnd += Math.floor((now - e.qEnd) / W + 1) * W;
-    }
+    // (Comparisons with NaN are false: a suspended task has no quantum to restart.)
+    if (qEnd <= now && !hadWaiting && prot <= now) qEnd += Math.floor((now - qEnd) / W + 1) * W;
+    fig[b + ACC] = acc;
+    fig[b + SINCE] = since;
+    fig[b + QEND] = qEnd;
+    fig[b + SUSP] = susp;
+    fig[b + PROT] = prot;
     const vcores = Math.max(1, c.resource.vcores);
     if (running) used += vcores;
     let w = work[count];
-    if (w === undefined) w = work[count] = { id, vcores, running, attainedMs: 0, e, justSuspended: false, fresh: false };
+    if (w === undefined) w = work[count] = { id, vcores, running, attainedMs: 0, at: b, justSuspended: false, fresh: false };
     w.id = id;
     w.vcores = vcores;
     w.running = running;
-    w.attainedMs = c.attainedServiceMs ?? e.acc + (e.since !== null ? Math.max(0, now - e.since) : 0);
-    w.e = e;
+    w.attainedMs = c.attainedServiceMs ?? acc + (unset(since) ? 0 : Math.max(0, now - since));
+    w.at = b;
     w.justSuspended = false;
-    w.fresh = p === undefined;
+    w.fresh = pk < 0;
     count++;
   }
 
@@ -254,7 +311,7 @@ export function scheduleNode(
   if (expired.length !== 0) expired.length = 0;
   for (let i = 0; i < count; i++) {
     const w = work[i];
-    if (w.running && w.e.qEnd !== null && w.e.qEnd <= now) expired.push(w);
+    if (w.running && fig[w.at + QEND] <= now) expired.push(w);
   }
   if (expired.length > 1) expired.sort(byAttainedDesc);
   for (let k = 0; k < expired.length; k++) {
@@ -266,8 +323,8 @@ export function scheduleNode(
       resume(m, now, W, nodeId, out, 'las.resume', takesCoreOf(m.id, m.attainedMs, nodeId, t.id));
       used += m.vcores;
     } else {
-      t.e.qEnd = now + W;
-      t.e.prot = 0;
+      fig[t.at + QEND] = now + W;
+      fig[t.at + PROT] = 0;
     }
   }
 
@@ -276,14 +333,14 @@ export function scheduleNode(
     if (starving.length !== 0) starving.length = 0;
     for (let i = 0; i < count; i++) {
       const w = work[i];
-      if (!w.running && !w.justSuspended && w.e.susp !== null && now - w.e.susp >= starveMs) starving.push(w);
+      if (!w.running && !w.justSuspended && now - fig[w.at + SUSP] >= starveMs) starving.push(w);
     }
     if (starving.length > 1) starving.sort(bySuspendedSince);
     const quanta = params.starvationQuanta;
     const protectMs = params.starvationRunQuanta * W;
     for (let k = 0; k < starving.length; k++) {
       const s = starving[k];
-      const waitedMs = now - (s.e.susp ?? now);
+      const waitedMs = now - fig[s.at + SUSP];
       if (N - used >= s.vcores) {
         resume(s, now, W, nodeId, out, 'las.starvation', starvedFreeCore(s.id, waitedMs, quanta, W, protectMs), protectMs);
         used += s.vcores;
@@ -314,36 +371,46 @@ export function scheduleNode(
   }
 
   // Next time the node needs us: only while tasks wait.
-  let wake: number | null = null;
+  let wake = NaN;
   let anyWaiting = false;
   for (let i = 0; i < count; i++) if (!work[i].running) anyWaiting = true;
   if (anyWaiting) {
     for (let i = 0; i < count; i++) {
       const w = work[i];
-      const e = w.e;
-      if (w.running && e.qEnd !== null && e.qEnd > now && (wake === null || e.qEnd < wake)) wake = e.qEnd;
-      if (!w.running && e.susp !== null && Number.isFinite(starveMs)) {
-        const d = e.susp + starveMs;
-        if (d > now && (wake === null || d < wake)) wake = d;
+      const qEnd = fig[w.at + QEND];
+      if (w.running && qEnd > now && !(qEnd >= wake)) wake = qEnd;
+      if (!w.running && Number.isFinite(starveMs)) {
+        const d = fig[w.at + SUSP] + starveMs;
+        if (d > now && !(d >= wake)) wake = d;
       }
     }
     const tick = params.monitorIntervalMs;
-    if (wake !== null && tick > 0) wake = Math.ceil(wake / tick) * tick;
+    if (!unset(wake) && tick > 0) wake = Math.ceil(wake / tick) * tick;
   }
 
+  // The entry: the same arrays when the tasks are the same ones in the same order (the usual
+  // case), new ones otherwise.
   if (attainedOut.length !== count) attainedOut.length = count;
-  let sameTasks = prevTasks.length === count;
+  let sameTasks = prevIds.length === count;
   for (let i = 0; i < count; i++) {
     attainedOut[i] = work[i].attainedMs;
-    if (prevTasks[i] !== work[i].e) sameTasks = false;
+    if (prevIds[i] !== work[i].id) sameTasks = false;
   }
-  let tasks = prevTasks as TaskEntry[];
-  if (!sameTasks) {
-    tasks = new Array<TaskEntry>(count);
-    for (let i = 0; i < count; i++) tasks[i] = work[i].e;
+  const n = count * TASK_FIELDS;
+  if (prev !== undefined && sameTasks) {
+    const t = prev.t;
+    t[0] = wake;
+    for (let j = 0; j < n; j++) t[1 + j] = fig[j];
+    return prev;
   }
-  if (prev === undefined) return { id: nodeId, tasks, wake };
-  prev.tasks = tasks;
-  prev.wake = wake;
+  const taskIds = new Array<ContainerId>(count);
+  for (let i = 0; i < count; i++) taskIds[i] = work[i].id;
+  // Built by appending, starting with a number that is not a small integer, so that the array
+  // holds unboxed numbers from the start.
+  const t = [wake];
+  for (let j = 0; j < n; j++) t.push(fig[j]);
+  if (prev === undefined) return { id: nodeId, ids: taskIds, t };
+  prev.ids = taskIds;
+  prev.t = t;
   return prev;
 }
