@@ -382,6 +382,22 @@ describe('kairos state', () => {
     }
   });
 
+  it('visits the nodes due at the same time in id order, whatever order they were first seen in', () => {
+    const n1 = node('n1', 1, 5120);
+    const n2 = node('n2', 1, 5120);
+    const cs = (t: number, on: string[]): C[] =>
+      on.flatMap((n) => [
+        { id: `a${n}`, node: n, attained: t, runningSince: 0 },
+        { id: `b${n}`, node: n, state: 'SUSPENDED' as const, attained: 0 },
+      ]);
+    // n2 is seen first, n1 one cycle later; both quanta end at 50 s.
+    const first = run(snap(0, [n2], cs(0, ['n2'])));
+    const second = run(snap(0, [n1, n2], cs(0, ['n1', 'n2']), { changed: ['n1'] }), {}, first.state);
+    const due = run(snap(50 * S, [n1, n2], cs(50 * S, ['n1', 'n2']), { changed: [] }), {}, second.state);
+    const inOrder = due.decisions.filter((d) => d.action.kind === 'suspendContainer' || d.action.kind === 'resumeContainer').map((d) => (d.action as { containerId: string }).containerId);
+    expect(inOrder).toEqual(['an1', 'bn1', 'an2', 'bn2']);
+  });
+
   it('forgets finished containers and removed nodes', () => {
     const first = run(snap(0, [node('n1', 1, 5120), node('n2', 1, 5120)], [
       { id: 'a', node: 'n1', attained: 0 },

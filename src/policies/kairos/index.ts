@@ -40,6 +40,14 @@ export interface KairosState {
    */
   wakeTimes: number[];
   wakeIds: NodeId[];
+  /**
+   * The `ord` of node `wakeIds[i]`: items of the same time come out in this order. Nodes are
+   * numbered in the order first seen, and a first cycle sees them in id order, so a batch of
+   * wake-ups usually comes out already in id order and needs no sort.
+   */
+  wakeOrds: number[];
+  /** The `ord` of the next node seen for the first time. */
+  nextOrd: number;
   /** Last sweep over every node (cap check, vanished nodes); null before the first cycle. */
   lastSweepMs: number | null;
   /** PRNG state of the `random` tie-break. */
@@ -88,6 +96,12 @@ function sortUnique(ids: NodeId[]): void {
   if (k !== n) ids.length = k;
 }
 
+/** Strictly increasing in code-unit order (so sorted, without repeats). */
+function increasing(ids: readonly NodeId[]): boolean {
+  for (let i = 1; i < ids.length; i++) if (!(ids[i - 1] < ids[i])) return false;
+  return true;
+}
+
 const dictionary = <V>(): Record<string, V> => Object.create(null) as Record<string, V>;
 
 /** Drops a node's entry (node gone, no longer running, or holding nothing to schedule). */
@@ -116,7 +130,7 @@ interface OldNodeEntry {
  */
 function current(given: KairosState | Record<string, unknown>): KairosState {
   const st = given as Partial<KairosState> & { buckets?: unknown[] };
-  if (st.layout === STATE_LAYOUT && st.nodes && Array.isArray(st.wakeTimes) && Array.isArray(st.wakeIds)) {
+  if (st.layout === STATE_LAYOUT && st.nodes && Array.isArray(st.wakeTimes) && Array.isArray(st.wakeIds) && Array.isArray(st.wakeOrds)) {
     const state = st as KairosState;
     if (Object.getPrototypeOf(state.nodes) !== null) {
       state.nodes = Object.assign(dictionary<NodeEntry>(), state.nodes);
@@ -144,46 +158,58 @@ function current(given: KairosState | Record<string, unknown>): KairosState {
     const keyed = (b as { nodes?: Record<NodeId, { tasks: Record<ContainerId, Omit<TaskEntry, 'id'>>; wake: number | null }> }).nodes ?? {};
     for (const [id, e] of Object.entries(keyed)) old.push({ id, tasks: Object.entries(e.tasks).map(([cid, t]) => ({ ...t, id: cid })), wake: e.wake });
   }
-  for (const e of old) nodes[e.id] = nodeEntry(e.id, e.tasks, e.wake);
-  return { layout: STATE_LAYOUT, nodes, size: Object.keys(nodes).length, wakeTimes: [], wakeIds: [], lastSweepMs: null, rng: typeof st.rng === 'number' ? st.rng : 0 };
+  old.sort((a, b) => byId(a.id, b.id));
+  for (let i = 0; i < old.length; i++) nodes[old[i].id] = nodeEntry(old[i].id, i, old[i].tasks, old[i].wake);
+  return { layout: STATE_LAYOUT, nodes, size: old.length, wakeTimes: [], wakeIds: [], wakeOrds: [], nextOrd: old.length, lastSweepMs: null, rng: typeof st.rng === 'number' ? st.rng : 0 };
 }
 
-function heapPush(state: KairosState, t: number, id: NodeId): void {
+/** Wake-up index order: time, then `ord`. */
+const wakesBefore = (t: number, o: number, t2: number, o2: number): boolean => t < t2 || (t === t2 && o < o2);
+
+function heapPush(state: KairosState, t: number, id: NodeId, ord: number): void {
   const ts = state.wakeTimes;
   const ids = state.wakeIds;
+  const os = state.wakeOrds;
   let i = ts.length;
   ts.push(t);
   ids.push(id);
+  os.push(ord);
   while (i > 0) {
     const parent = (i - 1) >> 1;
-    if (ts[parent] <= t) break;
+    if (!wakesBefore(t, ord, ts[parent], os[parent])) break;
     ts[i] = ts[parent];
     ids[i] = ids[parent];
+    os[i] = os[parent];
     i = parent;
   }
   ts[i] = t;
   ids[i] = id;
+  os[i] = ord;
 }
 
 function heapPop(state: KairosState): void {
   const ts = state.wakeTimes;
   const ids = state.wakeIds;
+  const os = state.wakeOrds;
   const t = ts.pop() as number;
   const id = ids.pop() as NodeId;
+  const o = os.pop() as number;
   const n = ts.length;
   if (n === 0) return;
   let i = 0;
   for (;;) {
     let c = 2 * i + 1;
     if (c >= n) break;
-    if (c + 1 < n && ts[c + 1] < ts[c]) c++;
-    if (ts[c] >= t) break;
+    if (c + 1 < n && wakesBefore(ts[c + 1], os[c + 1], ts[c], os[c])) c++;
+    if (!wakesBefore(ts[c], os[c], t, o)) break;
     ts[i] = ts[c];
     ids[i] = ids[c];
+    os[i] = os[c];
     i = c;
   }
   ts[i] = t;
   ids[i] = id;
+  os[i] = o;
 }
 
 /**
@@ -267,7 +293,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     'central dispatch to the node with the fewest tasks then the lowest variance of attained service.',
   paramsSchema: kairosParamsSchema,
   updatesStateInPlace: true,
-  initialState: (params) => ({ layout: STATE_LAYOUT, nodes: dictionary<NodeEntry>(), size: 0, wakeTimes: [], wakeIds: [], lastSweepMs: null, rng: params.seed >>> 0 }),
+  initialState: (params) => ({ layout: STATE_LAYOUT, nodes: dictionary<NodeEntry>(), size: 0, wakeTimes: [], wakeIds: [], wakeOrds: [], nextOrd: 0, lastSweepMs: null, rng: params.seed >>> 0 }),
   decide({ snapshot, params, state: given }) {
     const now = snapshot.nowMs;
     const state = current(given);
@@ -285,6 +311,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       for (const id in nodes) if (!snapshot.nodes.has(id)) forget(state, id);
       state.wakeTimes.length = 0;
       state.wakeIds.length = 0;
+      state.wakeOrds.length = 0;
     } else {
       // A node whose only change is what this policy asked for at its last visit (its tasks
       // suspended and resumed as planned, none added or gone) needs no visit: its schedule and
@@ -327,8 +354,9 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       if (state.size > running) for (const id in nodes) if (snapshot.nodes.get(id)?.state !== 'RUNNING') visits.push(id);
     }
     // Nodes in id order, so that decisions (and the random tie-break's draws) do not depend on
-    // the order in which changes were reported.
-    if (visits.length > 1) sortUnique(visits);
+    // the order in which changes were reported. A batch of wake-ups alone, or a full pass, is
+    // usually in that order already: then a look suffices.
+    if (visits.length > 1 && !increasing(visits)) sortUnique(visits);
 
     // A dictionary from the start (node ids are many and varied: no hidden class per key set).
     const scores: Record<NodeId, number> = dictionary<number>();
@@ -355,10 +383,11 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
         if (prev === undefined) {
           state.size++;
           nodes[id] = entry;
+          entry.ord = state.nextOrd++;
         }
       } else forget(state, id);
       // A new wake goes into the index (a wake that did not move is already there).
-      if (hasWake && (full || wake !== prevWake)) heapPush(state, wake, id);
+      if (hasWake && (full || wake !== prevWake)) heapPush(state, wake, id, entry.ord);
 
       if (!isCapped(node, params)) {
         capped.push(id);

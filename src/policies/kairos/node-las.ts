@@ -52,6 +52,12 @@ export interface TaskEntry {
  */
 export interface NodeEntry {
   id: NodeId;
+  /**
+   * Order of first sight (-1 until the policy numbers it): breaks ties between wake-ups of the
+   * same time, so that a batch of them comes out of the wake-up index in node id order as a rule
+   * (see `KairosState.wakeOrds`).
+   */
+  ord: number;
   /** The node's tasks (container ids), in the order of the node's containers. */
   ids: ContainerId[];
   t: number[];
@@ -81,10 +87,10 @@ export function taskEntries(e: NodeEntry): TaskEntry[] {
 }
 
 /** A node entry from task records and a wake (null: none). */
-export function nodeEntry(id: NodeId, tasks: readonly TaskEntry[], wake: number | null): NodeEntry {
+export function nodeEntry(id: NodeId, ord: number, tasks: readonly TaskEntry[], wake: number | null): NodeEntry {
   const t = [wake ?? NaN];
   for (const x of tasks) t.push(x.acc, x.since ?? NaN, x.qEnd ?? NaN, x.susp ?? NaN, x.prot);
-  return { id, ids: tasks.map((x) => x.id), t };
+  return { id, ord, ids: tasks.map((x) => x.id), t };
 }
 
 /**
@@ -409,7 +415,7 @@ export function scheduleNode(
   // holds unboxed numbers from the start.
   const t = [wake];
   for (let j = 0; j < n; j++) t.push(fig[j]);
-  if (prev === undefined) return { id: nodeId, ids: taskIds, t };
+  if (prev === undefined) return { id: nodeId, ord: -1, ids: taskIds, t };
   prev.ids = taskIds;
   prev.t = t;
   return prev;
