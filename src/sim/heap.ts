@@ -4,8 +4,9 @@
  * - `EventQueue`: the future-event list. Ordered by (time, sequence number): events at the same
  *   virtual time come out in the order they were scheduled, so a run is fully deterministic.
  * - `IndexedHeap`: a min-heap of objects that remember their own position, so that an element's
- *   key can change (or the element can be removed) in O(log n). Used for free-node and
- *   pending-application orderings.
+ *   key can change (or the element can be removed) in O(log n). Used for pending-application
+ *   orderings (the candidate-node order keeps its own keyed heap, `node-order.ts`).
+ * - `firstInHeapOrder`: the least slot of a binary heap that satisfies a predicate.
  */
 
 export interface SimEvent {
@@ -204,51 +205,9 @@ export class IndexedHeap<T> {
    */
   findFirst(pred: (x: T) => boolean): T | undefined {
     const a = this.items;
-    if (a.length === 0) return undefined;
-    if (pred(a[0])) return a[0];
-    // Frontier of heap indices, itself a small binary heap ordered by `less` on the elements.
-    const f: number[] = [];
     const less = this.less;
-    const pushF = (i: number): void => {
-      if (i >= a.length) return;
-      let k = f.length;
-      f.push(i);
-      while (k > 0) {
-        const p = (k - 1) >> 1;
-        if (!less(a[i], a[f[p]])) break;
-        f[k] = f[p];
-        k = p;
-      }
-      f[k] = i;
-    };
-    const popF = (): number => {
-      const top = f[0];
-      const last = f.pop() as number;
-      if (f.length > 0) {
-        let k = 0;
-        const m = f.length;
-        for (;;) {
-          const l = 2 * k + 1;
-          if (l >= m) break;
-          let c = l;
-          if (l + 1 < m && less(a[f[l + 1]], a[f[l]])) c = l + 1;
-          if (!less(a[f[c]], a[last])) break;
-          f[k] = f[c];
-          k = c;
-        }
-        f[k] = last;
-      }
-      return top;
-    };
-    pushF(1);
-    pushF(2);
-    while (f.length > 0) {
-      const i = popF();
-      if (pred(a[i])) return a[i];
-      pushF(2 * i + 1);
-      pushF(2 * i + 2);
-    }
-    return undefined;
+    const i = firstInHeapOrder(a.length, (x, y) => less(a[x], a[y]), (x) => pred(a[x]));
+    return i < 0 ? undefined : a[i];
   }
 
   private removeAt(i: number): void {
@@ -294,4 +253,55 @@ export class IndexedHeap<T> {
     a[i] = x;
     this.setIdx(x, i);
   }
+}
+
+/**
+ * The least slot, in heap order, of a binary heap of `size` slots that satisfies `pred` (-1 when
+ * none does): a best-first walk over the heap tree whose frontier is itself a small heap of
+ * slots, so it costs O(k log k) for k slots visited. `before(i, j)`: slot i's key is less.
+ */
+export function firstInHeapOrder(size: number, before: (i: number, j: number) => boolean, pred: (i: number) => boolean): number {
+  if (size === 0) return -1;
+  if (pred(0)) return 0;
+  const f: number[] = [];
+  const pushF = (i: number): void => {
+    if (i >= size) return;
+    let k = f.length;
+    f.push(i);
+    while (k > 0) {
+      const p = (k - 1) >> 1;
+      if (!before(i, f[p])) break;
+      f[k] = f[p];
+      k = p;
+    }
+    f[k] = i;
+  };
+  const popF = (): number => {
+    const top = f[0];
+    const last = f.pop() as number;
+    const m = f.length;
+    if (m > 0) {
+      let k = 0;
+      for (;;) {
+        const l = 2 * k + 1;
+        if (l >= m) break;
+        let c = l;
+        if (l + 1 < m && before(f[l + 1], f[l])) c = l + 1;
+        if (!before(f[c], last)) break;
+        f[k] = f[c];
+        k = c;
+      }
+      f[k] = last;
+    }
+    return top;
+  };
+  pushF(1);
+  pushF(2);
+  while (f.length > 0) {
+    const i = popF();
+    if (pred(i)) return i;
+    pushF(2 * i + 1);
+    pushF(2 * i + 2);
+  }
+  return -1;
 }

@@ -11,6 +11,7 @@
  */
 import type { Resources } from '../core/resources.js';
 import type { SimNode } from './engine.js';
+import { firstInHeapOrder } from './heap.js';
 
 /**
  * Candidate nodes in a binary min-heap on the key (load, score, id rank); each node holds its slot
@@ -85,55 +86,11 @@ class CandidateHeap {
     for (let i = (a.length >> 1) - 1; i >= 0; i--) this.down(i, a[i], this.loads[i], this.scores[i], this.ranks[i]);
   }
 
-  /**
-   * The first node in heap order satisfying `pred`: a best-first walk over the heap tree (a small
-   * heap of slots as the frontier), so the answer is the least of those that satisfy it.
-   */
+  /** The first node in heap order satisfying `pred` (the least of those that do). */
   findFirst(pred: (n: SimNode) => boolean): SimNode | undefined {
     const a = this.items;
-    if (a.length === 0) return undefined;
-    if (pred(a[0])) return a[0];
-    const f: number[] = [];
-    const pushF = (i: number): void => {
-      if (i >= a.length) return;
-      let k = f.length;
-      f.push(i);
-      while (k > 0) {
-        const p = (k - 1) >> 1;
-        if (!this.slotBefore(i, f[p])) break;
-        f[k] = f[p];
-        k = p;
-      }
-      f[k] = i;
-    };
-    const popF = (): number => {
-      const top = f[0];
-      const last = f.pop() as number;
-      const m = f.length;
-      if (m > 0) {
-        let k = 0;
-        for (;;) {
-          const l = 2 * k + 1;
-          if (l >= m) break;
-          let c = l;
-          if (l + 1 < m && this.slotBefore(f[l + 1], f[l])) c = l + 1;
-          if (!this.slotBefore(f[c], last)) break;
-          f[k] = f[c];
-          k = c;
-        }
-        f[k] = last;
-      }
-      return top;
-    };
-    pushF(1);
-    pushF(2);
-    while (f.length > 0) {
-      const i = popF();
-      if (pred(a[i])) return a[i];
-      pushF(2 * i + 1);
-      pushF(2 * i + 2);
-    }
-    return undefined;
+    const i = firstInHeapOrder(a.length, (x, y) => this.slotBefore(x, y), (x) => pred(a[x]));
+    return i < 0 ? undefined : a[i];
   }
 
   /** The key (load, score, rank) comes before slot j's. */
@@ -150,51 +107,39 @@ class CandidateHeap {
   }
 
   private up(i: number, n: SimNode, load: number, score: number, rank: number): void {
-    const a = this.items;
-    const loads = this.loads;
-    const scores = this.scores;
-    const ranks = this.ranks;
     while (i > 0) {
       const p = (i - 1) >> 1;
       if (!this.before(load, score, rank, p)) break;
-      const q = a[p];
-      a[i] = q;
-      loads[i] = loads[p];
-      scores[i] = scores[p];
-      ranks[i] = ranks[p];
-      q.orderHeapIndex = i;
+      this.moveSlot(p, i);
       i = p;
     }
-    a[i] = n;
-    loads[i] = load;
-    scores[i] = score;
-    ranks[i] = rank;
-    n.orderHeapIndex = i;
+    this.place(i, n, load, score, rank);
   }
 
   private down(i: number, n: SimNode, load: number, score: number, rank: number): void {
-    const a = this.items;
-    const loads = this.loads;
-    const scores = this.scores;
-    const ranks = this.ranks;
-    const m = a.length;
+    const m = this.items.length;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= m) break;
       const c = l + 1 < m && this.slotBefore(l + 1, l) ? l + 1 : l;
       if (this.before(load, score, rank, c)) break;
-      const q = a[c];
-      a[i] = q;
-      loads[i] = loads[c];
-      scores[i] = scores[c];
-      ranks[i] = ranks[c];
-      q.orderHeapIndex = i;
+      this.moveSlot(c, i);
       i = c;
     }
-    a[i] = n;
-    loads[i] = load;
-    scores[i] = score;
-    ranks[i] = rank;
+    this.place(i, n, load, score, rank);
+  }
+
+  /** Moves the node in slot `from`, with its key, to slot `to`. */
+  private moveSlot(from: number, to: number): void {
+    const q = this.items[from];
+    this.place(to, q, this.loads[from], this.scores[from], this.ranks[from]);
+  }
+
+  private place(i: number, n: SimNode, load: number, score: number, rank: number): void {
+    this.items[i] = n;
+    this.loads[i] = load;
+    this.scores[i] = score;
+    this.ranks[i] = rank;
     n.orderHeapIndex = i;
   }
 }

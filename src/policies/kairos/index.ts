@@ -18,7 +18,7 @@ import { decisionWithLazyReason, type Decision } from '../../core/actions.js';
 import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
 import { definePolicy } from '../../core/policy.js';
 import type { Resources } from '../../core/resources.js';
-import { coresOf, nodeEntry, POLICY_NAME, scheduleNode, TASK_FIELDS, taskEntries, wakeOf, type NodeEntry, type TaskEntry } from './node-las.js';
+import { coresOf, nodeEntry, POLICY_NAME, scheduleNode, taskEntries, taskRunning, wakeOf, type NodeEntry, type TaskEntry } from './node-las.js';
 import { kairosParamsSchema, type KairosParams, type TieBreak } from './params.js';
 
 export { kairosParamsSchema, type KairosParams } from './params.js';
@@ -137,11 +137,8 @@ function current(given: KairosState | Record<string, unknown>): KairosState {
       state.size = 0;
       for (const id in state.nodes) {
         const e = state.nodes[id];
-        // A fresh array of numbers (a parsed one may hold nulls, or be stored as boxed values).
-        const t = [NaN];
-        for (let j = 1; j < e.t.length; j++) t.push(typeof e.t[j] === 'number' ? e.t[j] : NaN);
-        t[0] = typeof e.t[0] === 'number' ? e.t[0] : NaN;
-        e.t = t;
+        // A parsed array holds null where a figure is not set.
+        e.t = e.t.map((x) => (typeof x === 'number' ? x : NaN));
         state.size++;
       }
     }
@@ -166,33 +163,30 @@ function current(given: KairosState | Record<string, unknown>): KairosState {
 /** Wake-up index order: time, then `ord`. */
 const wakesBefore = (t: number, o: number, t2: number, o2: number): boolean => t < t2 || (t === t2 && o < o2);
 
+function setWake(state: KairosState, i: number, t: number, id: NodeId, ord: number): void {
+  state.wakeTimes[i] = t;
+  state.wakeIds[i] = id;
+  state.wakeOrds[i] = ord;
+}
+
 function heapPush(state: KairosState, t: number, id: NodeId, ord: number): void {
   const ts = state.wakeTimes;
-  const ids = state.wakeIds;
   const os = state.wakeOrds;
   let i = ts.length;
-  ts.push(t);
-  ids.push(id);
-  os.push(ord);
   while (i > 0) {
     const parent = (i - 1) >> 1;
     if (!wakesBefore(t, ord, ts[parent], os[parent])) break;
-    ts[i] = ts[parent];
-    ids[i] = ids[parent];
-    os[i] = os[parent];
+    setWake(state, i, ts[parent], state.wakeIds[parent], os[parent]);
     i = parent;
   }
-  ts[i] = t;
-  ids[i] = id;
-  os[i] = ord;
+  setWake(state, i, t, id, ord);
 }
 
 function heapPop(state: KairosState): void {
   const ts = state.wakeTimes;
-  const ids = state.wakeIds;
   const os = state.wakeOrds;
   const t = ts.pop() as number;
-  const id = ids.pop() as NodeId;
+  const id = state.wakeIds.pop() as NodeId;
   const o = os.pop() as number;
   const n = ts.length;
   if (n === 0) return;
@@ -202,14 +196,10 @@ function heapPop(state: KairosState): void {
     if (c >= n) break;
     if (c + 1 < n && wakesBefore(ts[c + 1], os[c + 1], ts[c], os[c])) c++;
     if (!wakesBefore(ts[c], os[c], t, o)) break;
-    ts[i] = ts[c];
-    ids[i] = ids[c];
-    os[i] = os[c];
+    setWake(state, i, ts[c], state.wakeIds[c], os[c]);
     i = c;
   }
-  ts[i] = t;
-  ids[i] = id;
-  os[i] = o;
+  setWake(state, i, t, id, o);
 }
 
 /**
@@ -225,9 +215,7 @@ function asPlanned(snapshot: ClusterSnapshot, id: NodeId, e: NodeEntry | undefin
     const cid = ids[i];
     const c = containerAt(snapshot, node, i);
     if (!c || c.appMaster) continue;
-    if (k >= e.ids.length || e.ids[k] !== cid) return false;
-    const since = e.t[1 + k * TASK_FIELDS + 1];
-    if ((since === since) !== (c.state === 'RUNNING')) return false;
+    if (k >= e.ids.length || e.ids[k] !== cid || taskRunning(e, k) !== (c.state === 'RUNNING')) return false;
     k++;
   }
   return k === e.ids.length;

@@ -78,6 +78,9 @@ const orNull = (x: number): number | null => (x !== x ? null : x);
 /** When the node next needs the scheduler; NaN: never. */
 export const wakeOf = (e: NodeEntry): number => e.t[0];
 
+/** Task k of the entry is running (our view: it has a `since`). */
+export const taskRunning = (e: NodeEntry, k: number): boolean => !unset(e.t[1 + k * TASK_FIELDS + SINCE]);
+
 /** The tasks of a node entry as records (inspection, tests, conversion). */
 export function taskEntries(e: NodeEntry): TaskEntry[] {
   return e.ids.map((id, k) => {
