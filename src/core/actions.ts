@@ -67,24 +67,47 @@ export interface Decision {
  * makes millions of decisions in a trace replay uses it so that formatting text nobody reads
  * costs nothing. `reason` is a getter computed once, and `toJSON` gives a plain Decision; code
  * that copies decisions field by field must read `reason` explicitly (a spread would miss it).
+ *
+ * The reason is `format(a, b, c, d, e, f)`: a format shared by every decision of a rule and the
+ * values it shows, kept in the decision. (A closure per decision would be two more objects: a
+ * replay makes millions.)
  */
 export class LazyDecision implements Decision {
-  #explain: (() => string) | undefined;
+  #format: ReasonFormat | undefined;
   #text: string | undefined;
+  #a: unknown;
+  #b: unknown;
+  #c: unknown;
+  #d: unknown;
+  #e: unknown;
+  #f: unknown;
 
   constructor(
     readonly action: Action,
     readonly policy: string,
     readonly rule: string,
-    explain: () => string,
+    format: ReasonFormat,
+    a?: unknown,
+    b?: unknown,
+    c?: unknown,
+    d?: unknown,
+    e?: unknown,
+    f?: unknown,
   ) {
-    this.#explain = explain;
+    this.#format = format;
+    this.#a = a;
+    this.#b = b;
+    this.#c = c;
+    this.#d = d;
+    this.#e = e;
+    this.#f = f;
   }
 
   get reason(): string {
     if (this.#text === undefined) {
-      this.#text = (this.#explain as () => string)();
-      this.#explain = undefined;
+      this.#text = (this.#format as ReasonFormat)(this.#a, this.#b, this.#c, this.#d, this.#e, this.#f);
+      this.#format = undefined;
+      this.#a = this.#b = this.#c = this.#d = this.#e = this.#f = undefined;
     }
     return this.#text;
   }
@@ -94,8 +117,79 @@ export class LazyDecision implements Decision {
   }
 }
 
+/** Writes a reason from the values a decision keeps (see `LazyDecision`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type ReasonFormat = (...values: any[]) => string;
+
+/** The values a reason format takes: at most six. */
+type ReasonValues = readonly [unknown?, unknown?, unknown?, unknown?, unknown?, unknown?];
+
 export function decisionWithLazyReason(action: Action, policy: string, rule: string, explain: () => string): Decision {
   return new LazyDecision(action, policy, rule, explain);
+}
+
+/**
+ * A decision whose reason is `format(...values)`, written when first read. `format` should be a
+ * function made once (module level), not per decision: that is the point over
+ * `decisionWithLazyReason`.
+ */
+export function decisionWithReasonOf<V extends ReasonValues>(action: Action, policy: string, rule: string, format: (...values: V) => string, ...values: V): Decision;
+export function decisionWithReasonOf(action: Action, policy: string, rule: string, format: ReasonFormat, a?: unknown, b?: unknown, c?: unknown, d?: unknown, e?: unknown, f?: unknown): Decision {
+  return new LazyDecision(action, policy, rule, format, a, b, c, d, e, f);
+}
+
+/**
+ * A `rankNodes` action made from two lists (node ids, their scores), for a policy that ranks a
+ * few nodes at almost every cycle (Kairos in a trace replay: one per event). `scores` is the
+ * action's dictionary as everywhere else, written on first read (API, journal, the YARN path);
+ * the simulator takes the lists (`rankedNodeLists`) and never builds it. A dictionary per cycle,
+ * and listing its keys back, cost more than the ranking itself.
+ */
+export class ListedRanking implements ActionOf<'rankNodes'> {
+  readonly kind = 'rankNodes';
+  readonly #nodeIds: readonly string[];
+  readonly #values: readonly number[];
+  #scores: Record<string, number> | undefined;
+
+  /** `values[i]` is the score of `nodeIds[i]`; a node listed twice keeps its last score. */
+  constructor(
+    nodeIds: readonly string[],
+    values: readonly number[],
+    readonly leastLoadedFirst: boolean,
+    readonly partial: boolean,
+  ) {
+    this.#nodeIds = nodeIds;
+    this.#values = values;
+  }
+
+  get scores(): Record<string, number> {
+    if (this.#scores === undefined) {
+      // No prototype: a node id is any string.
+      const scores = Object.create(null) as Record<string, number>;
+      for (let i = 0; i < this.#nodeIds.length; i++) scores[this.#nodeIds[i]] = this.#values[i];
+      this.#scores = scores;
+    }
+    return this.#scores;
+  }
+
+  /** The lists the action was made from (see `rankedNodeLists`). */
+  lists(): { nodeIds: readonly string[]; values: readonly number[] } {
+    return { nodeIds: this.#nodeIds, values: this.#values };
+  }
+
+  toJSON(): ActionOf<'rankNodes'> {
+    return { kind: this.kind, scores: this.scores, leastLoadedFirst: this.leastLoadedFirst, partial: this.partial };
+  }
+}
+
+/**
+ * The nodes a `rankNodes` action lists and their scores, as two lists in the order given: without
+ * a dictionary walk when the action is a `ListedRanking`. The lists are read-only views.
+ */
+export function rankedNodeLists(a: ActionOf<'rankNodes'>): { nodeIds: readonly string[]; values: readonly number[] } {
+  if (a instanceof ListedRanking) return a.lists();
+  const nodeIds = Object.keys(a.scores);
+  return { nodeIds, values: nodeIds.map((id) => a.scores[id]) };
 }
 
 /** Short stable key used to deduplicate actions on the same target within a plan. */

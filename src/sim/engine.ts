@@ -982,7 +982,7 @@ export class Simulator {
         return APPLIED;
       }
       case 'rankNodes': {
-        const unknown = this.order.rank(a.scores, a.leastLoadedFirst, a.partial ?? false, this.nodeById);
+        const unknown = this.order.rank(a, this.nodeById);
         return unknown.length ? { status: 'applied', detail: `ignored unknown nodes: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ', …' : ''}` } : { status: 'applied' };
       }
     }

@@ -9,6 +9,7 @@
  * Finding the first node that fits a request is O(log n) when the best candidate fits, and a
  * best-first walk of the heap otherwise. No per-event O(nodes) work.
  */
+import { rankedNodeLists, type ActionOf } from '../core/actions.js';
 import type { Resources } from '../core/resources.js';
 import type { SimNode } from './engine.js';
 import { firstInHeapOrder } from './heap.js';
@@ -188,24 +189,25 @@ export class NodeOrder {
   }
 
   /** Applies a rankNodes action; returns the ids it did not know. */
-  rank(scores: Readonly<Record<string, number>>, leastLoadedFirst: boolean, partial: boolean, byId: ReadonlyMap<string, SimNode>): readonly string[] {
+  rank(a: ActionOf<'rankNodes'>, byId: ReadonlyMap<string, SimNode>): readonly string[] {
     let unknown: string[] | undefined;
+    const leastLoadedFirst = a.leastLoadedFirst;
     const ruleChanged = !this.ranked || leastLoadedFirst !== this.leastLoadedFirst;
     this.ranked = true;
     this.leastLoadedFirst = leastLoadedFirst;
     const touched = this.touched;
     if (touched.length !== 0) touched.length = 0;
-    if (partial) {
-      // Object.keys rather than for-in: scores is a dictionary, which for-in walks slowly.
-      const ids = Object.keys(scores);
-      for (let i = 0; i < ids.length; i++) {
-        const id = ids[i];
+    if (a.partial ?? false) {
+      // The lists, not the dictionary: listing a dictionary's keys sorts them by insertion.
+      const { nodeIds, values } = rankedNodeLists(a);
+      for (let i = 0; i < nodeIds.length; i++) {
+        const id = nodeIds[i];
         const n = byId.get(id);
         if (!n) {
           (unknown ??= []).push(id);
           continue;
         }
-        const v = norm(scores[id]);
+        const v = norm(values[i]);
         if (v !== n.score) {
           n.score = v;
           touched.push(n);
@@ -213,6 +215,7 @@ export class NodeOrder {
       }
     } else {
       // Every node not listed becomes unscored.
+      const scores = a.scores;
       let matched = 0;
       for (const n of this.all) {
         const raw = scores[n.id];

@@ -1,6 +1,6 @@
-/** Decisions whose reason is written only when read (Kairos and Big-C in trace replays). */
+/** Decisions whose reason is written only when read, and rankings made from lists (Kairos and Big-C in trace replays). */
 import { describe, expect, it } from 'vitest';
-import { decisionWithLazyReason } from '../../src/core/actions.js';
+import { actionSchema, decisionWithLazyReason, decisionWithReasonOf, describeAction, ListedRanking, rankedNodeLists } from '../../src/core/actions.js';
 
 describe('decisionWithLazyReason', () => {
   const action = { kind: 'suspendContainer', containerId: 'c1', nodeId: 'n1' } as const;
@@ -18,5 +18,51 @@ describe('decisionWithLazyReason', () => {
     const d = decisionWithLazyReason(action, 'kairos', 'las.preempt', () => 'because');
     expect(JSON.parse(JSON.stringify(d))).toEqual({ action, policy: 'kairos', rule: 'las.preempt', reason: 'because' });
     expect({ action: d.action, policy: d.policy, rule: d.rule, reason: d.reason }).toEqual({ action, policy: 'kairos', rule: 'las.preempt', reason: 'because' });
+  });
+});
+
+describe('decisionWithReasonOf', () => {
+  const action = { kind: 'resumeContainer', containerId: 'c2', nodeId: 'n1' } as const;
+
+  it('formats the values it was given, on first read, once', () => {
+    let calls = 0;
+    const format = (id: string, busy: number, cores: number, ids: readonly string[], ms: number, last: boolean): string => {
+      calls++;
+      return `${id} ${busy}/${cores} [${ids.join(',')}] ${ms} ${last}`;
+    };
+    const d = decisionWithReasonOf(action, 'kairos', 'las.resume', format, 'c2', 0, 4, ['a', 'b'], 1500, true);
+    expect(calls).toBe(0);
+    expect(d.reason).toBe('c2 0/4 [a,b] 1500 true');
+    expect(d.reason).toBe('c2 0/4 [a,b] 1500 true');
+    expect(calls).toBe(1);
+    expect(JSON.parse(JSON.stringify(d))).toEqual({ action, policy: 'kairos', rule: 'las.resume', reason: 'c2 0/4 [a,b] 1500 true' });
+  });
+
+  it('takes formats of fewer values', () => {
+    expect(decisionWithReasonOf(action, 'p', 'r', () => 'none').reason).toBe('none');
+    expect(decisionWithReasonOf(action, 'p', 'r', (n: number) => `n=${n}`, 3).reason).toBe('n=3');
+  });
+});
+
+describe('ListedRanking', () => {
+  it('is a rankNodes action whose scores are its lists, a repeated node keeping its last score', () => {
+    const a = new ListedRanking(['n2', 'n1', 'n2'], [5, 1, 7], true, true);
+    expect(a.kind).toBe('rankNodes');
+    expect(a.scores).toEqual({ n2: 7, n1: 1 });
+    expect(a.scores).toBe(a.scores);
+    expect(JSON.parse(JSON.stringify(a))).toEqual({ kind: 'rankNodes', scores: { n2: 7, n1: 1 }, leastLoadedFirst: true, partial: true });
+    expect(actionSchema.parse(a)).toEqual({ kind: 'rankNodes', scores: { n2: 7, n1: 1 }, leastLoadedFirst: true, partial: true });
+    expect(describeAction(a)).toBe('rankNodes(2 nodes, partial, least-loaded first)');
+  });
+
+  it('gives its lists as made; a dictionary ranking gives its entries', () => {
+    expect(rankedNodeLists(new ListedRanking(['b', 'a'], [2, 1], false, false))).toEqual({ nodeIds: ['b', 'a'], values: [2, 1] });
+    expect(rankedNodeLists({ kind: 'rankNodes', scores: { b: 2, a: 1 }, leastLoadedFirst: false, partial: true })).toEqual({ nodeIds: ['b', 'a'], values: [2, 1] });
+  });
+
+  it('takes any node id as a key, __proto__ included', () => {
+    const a = new ListedRanking(['__proto__'], [3], false, true);
+    expect(Object.keys(a.scores)).toEqual(['__proto__']);
+    expect(a.scores['__proto__']).toBe(3);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ListedRanking } from '../../src/core/actions.js';
 import type { Resources } from '../../src/core/resources.js';
 import { Simulator, type SimNode } from '../../src/sim/engine.js';
 import { Rng } from '../../src/sim/rng.js';
@@ -19,7 +20,7 @@ function bruteForce(nodes: SimNode[], r: Resources, ranked: boolean, llf: boolea
 }
 
 describe('node order', () => {
-  it('always picks the node the rankNodes rule says, under random loads and rankings', () => {
+  it('always picks the node the rankNodes rule says, under random loads and rankings (dictionaries and lists)', () => {
     const rng = new Rng(11);
     const jobs = Array.from({ length: 300 }, (_, i) => ({
       arrivalMs: i * 300,
@@ -40,7 +41,16 @@ describe('node order', () => {
         for (const n of s.nodes) if (rng.next() < 0.4) sc[n.id] = rng.int(4);
         if (!partial) scores.clear();
         for (const [k, v] of Object.entries(sc)) scores.set(k, v);
-        s.apply({ kind: 'rankNodes', scores: sc, leastLoadedFirst: llf, partial });
+        // Half the rankings come as lists (as Kairos makes them), some with a node listed twice.
+        if (rng.next() < 0.5) {
+          const ids = Object.keys(sc);
+          const values = ids.map((id) => sc[id]);
+          if (ids.length > 0 && rng.next() < 0.3) {
+            ids.unshift(ids[0]);
+            values.unshift(rng.int(4));
+          }
+          s.apply(new ListedRanking(ids, values, llf, partial));
+        } else s.apply({ kind: 'rankNodes', scores: sc, leastLoadedFirst: llf, partial });
         ranked = true;
       } else if (x < 0.25) {
         const n = s.nodes[rng.int(s.nodes.length)];

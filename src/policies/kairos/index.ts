@@ -14,7 +14,7 @@
  * The state is updated in place (`updatesStateInPlace`): a trace replay makes millions of node
  * visits, and rebuilding the task table at each would cost more than the decisions.
  */
-import { decisionWithLazyReason, type Decision } from '../../core/actions.js';
+import { decisionWithReasonOf, ListedRanking, type Decision } from '../../core/actions.js';
 import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
 import { definePolicy } from '../../core/policy.js';
 import type { Resources } from '../../core/resources.js';
@@ -238,16 +238,17 @@ function isCapped(node: NodeView, params: KairosParams): boolean {
   return node.capacity.vcores === vcores && node.capacity.memoryMB === Math.round((node.physicalCapacity.memoryMB * vcores) / n);
 }
 
+const capReason = (nodeId: NodeId, n: number, queueSlots: number, want: Resources, physical: Resources): string =>
+  `${nodeId} holds at most N+Q = ${n}+${queueSlots} tasks: advertise ${want.vcores} vcores / ${want.memoryMB} MB (physical ${physical.vcores} vcores / ${physical.memoryMB} MB)`;
+
 function capDecision(node: NodeView, want: Resources, params: KairosParams): Decision {
-  const n = coresOf(node, params);
-  const physical = node.physicalCapacity;
-  return decisionWithLazyReason(
-    { kind: 'setNodeResource', nodeId: node.id, resource: want },
-    POLICY_NAME,
-    'node.cap',
-    () => `${node.id} holds at most N+Q = ${n}+${params.queueSlots} tasks: advertise ${want.vcores} vcores / ${want.memoryMB} MB (physical ${physical.vcores} vcores / ${physical.memoryMB} MB)`,
-  );
+  return decisionWithReasonOf({ kind: 'setNodeResource', nodeId: node.id, resource: want }, POLICY_NAME, 'node.cap', capReason, node.id, coresOf(node, params), params.queueSlots, want, node.physicalCapacity);
 }
+
+const rankReason = (full: boolean, scored: number, tieBreak: TieBreak, lowest: NodeId, lowestScore: number): string => {
+  const what = tieBreak === 'random' ? 'a random score' : tieBreak === 'sum' ? 'total attained service (s)' : tieBreak === 'stddev' ? 'std dev of attained service (s)' : 'variance of attained service (s²)';
+  return `${full ? 'all' : 'changed'} ${scored} node(s) rescored: fewest tasks first, ties by lowest ${what}; lowest ${lowest} = ${lowestScore}`;
+};
 
 /** mulberry32: small, seedable, state fits in one integer. */
 function nextRandom(state: number): [number, number] {
@@ -346,9 +347,9 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     // usually in that order already: then a look suffices.
     if (visits.length > 1 && !increasing(visits)) sortUnique(visits);
 
-    // A dictionary from the start (node ids are many and varied: no hidden class per key set).
-    const scores: Record<NodeId, number> = dictionary<number>();
-    let scored = 0;
+    // The ranking as two lists (node, score), in visit order.
+    const rankedIds: NodeId[] = [];
+    const rankedScores: number[] = [];
     let best: NodeId | undefined;
     let bestScore = Infinity;
     let rng = state.rng;
@@ -390,24 +391,17 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       } else {
         score = round3(dispatchScore(params.tieBreak, attained));
       }
-      scores[id] = score;
-      scored++;
+      rankedIds.push(id);
+      rankedScores.push(score);
       if (best === undefined || score < bestScore) {
         best = id;
         bestScore = score;
       }
     }
 
-    if (scored > 0) {
-      const what = params.tieBreak === 'random' ? 'a random score' : params.tieBreak === 'sum' ? 'total attained service (s)' : params.tieBreak === 'stddev' ? 'std dev of attained service (s)' : 'variance of attained service (s²)';
-      const lowest = best as NodeId;
+    if (rankedIds.length > 0) {
       decisions.push(
-        decisionWithLazyReason(
-          { kind: 'rankNodes', scores, leastLoadedFirst: true, partial: !full },
-          POLICY_NAME,
-          'dispatch.rank',
-          () => `${full ? 'all' : 'changed'} ${scored} node(s) rescored: fewest tasks first, ties by lowest ${what}; lowest ${lowest} = ${scores[lowest]}`,
-        ),
+        decisionWithReasonOf(new ListedRanking(rankedIds, rankedScores, true, !full), POLICY_NAME, 'dispatch.rank', rankReason, full, rankedIds.length, params.tieBreak, best as NodeId, bestScore),
       );
     }
 

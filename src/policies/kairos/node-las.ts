@@ -19,7 +19,7 @@
  * An application's master container (`appMaster`, live YARN) is not a task: it is never
  * suspended and takes no part in LAS or in the node's attained-service statistics.
  */
-import { decisionWithLazyReason, type Decision } from '../../core/actions.js';
+import { decisionWithReasonOf, type Decision } from '../../core/actions.js';
 import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
 import type { KairosParams } from './params.js';
 
@@ -167,7 +167,8 @@ function youngestWaiting(count: number): Work | undefined {
   return best;
 }
 
-function suspend(w: Work, now: number, nodeId: NodeId, out: Decision[], rule: string, explain: () => string): void {
+/** Takes the task off its core (figures only: the caller records the decision). */
+function suspend(w: Work, now: number): void {
   w.running = false;
   w.justSuspended = true;
   const b = w.at;
@@ -177,10 +178,10 @@ function suspend(w: Work, now: number, nodeId: NodeId, out: Decision[], rule: st
   fig[b + QEND] = NaN;
   fig[b + SUSP] = now;
   fig[b + PROT] = 0;
-  out.push(decisionWithLazyReason({ kind: 'suspendContainer', containerId: w.id, nodeId }, POLICY_NAME, rule, explain));
 }
 
-function resume(w: Work, now: number, W: number, nodeId: NodeId, out: Decision[], rule: string, explain: () => string, protectMs = 0): void {
+/** Gives the task a core for a quantum, or unpreemptible for `protectMs` (figures only). */
+function resume(w: Work, now: number, W: number, protectMs = 0): void {
   w.running = true;
   const prot = protectMs > 0 ? now + protectMs : 0;
   const b = w.at;
@@ -188,25 +189,26 @@ function resume(w: Work, now: number, W: number, nodeId: NodeId, out: Decision[]
   fig[b + QEND] = prot > 0 ? prot : now + W;
   fig[b + SUSP] = NaN;
   fig[b + PROT] = prot;
-  out.push(decisionWithLazyReason({ kind: 'resumeContainer', containerId: w.id, nodeId }, POLICY_NAME, rule, explain));
 }
 
-// Reasons, written only when read. Each takes the values it shows (never a Work item, which the
-// next visit overwrites), and lives outside scheduleNode so that a visit deciding nothing
-// allocates no closure context.
-const overCommitted = (running: number, nodeId: NodeId, N: number, newcomers: readonly ContainerId[], id: ContainerId, attainedMs: number) => (): string =>
+const suspendAction = (w: Work, nodeId: NodeId) => ({ kind: 'suspendContainer', containerId: w.id, nodeId }) as const;
+const resumeAction = (w: Work, nodeId: NodeId) => ({ kind: 'resumeContainer', containerId: w.id, nodeId }) as const;
+
+// Reasons, written only when read: each format takes the values it shows (never a Work item,
+// which the next visit overwrites), and the decision keeps them (`decisionWithReasonOf`).
+const overCommitted = (running: number, nodeId: NodeId, N: number, newcomers: readonly ContainerId[], id: ContainerId, attainedMs: number): string =>
   `${running} tasks running on ${nodeId} > N=${N} cores${newcomers.length ? ` after ${newcomers.join(', ')} arrived` : ''}: ${id} has the most attained service (${sec(attainedMs)})`;
-const quantumExpired = (W: number, id: ContainerId, attainedMs: number, next: ContainerId, nextMs: number) => (): string =>
+const quantumExpired = (W: number, id: ContainerId, attainedMs: number, next: ContainerId, nextMs: number): string =>
   `quantum W=${sec(W)} of ${id} expired: ${id} attained ${sec(attainedMs)} >= ${next} waiting with ${sec(nextMs)}`;
-const takesCoreOf = (id: ContainerId, attainedMs: number, nodeId: NodeId, prev: ContainerId) => (): string =>
+const takesCoreOf = (id: ContainerId, attainedMs: number, nodeId: NodeId, prev: ContainerId): string =>
   `${id} (attained ${sec(attainedMs)}) is the youngest waiting task on ${nodeId}; takes the core of ${prev}`;
-const starvedFreeCore = (id: ContainerId, waitedMs: number, quanta: number, W: number, protectMs: number) => (): string =>
+const starvedFreeCore = (id: ContainerId, waitedMs: number, quanta: number, W: number, protectMs: number): string =>
   `${id} waited ${sec(waitedMs)} >= ${quanta} quanta of W=${sec(W)}; a core is free, it runs unpreemptible for ${sec(protectMs)}`;
-const starvedVictim = (id: ContainerId, waitedMs: number, quanta: number, W: number, victim: ContainerId, victimMs: number) => (): string =>
+const starvedVictim = (id: ContainerId, waitedMs: number, quanta: number, W: number, victim: ContainerId, victimMs: number): string =>
   `${id} waited ${sec(waitedMs)} >= ${quanta} quanta of W=${sec(W)}: ${victim} (attained ${sec(victimMs)}, the most) yields its core`;
-const starvedRuns = (id: ContainerId, waitedMs: number, quanta: number, W: number, attainedMs: number, protectMs: number) => (): string =>
+const starvedRuns = (id: ContainerId, waitedMs: number, quanta: number, W: number, attainedMs: number, protectMs: number): string =>
   `${id} waited ${sec(waitedMs)} >= ${quanta} quanta of W=${sec(W)} (attained ${sec(attainedMs)}); runs unpreemptible for ${sec(protectMs)}`;
-const freeCore = (busy: number, N: number, nodeId: NodeId, id: ContainerId, attainedMs: number) => (): string =>
+const freeCore = (busy: number, N: number, nodeId: NodeId, id: ContainerId, attainedMs: number): string =>
   `${busy}/${N} cores busy on ${nodeId}: ${id} is the youngest waiting task (attained ${sec(attainedMs)})`;
 
 /**
@@ -311,7 +313,8 @@ export function scheduleNode(
     while (used > N) {
       const victim = mostAttainedRunning(count, now, false) ?? mostAttainedRunning(count, now, true);
       if (!victim) break;
-      suspend(victim, now, nodeId, out, 'las.preempt', overCommitted(used, nodeId, N, newcomers, victim.id, victim.attainedMs));
+      suspend(victim, now);
+      out.push(decisionWithReasonOf(suspendAction(victim, nodeId), POLICY_NAME, 'las.preempt', overCommitted, used, nodeId, N, newcomers, victim.id, victim.attainedMs));
       used -= victim.vcores;
     }
   }
@@ -327,9 +330,11 @@ export function scheduleNode(
     const t = expired[k];
     const m = youngestWaiting(count);
     if (m && m.attainedMs <= t.attainedMs && m.vcores <= t.vcores + (N - used)) {
-      suspend(t, now, nodeId, out, 'las.preempt', quantumExpired(W, t.id, t.attainedMs, m.id, m.attainedMs));
+      suspend(t, now);
+      out.push(decisionWithReasonOf(suspendAction(t, nodeId), POLICY_NAME, 'las.preempt', quantumExpired, W, t.id, t.attainedMs, m.id, m.attainedMs));
       used -= t.vcores;
-      resume(m, now, W, nodeId, out, 'las.resume', takesCoreOf(m.id, m.attainedMs, nodeId, t.id));
+      resume(m, now, W);
+      out.push(decisionWithReasonOf(resumeAction(m, nodeId), POLICY_NAME, 'las.resume', takesCoreOf, m.id, m.attainedMs, nodeId, t.id));
       used += m.vcores;
     } else {
       fig[t.at + QEND] = now + W;
@@ -351,15 +356,18 @@ export function scheduleNode(
       const s = starving[k];
       const waitedMs = now - fig[s.at + SUSP];
       if (N - used >= s.vcores) {
-        resume(s, now, W, nodeId, out, 'las.starvation', starvedFreeCore(s.id, waitedMs, quanta, W, protectMs), protectMs);
+        resume(s, now, W, protectMs);
+        out.push(decisionWithReasonOf(resumeAction(s, nodeId), POLICY_NAME, 'las.starvation', starvedFreeCore, s.id, waitedMs, quanta, W, protectMs));
         used += s.vcores;
         continue;
       }
       const victim = mostAttainedRunning(count, now, false);
       if (!victim || N - used + victim.vcores < s.vcores) continue;
-      suspend(victim, now, nodeId, out, 'las.starvation', starvedVictim(s.id, waitedMs, quanta, W, victim.id, victim.attainedMs));
+      suspend(victim, now);
+      out.push(decisionWithReasonOf(suspendAction(victim, nodeId), POLICY_NAME, 'las.starvation', starvedVictim, s.id, waitedMs, quanta, W, victim.id, victim.attainedMs));
       used -= victim.vcores;
-      resume(s, now, W, nodeId, out, 'las.starvation', starvedRuns(s.id, waitedMs, quanta, W, s.attainedMs, protectMs), protectMs);
+      resume(s, now, W, protectMs);
+      out.push(decisionWithReasonOf(resumeAction(s, nodeId), POLICY_NAME, 'las.starvation', starvedRuns, s.id, waitedMs, quanta, W, s.attainedMs, protectMs));
       used += s.vcores;
     }
   }
@@ -374,7 +382,8 @@ export function scheduleNode(
       const busy = used;
       if (busy >= N) break;
       if (N - busy < m.vcores) continue;
-      resume(m, now, W, nodeId, out, 'las.resume', freeCore(busy, N, nodeId, m.id, m.attainedMs));
+      resume(m, now, W);
+      out.push(decisionWithReasonOf(resumeAction(m, nodeId), POLICY_NAME, 'las.resume', freeCore, busy, N, nodeId, m.id, m.attainedMs));
       used += m.vcores;
     }
   }
