@@ -983,7 +983,7 @@ export class Simulator {
       }
       case 'rankNodes': {
         const unknown = this.order.rank(a, this.nodeById);
-        return unknown.length ? { status: 'applied', detail: `ignored unknown nodes: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ', …' : ''}` } : { status: 'applied' };
+        return unknown.length ? { status: 'applied', detail: `ignored unknown nodes: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ', …' : ''}` } : APPLIED;
       }
     }
   }

@@ -112,8 +112,12 @@ function forget(state: KairosState, id: NodeId): void {
   }
 }
 
-/** Attained service of the tasks of the node being visited (reused by every visit). */
+// Scratch space reused by every cycle (decide is synchronous and not re-entrant): a replay makes
+// a cycle per event, and fresh lists at each cost more than the cycle's few visits.
+/** Attained service of the tasks of the node being visited. */
 const attainedScratch: number[] = [];
+/** The nodes a cycle visits. */
+const visitScratch: NodeId[] = [];
 
 /** A node entry of layout 2 and the bucket layouts: task records and a wake. */
 interface OldNodeEntry {
@@ -293,8 +297,9 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     // every node's advertised cap and forgets vanished nodes.
     const full = snapshot.changedNodeIds === undefined || state.lastSweepMs === null;
     const sweep = full || now - (state.lastSweepMs ?? now) >= params.sweepIntervalMs;
-    // Nodes to visit: pushed as found, then put in id order without repeats.
-    const visits: NodeId[] = [];
+    // Nodes to visit: pushed as found, then put in id order without repeats (scratch space).
+    const visits = visitScratch;
+    if (visits.length !== 0) visits.length = 0;
     if (full) {
       for (const id of snapshot.nodes.keys()) visits.push(id);
       for (const id in nodes) if (!snapshot.nodes.has(id)) forget(state, id);
