@@ -731,9 +731,10 @@ export class Simulator {
     this.cancelCompletion(c);
     c.gen++;
     this.containers.delete(c.id);
+    // Both lists are in the same order.
     const k = node.containers.indexOf(c);
-    node.containers.splice(k, 1);
-    node.containerIds.splice(k, 1);
+    removeAt(node.containers, k);
+    removeAt(node.containerIds, k);
     const r = c.resource;
     node.used.memoryMB -= r.memoryMB;
     node.used.vcores -= r.vcores;
@@ -1069,6 +1070,15 @@ class SimSnapshot implements ClusterSnapshot {
   get rootQueue(): QueueView {
     return this.sim.queueView();
   }
+}
+
+/**
+ * Removes item k of a list, keeping the order of the others: `splice` without the array of
+ * removed items it returns (a release per task of a replay).
+ */
+function removeAt<T>(list: T[], k: number): void {
+  for (let i = k + 1; i < list.length; i++) list[i - 1] = list[i];
+  list.pop();
 }
 
 function validateJob(j: JobSpec, i: number): void {

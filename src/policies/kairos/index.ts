@@ -112,12 +112,14 @@ function forget(state: KairosState, id: NodeId): void {
   }
 }
 
-// Scratch space reused by every cycle (decide is synchronous and not re-entrant): a replay makes
-// a cycle per event, and fresh lists at each cost more than the cycle's few visits.
-/** Attained service of the tasks of the node being visited. */
+/** Attained service of the tasks of the node being visited (reused by every visit). */
 const attainedScratch: number[] = [];
-/** The nodes a cycle visits. */
-const visitScratch: NodeId[] = [];
+// A cycle's ranking is gathered in these (decide is synchronous and not re-entrant), then copied
+// out at its size: a list grown by appending holds room for 17 items at least, and a replay makes
+// a ranking of a few nodes per event. (Items are written by index, never emptied: setting an
+// array's length to 0 drops its room.)
+const rankedIdScratch: NodeId[] = [];
+const rankedScoreScratch: number[] = [];
 
 /** A node entry of layout 2 and the bucket layouts: task records and a wake. */
 interface OldNodeEntry {
@@ -297,9 +299,8 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     // every node's advertised cap and forgets vanished nodes.
     const full = snapshot.changedNodeIds === undefined || state.lastSweepMs === null;
     const sweep = full || now - (state.lastSweepMs ?? now) >= params.sweepIntervalMs;
-    // Nodes to visit: pushed as found, then put in id order without repeats (scratch space).
-    const visits = visitScratch;
-    if (visits.length !== 0) visits.length = 0;
+    // Nodes to visit: pushed as found, then put in id order without repeats.
+    const visits: NodeId[] = [];
     if (full) {
       for (const id of snapshot.nodes.keys()) visits.push(id);
       for (const id in nodes) if (!snapshot.nodes.has(id)) forget(state, id);
@@ -353,8 +354,9 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     if (visits.length > 1 && !increasing(visits)) sortUnique(visits);
 
     // The ranking as two lists (node, score), in visit order.
-    const rankedIds: NodeId[] = [];
-    const rankedScores: number[] = [];
+    const rankedIds = rankedIdScratch;
+    const rankedScores = rankedScoreScratch;
+    let ranked = 0;
     let best: NodeId | undefined;
     let bestScore = Infinity;
     let rng = state.rng;
@@ -396,17 +398,18 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       } else {
         score = round3(dispatchScore(params.tieBreak, attained));
       }
-      rankedIds.push(id);
-      rankedScores.push(score);
+      rankedIds[ranked] = id;
+      rankedScores[ranked] = score;
+      ranked++;
       if (best === undefined || score < bestScore) {
         best = id;
         bestScore = score;
       }
     }
 
-    if (rankedIds.length > 0) {
+    if (ranked > 0) {
       decisions.push(
-        decisionWithReasonOf(new ListedRanking(rankedIds, rankedScores, true, !full), POLICY_NAME, 'dispatch.rank', rankReason, full, rankedIds.length, params.tieBreak, best as NodeId, bestScore),
+        decisionWithReasonOf(new ListedRanking(rankedIds.slice(0, ranked), rankedScores.slice(0, ranked), true, !full), POLICY_NAME, 'dispatch.rank', rankReason, full, ranked, params.tieBreak, best as NodeId, bestScore),
       );
     }
 
