@@ -132,9 +132,9 @@ const bySuspendedSince = (a: Work, b: Work): number => suspOf(a) - suspOf(b) || 
 // and fresh arrays and objects at each cost more than the decisions (scheduleNode is synchronous
 // and not re-entrant, so one set suffices).
 /**
- * The visit's tasks are `work[0 .. count)`; the items past `count` are spares. (The other lists
- * are emptied only when not empty: setting an array's length is a runtime call even when it does
- * not change.)
+ * The visit's tasks are `work[0 .. count)`; the items past `count` are spares. The other lists
+ * too are used up to a count and never emptied: setting an array's length to 0 drops its room, and
+ * the next append would allocate it again, at every visit.
  */
 const work: Work[] = [];
 const NO_IDS: readonly ContainerId[] = [];
@@ -144,6 +144,19 @@ const fig: number[] = [];
 const expired: Work[] = [];
 const starving: Work[] = [];
 const waiting: Work[] = [];
+
+/** Sorts `list[0 .. n)` in place (insertion sort, stable: n is a node's few tasks). */
+function sortFirst(list: Work[], n: number, order: (a: Work, b: Work) => number): void {
+  for (let i = 1; i < n; i++) {
+    const x = list[i];
+    let j = i - 1;
+    while (j >= 0 && order(list[j], x) > 0) {
+      list[j + 1] = list[j];
+      j--;
+    }
+    list[j + 1] = x;
+  }
+}
 
 /** The running task with the most attained service (only preemptible ones unless `any`). */
 function mostAttainedRunning(count: number, now: number, any: boolean): Work | undefined {
@@ -320,13 +333,13 @@ export function scheduleNode(
   }
 
   // 2. Quantum expiry: yield to the youngest waiting task if it has attained no more service.
-  if (expired.length !== 0) expired.length = 0;
+  let nExpired = 0;
   for (let i = 0; i < count; i++) {
     const w = work[i];
-    if (w.running && fig[w.at + QEND] <= now) expired.push(w);
+    if (w.running && fig[w.at + QEND] <= now) expired[nExpired++] = w;
   }
-  if (expired.length > 1) expired.sort(byAttainedDesc);
-  for (let k = 0; k < expired.length; k++) {
+  if (nExpired > 1) sortFirst(expired, nExpired, byAttainedDesc);
+  for (let k = 0; k < nExpired; k++) {
     const t = expired[k];
     const m = youngestWaiting(count);
     if (m && m.attainedMs <= t.attainedMs && m.vcores <= t.vcores + (N - used)) {
@@ -344,15 +357,15 @@ export function scheduleNode(
 
   // 3. Starvation guard.
   if (Number.isFinite(starveMs)) {
-    if (starving.length !== 0) starving.length = 0;
+    let nStarving = 0;
     for (let i = 0; i < count; i++) {
       const w = work[i];
-      if (!w.running && !w.justSuspended && now - fig[w.at + SUSP] >= starveMs) starving.push(w);
+      if (!w.running && !w.justSuspended && now - fig[w.at + SUSP] >= starveMs) starving[nStarving++] = w;
     }
-    if (starving.length > 1) starving.sort(bySuspendedSince);
+    if (nStarving > 1) sortFirst(starving, nStarving, bySuspendedSince);
     const quanta = params.starvationQuanta;
     const protectMs = params.starvationRunQuanta * W;
-    for (let k = 0; k < starving.length; k++) {
+    for (let k = 0; k < nStarving; k++) {
       const s = starving[k];
       const waitedMs = now - fig[s.at + SUSP];
       if (N - used >= s.vcores) {
@@ -374,10 +387,10 @@ export function scheduleNode(
 
   // 4. Free cores go to the youngest waiting tasks.
   if (used < N) {
-    if (waiting.length !== 0) waiting.length = 0;
-    for (let i = 0; i < count; i++) if (!work[i].running && !work[i].justSuspended) waiting.push(work[i]);
-    if (waiting.length > 1) waiting.sort(byAttainedAsc);
-    for (let k = 0; k < waiting.length; k++) {
+    let nWaiting = 0;
+    for (let i = 0; i < count; i++) if (!work[i].running && !work[i].justSuspended) waiting[nWaiting++] = work[i];
+    if (nWaiting > 1) sortFirst(waiting, nWaiting, byAttainedAsc);
+    for (let k = 0; k < nWaiting; k++) {
       const m = waiting[k];
       const busy = used;
       if (busy >= N) break;
@@ -406,29 +419,27 @@ export function scheduleNode(
     if (!unset(wake) && tick > 0) wake = Math.ceil(wake / tick) * tick;
   }
 
-  // The entry: the same arrays when the tasks are the same ones in the same order (the usual
-  // case), new ones otherwise.
+  // The entry: its arrays are written over (tasks come and go at every completion and arrival;
+  // new arrays at each would be garbage by the million). Written in order, so an array that grows
+  // only appends, and trimmed when the node holds fewer tasks.
   if (attainedOut.length !== count) attainedOut.length = count;
-  let sameTasks = prevIds.length === count;
-  for (let i = 0; i < count; i++) {
-    attainedOut[i] = work[i].attainedMs;
-    if (prevIds[i] !== work[i].id) sameTasks = false;
-  }
+  for (let i = 0; i < count; i++) attainedOut[i] = work[i].attainedMs;
   const n = count * TASK_FIELDS;
-  if (prev !== undefined && sameTasks) {
-    const t = prev.t;
-    t[0] = wake;
-    for (let j = 0; j < n; j++) t[1 + j] = fig[j];
-    return prev;
+  if (prev === undefined) {
+    const taskIds = new Array<ContainerId>(count);
+    for (let i = 0; i < count; i++) taskIds[i] = work[i].id;
+    // Built by appending, starting with a number that is not a small integer, so that the array
+    // holds unboxed numbers from the start.
+    const t = [wake];
+    for (let j = 0; j < n; j++) t.push(fig[j]);
+    return { id: nodeId, ord: -1, ids: taskIds, t };
   }
-  const taskIds = new Array<ContainerId>(count);
-  for (let i = 0; i < count; i++) taskIds[i] = work[i].id;
-  // Built by appending, starting with a number that is not a small integer, so that the array
-  // holds unboxed numbers from the start.
-  const t = [wake];
-  for (let j = 0; j < n; j++) t.push(fig[j]);
-  if (prev === undefined) return { id: nodeId, ord: -1, ids: taskIds, t };
-  prev.ids = taskIds;
-  prev.t = t;
+  const taskIds = prev.ids;
+  for (let i = 0; i < count; i++) if (taskIds[i] !== work[i].id) taskIds[i] = work[i].id;
+  if (taskIds.length !== count) taskIds.length = count;
+  const t = prev.t;
+  t[0] = wake;
+  for (let j = 0; j < n; j++) t[1 + j] = fig[j];
+  if (t.length !== 1 + n) t.length = 1 + n;
   return prev;
 }
