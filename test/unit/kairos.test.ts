@@ -31,6 +31,24 @@ describe('kairos params', () => {
 });
 
 describe('kairos node LAS', () => {
+  it('a cycle that throws half-way hands none of its decisions to the next cycle', () => {
+    const cs: C[] = [
+      { id: 'a', node: 'n1', attained: 10 * S },
+      { id: 'b', node: 'n1', attained: 5 * S },
+      { id: 'x', node: 'n2' },
+    ];
+    const s = snap(0, [node('n1', 1, 5120), node('n2', 1, 5120)], cs);
+    // n1 (visited first) is over-committed and gets a suspend; then n2's container view fails.
+    const failing = (v: object) => Object.defineProperty({ ...v }, 'state', { get: () => { throw new Error('bad view'); } });
+    const broken: ClusterSnapshot = { ...s, containers: new Map([...s.containers].map(([k, v]) => [k, k === 'x' ? (failing(v) as typeof v) : v])) };
+    expect(() => run(broken)).toThrow('bad view');
+    const next = run(snap(0, [node('n3', 1, 5120)], []));
+    expect(kinds(next.decisions, 'suspendContainer')).toHaveLength(0);
+    expect(next.decisions.map((d) => d.action.kind).sort()).toEqual(['rankNodes', 'setNodeResource']);
+    // The same snapshot, whole, decides the suspend.
+    expect(targets(run(s).decisions, 'suspendContainer')).toEqual(['a']);
+  });
+
   it('a task arriving on a node whose N cores are busy preempts the running task with the most attained service', () => {
     const n = node('n1', 4);
     const base: C[] = [

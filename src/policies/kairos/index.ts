@@ -18,7 +18,7 @@ import { decisionWithReasonOf, ListedRanking, type Decision } from '../../core/a
 import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
 import { definePolicy } from '../../core/policy.js';
 import type { Resources } from '../../core/resources.js';
-import { coresOf, nodeEntry, POLICY_NAME, scheduleNode, taskEntries, taskRunning, wakeOf, type NodeEntry, type TaskEntry } from './node-las.js';
+import { coresOf, DecisionBuffer, nodeEntry, POLICY_NAME, scheduleNode, taskEntries, taskRunning, wakeOf, type NodeEntry, type TaskEntry } from './node-las.js';
 import { kairosParamsSchema, type KairosParams, type TieBreak } from './params.js';
 
 export { kairosParamsSchema, type KairosParams } from './params.js';
@@ -120,6 +120,8 @@ const attainedScratch: number[] = [];
 // array's length to 0 drops its room.)
 const rankedIdScratch: NodeId[] = [];
 const rankedScoreScratch: number[] = [];
+/** A cycle's decisions. */
+const decisionBuffer = new DecisionBuffer();
 
 /** A node entry of layout 2 and the bucket layouts: task records and a wake. */
 interface OldNodeEntry {
@@ -323,7 +325,8 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       }
     }
 
-    const decisions: Decision[] = [];
+    const decisions = decisionBuffer;
+    decisions.discard();
     const capped: string[] = [];
     if (sweep && !full) {
       // Every node's advertised cap is checked (a node visited below is checked there), and the
@@ -344,7 +347,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
         visiting ??= new Set(visits);
         if (visiting.has(id)) continue;
         capped.push(id);
-        decisions.push(capDecision(node, cappedCapacity(node, params), params));
+        decisions.add(capDecision(node, cappedCapacity(node, params), params));
       }
       if (state.size > running) for (const id in nodes) if (snapshot.nodes.get(id)?.state !== 'RUNNING') visits.push(id);
     }
@@ -387,7 +390,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
 
       if (!isCapped(node, params)) {
         capped.push(id);
-        decisions.push(capDecision(node, cappedCapacity(node, params), params));
+        decisions.add(capDecision(node, cappedCapacity(node, params), params));
       }
 
       let score: number;
@@ -408,7 +411,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     }
 
     if (ranked > 0) {
-      decisions.push(
+      decisions.add(
         decisionWithReasonOf(new ListedRanking(rankedIds.slice(0, ranked), rankedScores.slice(0, ranked), true, !full), POLICY_NAME, 'dispatch.rank', rankReason, full, ranked, params.tieBreak, best as NodeId, bestScore),
       );
     }
@@ -420,7 +423,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     if (sweep) state.lastSweepMs = now;
     state.rng = rng;
 
-    return { decisions, state, wakeAtMs, notes: capped.length ? [`capped ${capped.length} node(s) at N+Q`] : undefined };
+    return { decisions: decisions.take(), state, wakeAtMs, notes: capped.length ? [`capped ${capped.length} node(s) at N+Q`] : undefined };
   },
 });
 

@@ -225,7 +225,35 @@ const freeCore = (busy: number, N: number, nodeId: NodeId, id: ContainerId, atta
   `${busy}/${N} cores busy on ${nodeId}: ${id} is the youngest waiting task (attained ${sec(attainedMs)})`;
 
 /**
- * Schedules one node: appends its decisions to `out`, writes the attained service of each of its
+ * The decisions of a cycle, gathered in a list reused by every cycle and handed on at their size
+ * (`take`): a list grown by appending holds room for 17 items at least, and most cycles decide
+ * two or three things, one cycle per event of a replay.
+ */
+export class DecisionBuffer {
+  private readonly items: Decision[] = [];
+  private size = 0;
+
+  add(d: Decision): void {
+    this.items[this.size++] = d;
+  }
+
+  /** The decisions added since the last take, in order; the buffer is then empty. */
+  take(): Decision[] {
+    const out = this.items.slice(0, this.size);
+    this.discard();
+    return out;
+  }
+
+  /** Empties the buffer (what a cycle that threw left in it must not reach the next one). */
+  discard(): void {
+    // Let go of the decisions; the room stays (setting the length to 0 would drop it).
+    for (let i = 0; i < this.size; i++) this.items[i] = undefined as unknown as Decision;
+    this.size = 0;
+  }
+}
+
+/**
+ * Schedules one node: adds its decisions to `out`, writes the attained service of each of its
  * tasks after this visit to `attainedOut` (for the dispatch score), and returns its entry —
  * `prev` updated in place (the policy owns its state; see `updatesStateInPlace`), or a new one.
  * Runs on every node visit of every cycle (millions of times when a trace is replayed), so it
@@ -237,7 +265,7 @@ export function scheduleNode(
   node: NodeView,
   prev: NodeEntry | undefined,
   params: KairosParams,
-  out: Decision[],
+  out: DecisionBuffer,
   attainedOut: number[],
 ): NodeEntry {
   const now = snapshot.nowMs;
@@ -327,7 +355,7 @@ export function scheduleNode(
       const victim = mostAttainedRunning(count, now, false) ?? mostAttainedRunning(count, now, true);
       if (!victim) break;
       suspend(victim, now);
-      out.push(decisionWithReasonOf(suspendAction(victim, nodeId), POLICY_NAME, 'las.preempt', overCommitted, used, nodeId, N, newcomers, victim.id, victim.attainedMs));
+      out.add(decisionWithReasonOf(suspendAction(victim, nodeId), POLICY_NAME, 'las.preempt', overCommitted, used, nodeId, N, newcomers, victim.id, victim.attainedMs));
       used -= victim.vcores;
     }
   }
@@ -344,10 +372,10 @@ export function scheduleNode(
     const m = youngestWaiting(count);
     if (m && m.attainedMs <= t.attainedMs && m.vcores <= t.vcores + (N - used)) {
       suspend(t, now);
-      out.push(decisionWithReasonOf(suspendAction(t, nodeId), POLICY_NAME, 'las.preempt', quantumExpired, W, t.id, t.attainedMs, m.id, m.attainedMs));
+      out.add(decisionWithReasonOf(suspendAction(t, nodeId), POLICY_NAME, 'las.preempt', quantumExpired, W, t.id, t.attainedMs, m.id, m.attainedMs));
       used -= t.vcores;
       resume(m, now, W);
-      out.push(decisionWithReasonOf(resumeAction(m, nodeId), POLICY_NAME, 'las.resume', takesCoreOf, m.id, m.attainedMs, nodeId, t.id));
+      out.add(decisionWithReasonOf(resumeAction(m, nodeId), POLICY_NAME, 'las.resume', takesCoreOf, m.id, m.attainedMs, nodeId, t.id));
       used += m.vcores;
     } else {
       fig[t.at + QEND] = now + W;
@@ -370,17 +398,17 @@ export function scheduleNode(
       const waitedMs = now - fig[s.at + SUSP];
       if (N - used >= s.vcores) {
         resume(s, now, W, protectMs);
-        out.push(decisionWithReasonOf(resumeAction(s, nodeId), POLICY_NAME, 'las.starvation', starvedFreeCore, s.id, waitedMs, quanta, W, protectMs));
+        out.add(decisionWithReasonOf(resumeAction(s, nodeId), POLICY_NAME, 'las.starvation', starvedFreeCore, s.id, waitedMs, quanta, W, protectMs));
         used += s.vcores;
         continue;
       }
       const victim = mostAttainedRunning(count, now, false);
       if (!victim || N - used + victim.vcores < s.vcores) continue;
       suspend(victim, now);
-      out.push(decisionWithReasonOf(suspendAction(victim, nodeId), POLICY_NAME, 'las.starvation', starvedVictim, s.id, waitedMs, quanta, W, victim.id, victim.attainedMs));
+      out.add(decisionWithReasonOf(suspendAction(victim, nodeId), POLICY_NAME, 'las.starvation', starvedVictim, s.id, waitedMs, quanta, W, victim.id, victim.attainedMs));
       used -= victim.vcores;
       resume(s, now, W, protectMs);
-      out.push(decisionWithReasonOf(resumeAction(s, nodeId), POLICY_NAME, 'las.starvation', starvedRuns, s.id, waitedMs, quanta, W, s.attainedMs, protectMs));
+      out.add(decisionWithReasonOf(resumeAction(s, nodeId), POLICY_NAME, 'las.starvation', starvedRuns, s.id, waitedMs, quanta, W, s.attainedMs, protectMs));
       used += s.vcores;
     }
   }
@@ -396,7 +424,7 @@ export function scheduleNode(
       if (busy >= N) break;
       if (N - busy < m.vcores) continue;
       resume(m, now, W);
-      out.push(decisionWithReasonOf(resumeAction(m, nodeId), POLICY_NAME, 'las.resume', freeCore, busy, N, nodeId, m.id, m.attainedMs));
+      out.add(decisionWithReasonOf(resumeAction(m, nodeId), POLICY_NAME, 'las.resume', freeCore, busy, N, nodeId, m.id, m.attainedMs));
       used += m.vcores;
     }
   }
