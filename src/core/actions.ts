@@ -172,9 +172,11 @@ export class ListedRanking implements ActionOf<'rankNodes'> {
     return this.#scores;
   }
 
-  /** The lists the action was made from (see `rankedNodeLists`). */
-  lists(): { nodeIds: readonly string[]; values: readonly number[] } {
-    return { nodeIds: this.#nodeIds, values: this.#values };
+  /** The lists the action was made from (see `rankedNodeLists`), written into `into`. */
+  listsInto(into: RankedNodeLists): RankedNodeLists {
+    into.nodeIds = this.#nodeIds;
+    into.values = this.#values;
+    return into;
   }
 
   toJSON(): ActionOf<'rankNodes'> {
@@ -182,14 +184,23 @@ export class ListedRanking implements ActionOf<'rankNodes'> {
   }
 }
 
+/** The nodes a ranking lists and their scores (`values[i]` is the score of `nodeIds[i]`). */
+export interface RankedNodeLists {
+  nodeIds: readonly string[];
+  values: readonly number[];
+}
+
 /**
  * The nodes a `rankNodes` action lists and their scores, as two lists in the order given: without
- * a dictionary walk when the action is a `ListedRanking`. The lists are read-only views.
+ * a dictionary walk when the action is a `ListedRanking`. The lists are read-only views; they are
+ * written into `into` when given (a caller ranking at every event reuses one).
  */
-export function rankedNodeLists(a: ActionOf<'rankNodes'>): { nodeIds: readonly string[]; values: readonly number[] } {
-  if (a instanceof ListedRanking) return a.lists();
+export function rankedNodeLists(a: ActionOf<'rankNodes'>, into: RankedNodeLists = { nodeIds: [], values: [] }): RankedNodeLists {
+  if (a instanceof ListedRanking) return a.listsInto(into);
   const nodeIds = Object.keys(a.scores);
-  return { nodeIds, values: nodeIds.map((id) => a.scores[id]) };
+  into.nodeIds = nodeIds;
+  into.values = nodeIds.map((id) => a.scores[id]);
+  return into;
 }
 
 /** Short stable key used to deduplicate actions on the same target within a plan. */

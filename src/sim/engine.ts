@@ -592,9 +592,9 @@ export class Simulator {
     let out;
     if (this.opts.timePolicy) {
       const t0 = performance.now();
-      out = policy.decide({ snapshot: this.snap, params: this.params, state: this.policyState });
+      out = policy.decide(this.policyInput());
       this.policyMs += performance.now() - t0;
-    } else out = policy.decide({ snapshot: this.snap, params: this.params, state: this.policyState });
+    } else out = policy.decide(this.policyInput());
     this.policyState = out.state;
     // The latest output's wakeAtMs replaces any earlier request (none = no wake-up wanted).
     if (out.wakeAtMs !== undefined && Number.isFinite(out.wakeAtMs)) {
@@ -618,6 +618,17 @@ export class Simulator {
       this.push(this.clock.now + this.delayMs, EV_APPLY, ds.slice(), 0);
     }
   }
+
+  /**
+   * The policy's input: one object, its state brought up to date at each call (a replay calls the
+   * policy at every event; the live snapshot behind it is one object too).
+   */
+  private policyInput(): { snapshot: ClusterSnapshot; params: unknown; state: unknown } {
+    const input = (this.input ??= { snapshot: this.snap, params: this.params, state: undefined });
+    input.state = this.policyState;
+    return input;
+  }
+  private input?: { snapshot: ClusterSnapshot; params: unknown; state: unknown };
 
   private count(kind: string, out: ApplyOutcome): void {
     // The counters of a kind are found through a Map (the same objects as in byKind): a replay

@@ -9,7 +9,7 @@
  * Finding the first node that fits a request is O(log n) when the best candidate fits, and a
  * best-first walk of the heap otherwise. No per-event O(nodes) work.
  */
-import { rankedNodeLists, type ActionOf } from '../core/actions.js';
+import { rankedNodeLists, type ActionOf, type RankedNodeLists } from '../core/actions.js';
 import type { Resources } from '../core/resources.js';
 import type { SimNode } from './engine.js';
 import { firstInHeapOrder } from './heap.js';
@@ -150,6 +150,8 @@ export class NodeOrder {
   private leastLoadedFirst = false;
   private readonly heap = new CandidateHeap();
   private readonly all: readonly SimNode[];
+  /** The nodes and scores of the ranking being applied (reused by every ranking). */
+  private readonly listed: RankedNodeLists = { nodeIds: [], values: [] };
   /** Nodes whose score a ranking changed (reused by every ranking). */
   private readonly touched: SimNode[] = [];
   /** A node's key under the rule in force (for `CandidateHeap.reorder`). */
@@ -199,7 +201,7 @@ export class NodeOrder {
     if (touched.length !== 0) touched.length = 0;
     if (a.partial ?? false) {
       // The lists, not the dictionary: listing a dictionary's keys sorts them by insertion.
-      const { nodeIds, values } = rankedNodeLists(a);
+      const { nodeIds, values } = rankedNodeLists(a, this.listed);
       for (let i = 0; i < nodeIds.length; i++) {
         const id = nodeIds[i];
         const n = byId.get(id);

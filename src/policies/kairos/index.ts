@@ -75,32 +75,53 @@ export function stateNodes(state: KairosState): Record<NodeId, NodeEntryView> {
 const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * Sorts node ids in code-unit order and drops repeats. A cycle usually visits a handful of nodes:
- * an insertion sort then beats the built-in sort's comparator calls.
+ * The nodes a cycle visits, in a list reused by every cycle and used up to `size` (a fresh list
+ * per cycle, one cycle per event of a replay, would be garbage by the thousand; emptying a list
+ * by setting its length drops its room).
  */
-function sortUnique(ids: NodeId[]): void {
-  const n = ids.length;
-  if (n > 16) ids.sort(byId);
-  else
-    for (let i = 1; i < n; i++) {
-      const x = ids[i];
-      let j = i - 1;
-      while (j >= 0 && ids[j] > x) {
-        ids[j + 1] = ids[j];
-        j--;
+class VisitList {
+  readonly ids: NodeId[] = [];
+  size = 0;
+
+  clear(): void {
+    this.size = 0;
+  }
+
+  push(id: NodeId): void {
+    this.ids[this.size++] = id;
+  }
+
+  /**
+   * Puts the ids in code-unit order without repeats. A batch of wake-ups alone, or a full pass,
+   * is usually in that order already: then a look suffices. A cycle usually visits a handful of
+   * nodes: an insertion sort then beats the built-in sort's comparator calls.
+   */
+  sortUnique(): void {
+    const ids = this.ids;
+    const n = this.size;
+    let sorted = true;
+    for (let i = 1; i < n && sorted; i++) if (!(ids[i - 1] < ids[i])) sorted = false;
+    if (sorted) return;
+    if (n > 16) {
+      const part = ids.slice(0, n).sort(byId);
+      for (let i = 0; i < n; i++) ids[i] = part[i];
+    } else
+      for (let i = 1; i < n; i++) {
+        const x = ids[i];
+        let j = i - 1;
+        while (j >= 0 && ids[j] > x) {
+          ids[j + 1] = ids[j];
+          j--;
+        }
+        ids[j + 1] = x;
       }
-      ids[j + 1] = x;
-    }
-  let k = 1;
-  for (let i = 1; i < n; i++) if (ids[i] !== ids[k - 1]) ids[k++] = ids[i];
-  if (k !== n) ids.length = k;
+    let k = 1;
+    for (let i = 1; i < n; i++) if (ids[i] !== ids[k - 1]) ids[k++] = ids[i];
+    this.size = k;
+  }
 }
 
-/** Strictly increasing in code-unit order (so sorted, without repeats). */
-function increasing(ids: readonly NodeId[]): boolean {
-  for (let i = 1; i < ids.length; i++) if (!(ids[i - 1] < ids[i])) return false;
-  return true;
-}
+const visitList = new VisitList();
 
 const dictionary = <V>(): Record<string, V> => Object.create(null) as Record<string, V>;
 
@@ -302,7 +323,8 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     const full = snapshot.changedNodeIds === undefined || state.lastSweepMs === null;
     const sweep = full || now - (state.lastSweepMs ?? now) >= params.sweepIntervalMs;
     // Nodes to visit: pushed as found, then put in id order without repeats.
-    const visits: NodeId[] = [];
+    const visits = visitList;
+    visits.clear();
     if (full) {
       for (const id of snapshot.nodes.keys()) visits.push(id);
       for (const id in nodes) if (!snapshot.nodes.has(id)) forget(state, id);
@@ -327,7 +349,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
 
     const decisions = decisionBuffer;
     decisions.discard();
-    const capped: string[] = [];
+    let capped = 0;
     if (sweep && !full) {
       // Every node's advertised cap is checked (a node visited below is checked there), and the
       // entry of a node no longer RUNNING is forgotten by a visit. The entries are listed (to
@@ -344,17 +366,16 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
         }
         running++;
         if (isCapped(node, params)) continue;
-        visiting ??= new Set(visits);
+        visiting ??= new Set(visits.ids.slice(0, visits.size));
         if (visiting.has(id)) continue;
-        capped.push(id);
+        capped++;
         decisions.add(capDecision(node, cappedCapacity(node, params), params));
       }
       if (state.size > running) for (const id in nodes) if (snapshot.nodes.get(id)?.state !== 'RUNNING') visits.push(id);
     }
     // Nodes in id order, so that decisions (and the random tie-break's draws) do not depend on
-    // the order in which changes were reported. A batch of wake-ups alone, or a full pass, is
-    // usually in that order already: then a look suffices.
-    if (visits.length > 1 && !increasing(visits)) sortUnique(visits);
+    // the order in which changes were reported.
+    visits.sortUnique();
 
     // The ranking as two lists (node, score), in visit order.
     const rankedIds = rankedIdScratch;
@@ -365,8 +386,8 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     let rng = state.rng;
     const attained = attainedScratch;
 
-    for (let i = 0; i < visits.length; i++) {
-      const id = visits[i];
+    for (let i = 0; i < visits.size; i++) {
+      const id = visits.ids[i];
       const node = snapshot.nodes.get(id);
       if (!node || node.state !== 'RUNNING') {
         forget(state, id);
@@ -389,7 +410,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       if (hasWake && (full || wake !== prevWake)) heapPush(state, wake, id, entry.ord);
 
       if (!isCapped(node, params)) {
-        capped.push(id);
+        capped++;
         decisions.add(capDecision(node, cappedCapacity(node, params), params));
       }
 
@@ -423,7 +444,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     if (sweep) state.lastSweepMs = now;
     state.rng = rng;
 
-    return { decisions: decisions.take(), state, wakeAtMs, notes: capped.length ? [`capped ${capped.length} node(s) at N+Q`] : undefined };
+    return { decisions: decisions.take(), state, wakeAtMs, notes: capped > 0 ? [`capped ${capped} node(s) at N+Q`] : undefined };
   },
 });
 
