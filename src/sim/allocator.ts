@@ -84,25 +84,27 @@ export function createFifoAllocator(ctx: AllocatorContext): Allocator {
     queuesChanged() {},
     schedule() {
       if (heap.size === 0 || !ctx.hasFreeCapacity()) return;
-      failed.length = 0;
+      // failed[0 .. nFailed) and skipped[0 .. nSkipped): lists reused by every call, never
+      // emptied (setting a list's length to 0 drops its room, allocated again at the next call).
+      let nFailed = 0;
+      let nSkipped = 0;
       for (;;) {
         const app = heap.peek();
         if (!app) break;
         const r = app.nextPendingResource() as Resources;
         let hopeless = false;
-        for (const f of failed) if (f.memoryMB <= r.memoryMB && f.vcores <= r.vcores) hopeless = true;
+        for (let k = 0; k < nFailed; k++) if (failed[k].memoryMB <= r.memoryMB && failed[k].vcores <= r.vcores) hopeless = true;
         const node = hopeless ? undefined : ctx.findNode(r);
         if (!node) {
-          if (!hopeless) failed.push(r);
-          skipped.push(heap.pop() as SimApp);
+          if (!hopeless) failed[nFailed++] = r;
+          skipped[nSkipped++] = heap.pop() as SimApp;
           continue;
         }
         ctx.launch(app, node);
         if (app.pendingContainers === 0) heap.pop();
         if (!ctx.hasFreeCapacity()) break;
       }
-      for (const a of skipped) heap.push(a);
-      skipped.length = 0;
+      for (let k = 0; k < nSkipped; k++) heap.push(skipped[k]);
     },
   };
 }

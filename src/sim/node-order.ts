@@ -152,7 +152,10 @@ export class NodeOrder {
   private readonly all: readonly SimNode[];
   /** The nodes and scores of the ranking being applied (reused by every ranking). */
   private readonly listed: RankedNodeLists = { nodeIds: [], values: [] };
-  /** Nodes whose score a ranking changed (reused by every ranking). */
+  /**
+   * Nodes whose score a ranking changed: `touched[0 .. count)`, reused by every ranking (never
+   * emptied: setting its length to 0 would drop its room, to be allocated again at the next one).
+   */
   private readonly touched: SimNode[] = [];
   /** A node's key under the rule in force (for `CandidateHeap.reorder`). */
   private readonly keyOf = (n: SimNode, key: [number, number]): void => {
@@ -198,7 +201,7 @@ export class NodeOrder {
     this.ranked = true;
     this.leastLoadedFirst = leastLoadedFirst;
     const touched = this.touched;
-    if (touched.length !== 0) touched.length = 0;
+    let nTouched = 0;
     if (a.partial ?? false) {
       // The lists, not the dictionary: listing a dictionary's keys sorts them by insertion.
       const { nodeIds, values } = rankedNodeLists(a, this.listed);
@@ -212,7 +215,7 @@ export class NodeOrder {
         const v = norm(values[i]);
         if (v !== n.score) {
           n.score = v;
-          touched.push(n);
+          touched[nTouched++] = n;
         }
       }
     } else {
@@ -225,16 +228,16 @@ export class NodeOrder {
         const v = norm(raw);
         if (v !== n.score) {
           n.score = v;
-          touched.push(n);
+          touched[nTouched++] = n;
         }
       }
       let listed = 0;
       for (const _ in scores) listed++;
       if (listed > matched) for (const id in scores) if (!byId.has(id)) (unknown ??= []).push(id);
     }
-    if (ruleChanged || touched.length * 4 > this.heap.size) this.heap.reorder(this.keyOf);
+    if (ruleChanged || nTouched * 4 > this.heap.size) this.heap.reorder(this.keyOf);
     else
-      for (let i = 0; i < touched.length; i++) {
+      for (let i = 0; i < nTouched; i++) {
         const n = touched[i];
         if (this.heap.has(n)) this.heap.update(n, this.loadOf(n), n.score);
       }
