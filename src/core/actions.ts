@@ -68,19 +68,17 @@ export interface Decision {
  * costs nothing. `reason` is a getter computed once, and `toJSON` gives a plain Decision; code
  * that copies decisions field by field must read `reason` explicitly (a spread would miss it).
  *
- * The reason is `format(a, b, c, d, e, f)`: a format shared by every decision of a rule and the
- * values it shows, kept in the decision. (A closure per decision would be two more objects: a
- * replay makes millions.)
+ * The reason is `format(action, a, b, c, d)`: a format shared by every decision of a rule, given
+ * the decision's action (its container, node, ...) and up to four more values the decision keeps.
+ * (A closure per decision would be two more objects: a replay makes millions.)
  */
 export class LazyDecision implements Decision {
-  #format: ReasonFormat | undefined;
-  #text: string | undefined;
+  /** The format until the reason is first read; the reason after. */
+  #reason: ReasonFormat | string;
   #a: unknown;
   #b: unknown;
   #c: unknown;
   #d: unknown;
-  #e: unknown;
-  #f: unknown;
 
   constructor(
     readonly action: Action,
@@ -91,25 +89,21 @@ export class LazyDecision implements Decision {
     b?: unknown,
     c?: unknown,
     d?: unknown,
-    e?: unknown,
-    f?: unknown,
   ) {
-    this.#format = format;
+    this.#reason = format;
     this.#a = a;
     this.#b = b;
     this.#c = c;
     this.#d = d;
-    this.#e = e;
-    this.#f = f;
   }
 
   get reason(): string {
-    if (this.#text === undefined) {
-      this.#text = (this.#format as ReasonFormat)(this.#a, this.#b, this.#c, this.#d, this.#e, this.#f);
-      this.#format = undefined;
-      this.#a = this.#b = this.#c = this.#d = this.#e = this.#f = undefined;
-    }
-    return this.#text;
+    const r = this.#reason;
+    if (typeof r === 'string') return r;
+    const text = r(this.action, this.#a, this.#b, this.#c, this.#d);
+    this.#reason = text;
+    this.#a = this.#b = this.#c = this.#d = undefined;
+    return text;
   }
 
   toJSON(): Decision {
@@ -117,25 +111,25 @@ export class LazyDecision implements Decision {
   }
 }
 
-/** Writes a reason from the values a decision keeps (see `LazyDecision`). */
+/** Writes a reason from a decision's action and the values it keeps (see `LazyDecision`). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type ReasonFormat = (...values: any[]) => string;
+type ReasonFormat = (action: any, ...values: any[]) => string;
 
-/** The values a reason format takes: at most six. */
-type ReasonValues = readonly [unknown?, unknown?, unknown?, unknown?, unknown?, unknown?];
+/** The values a reason format takes besides the action: at most four. */
+type ReasonValues = readonly [unknown?, unknown?, unknown?, unknown?];
 
 export function decisionWithLazyReason(action: Action, policy: string, rule: string, explain: () => string): Decision {
   return new LazyDecision(action, policy, rule, explain);
 }
 
 /**
- * A decision whose reason is `format(...values)`, written when first read. `format` should be a
- * function made once (module level), not per decision: that is the point over
+ * A decision whose reason is `format(action, ...values)`, written when first read. `format`
+ * should be a function made once (module level), not per decision: that is the point over
  * `decisionWithLazyReason`.
  */
-export function decisionWithReasonOf<V extends ReasonValues>(action: Action, policy: string, rule: string, format: (...values: V) => string, ...values: V): Decision;
-export function decisionWithReasonOf(action: Action, policy: string, rule: string, format: ReasonFormat, a?: unknown, b?: unknown, c?: unknown, d?: unknown, e?: unknown, f?: unknown): Decision {
-  return new LazyDecision(action, policy, rule, format, a, b, c, d, e, f);
+export function decisionWithReasonOf<A extends Action, V extends ReasonValues>(action: A, policy: string, rule: string, format: (action: A, ...values: V) => string, ...values: V): Decision;
+export function decisionWithReasonOf(action: Action, policy: string, rule: string, format: ReasonFormat, a?: unknown, b?: unknown, c?: unknown, d?: unknown): Decision {
+  return new LazyDecision(action, policy, rule, format, a, b, c, d);
 }
 
 /**
@@ -170,6 +164,11 @@ export class ListedRanking implements ActionOf<'rankNodes'> {
       this.#scores = scores;
     }
     return this.#scores;
+  }
+
+  /** Number of nodes listed (a node listed twice counts twice). */
+  get size(): number {
+    return this.#nodeIds.length;
   }
 
   /** The lists the action was made from (see `rankedNodeLists`), written into `into`. */

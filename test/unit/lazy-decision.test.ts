@@ -24,23 +24,23 @@ describe('decisionWithLazyReason', () => {
 describe('decisionWithReasonOf', () => {
   const action = { kind: 'resumeContainer', containerId: 'c2', nodeId: 'n1' } as const;
 
-  it('formats the values it was given, on first read, once', () => {
+  it('formats its action and the values it was given, on first read, once', () => {
     let calls = 0;
-    const format = (id: string, busy: number, cores: number, ids: readonly string[], ms: number, last: boolean): string => {
+    const format = (a: typeof action, busy: number, cores: number, ids: readonly string[], last: boolean): string => {
       calls++;
-      return `${id} ${busy}/${cores} [${ids.join(',')}] ${ms} ${last}`;
+      return `${a.containerId}@${a.nodeId} ${busy}/${cores} [${ids.join(',')}] ${last}`;
     };
-    const d = decisionWithReasonOf(action, 'kairos', 'las.resume', format, 'c2', 0, 4, ['a', 'b'], 1500, true);
+    const d = decisionWithReasonOf(action, 'kairos', 'las.resume', format, 0, 4, ['a', 'b'], true);
     expect(calls).toBe(0);
-    expect(d.reason).toBe('c2 0/4 [a,b] 1500 true');
-    expect(d.reason).toBe('c2 0/4 [a,b] 1500 true');
+    expect(d.reason).toBe('c2@n1 0/4 [a,b] true');
+    expect(d.reason).toBe('c2@n1 0/4 [a,b] true');
     expect(calls).toBe(1);
-    expect(JSON.parse(JSON.stringify(d))).toEqual({ action, policy: 'kairos', rule: 'las.resume', reason: 'c2 0/4 [a,b] 1500 true' });
+    expect(JSON.parse(JSON.stringify(d))).toEqual({ action, policy: 'kairos', rule: 'las.resume', reason: 'c2@n1 0/4 [a,b] true' });
   });
 
   it('takes formats of fewer values', () => {
     expect(decisionWithReasonOf(action, 'p', 'r', () => 'none').reason).toBe('none');
-    expect(decisionWithReasonOf(action, 'p', 'r', (n: number) => `n=${n}`, 3).reason).toBe('n=3');
+    expect(decisionWithReasonOf(action, 'p', 'r', (a, n: number) => `${a.kind} n=${n}`, 3).reason).toBe('resumeContainer n=3');
   });
 });
 

@@ -14,7 +14,7 @@
  * The state is updated in place (`updatesStateInPlace`): a trace replay makes millions of node
  * visits, and rebuilding the task table at each would cost more than the decisions.
  */
-import { decisionWithReasonOf, ListedRanking, type Decision } from '../../core/actions.js';
+import { decisionWithReasonOf, ListedRanking, type ActionOf, type Decision } from '../../core/actions.js';
 import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
 import { definePolicy } from '../../core/policy.js';
 import type { Resources } from '../../core/resources.js';
@@ -267,16 +267,17 @@ function isCapped(node: NodeView, params: KairosParams): boolean {
   return node.capacity.vcores === vcores && node.capacity.memoryMB === Math.round((node.physicalCapacity.memoryMB * vcores) / n);
 }
 
-const capReason = (nodeId: NodeId, n: number, queueSlots: number, want: Resources, physical: Resources): string =>
-  `${nodeId} holds at most N+Q = ${n}+${queueSlots} tasks: advertise ${want.vcores} vcores / ${want.memoryMB} MB (physical ${physical.vcores} vcores / ${physical.memoryMB} MB)`;
+const capReason = (a: ActionOf<'setNodeResource'>, n: number, queueSlots: number, physical: Resources): string =>
+  `${a.nodeId} holds at most N+Q = ${n}+${queueSlots} tasks: advertise ${a.resource.vcores} vcores / ${a.resource.memoryMB} MB (physical ${physical.vcores} vcores / ${physical.memoryMB} MB)`;
 
 function capDecision(node: NodeView, want: Resources, params: KairosParams): Decision {
-  return decisionWithReasonOf({ kind: 'setNodeResource', nodeId: node.id, resource: want }, POLICY_NAME, 'node.cap', capReason, node.id, coresOf(node, params), params.queueSlots, want, node.physicalCapacity);
+  const action: ActionOf<'setNodeResource'> = { kind: 'setNodeResource', nodeId: node.id, resource: want };
+  return decisionWithReasonOf(action, POLICY_NAME, 'node.cap', capReason, coresOf(node, params), params.queueSlots, node.physicalCapacity);
 }
 
-const rankReason = (full: boolean, scored: number, tieBreak: TieBreak, lowest: NodeId, lowestScore: number): string => {
+const rankReason = (a: ListedRanking, tieBreak: TieBreak, lowest: NodeId, lowestScore: number): string => {
   const what = tieBreak === 'random' ? 'a random score' : tieBreak === 'sum' ? 'total attained service (s)' : tieBreak === 'stddev' ? 'std dev of attained service (s)' : 'variance of attained service (s²)';
-  return `${full ? 'all' : 'changed'} ${scored} node(s) rescored: fewest tasks first, ties by lowest ${what}; lowest ${lowest} = ${lowestScore}`;
+  return `${a.partial ? 'changed' : 'all'} ${a.size} node(s) rescored: fewest tasks first, ties by lowest ${what}; lowest ${lowest} = ${lowestScore}`;
 };
 
 /** mulberry32: small, seedable, state fits in one integer. */
@@ -433,7 +434,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
 
     if (ranked > 0) {
       decisions.add(
-        decisionWithReasonOf(new ListedRanking(rankedIds.slice(0, ranked), rankedScores.slice(0, ranked), true, !full), POLICY_NAME, 'dispatch.rank', rankReason, full, ranked, params.tieBreak, best as NodeId, bestScore),
+        decisionWithReasonOf(new ListedRanking(rankedIds.slice(0, ranked), rankedScores.slice(0, ranked), true, !full), POLICY_NAME, 'dispatch.rank', rankReason, params.tieBreak, best as NodeId, bestScore),
       );
     }
 

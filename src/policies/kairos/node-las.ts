@@ -207,22 +207,24 @@ function resume(w: Work, now: number, W: number, protectMs = 0): void {
 const suspendAction = (w: Work, nodeId: NodeId) => ({ kind: 'suspendContainer', containerId: w.id, nodeId }) as const;
 const resumeAction = (w: Work, nodeId: NodeId) => ({ kind: 'resumeContainer', containerId: w.id, nodeId }) as const;
 
-// Reasons, written only when read: each format takes the values it shows (never a Work item,
-// which the next visit overwrites), and the decision keeps them (`decisionWithReasonOf`).
-const overCommitted = (running: number, nodeId: NodeId, N: number, newcomers: readonly ContainerId[], id: ContainerId, attainedMs: number): string =>
-  `${running} tasks running on ${nodeId} > N=${N} cores${newcomers.length ? ` after ${newcomers.join(', ')} arrived` : ''}: ${id} has the most attained service (${sec(attainedMs)})`;
-const quantumExpired = (W: number, id: ContainerId, attainedMs: number, next: ContainerId, nextMs: number): string =>
-  `quantum W=${sec(W)} of ${id} expired: ${id} attained ${sec(attainedMs)} >= ${next} waiting with ${sec(nextMs)}`;
-const takesCoreOf = (id: ContainerId, attainedMs: number, nodeId: NodeId, prev: ContainerId): string =>
-  `${id} (attained ${sec(attainedMs)}) is the youngest waiting task on ${nodeId}; takes the core of ${prev}`;
-const starvedFreeCore = (id: ContainerId, waitedMs: number, quanta: number, W: number, protectMs: number): string =>
-  `${id} waited ${sec(waitedMs)} >= ${quanta} quanta of W=${sec(W)}; a core is free, it runs unpreemptible for ${sec(protectMs)}`;
-const starvedVictim = (id: ContainerId, waitedMs: number, quanta: number, W: number, victim: ContainerId, victimMs: number): string =>
-  `${id} waited ${sec(waitedMs)} >= ${quanta} quanta of W=${sec(W)}: ${victim} (attained ${sec(victimMs)}, the most) yields its core`;
-const starvedRuns = (id: ContainerId, waitedMs: number, quanta: number, W: number, attainedMs: number, protectMs: number): string =>
-  `${id} waited ${sec(waitedMs)} >= ${quanta} quanta of W=${sec(W)} (attained ${sec(attainedMs)}); runs unpreemptible for ${sec(protectMs)}`;
-const freeCore = (busy: number, N: number, nodeId: NodeId, id: ContainerId, attainedMs: number): string =>
-  `${busy}/${N} cores busy on ${nodeId}: ${id} is the youngest waiting task (attained ${sec(attainedMs)})`;
+// Reasons, written only when read: each format takes the decision's action (its container and
+// node) and the values it shows (never a Work item, which the next visit overwrites), which the
+// decision keeps (`decisionWithReasonOf`).
+type OnContainer = { readonly containerId: ContainerId; readonly nodeId: NodeId };
+const overCommitted = (a: OnContainer, running: number, N: number, newcomers: readonly ContainerId[], attainedMs: number): string =>
+  `${running} tasks running on ${a.nodeId} > N=${N} cores${newcomers.length ? ` after ${newcomers.join(', ')} arrived` : ''}: ${a.containerId} has the most attained service (${sec(attainedMs)})`;
+const quantumExpired = (a: OnContainer, W: number, attainedMs: number, next: ContainerId, nextMs: number): string =>
+  `quantum W=${sec(W)} of ${a.containerId} expired: ${a.containerId} attained ${sec(attainedMs)} >= ${next} waiting with ${sec(nextMs)}`;
+const takesCoreOf = (a: OnContainer, attainedMs: number, prev: ContainerId): string =>
+  `${a.containerId} (attained ${sec(attainedMs)}) is the youngest waiting task on ${a.nodeId}; takes the core of ${prev}`;
+const starvedFreeCore = (a: OnContainer, waitedMs: number, params: KairosParams): string =>
+  `${a.containerId} waited ${sec(waitedMs)} >= ${params.starvationQuanta} quanta of W=${sec(params.quantumMs)}; a core is free, it runs unpreemptible for ${sec(params.starvationRunQuanta * params.quantumMs)}`;
+const starvedVictim = (a: OnContainer, starved: ContainerId, waitedMs: number, params: KairosParams, victimMs: number): string =>
+  `${starved} waited ${sec(waitedMs)} >= ${params.starvationQuanta} quanta of W=${sec(params.quantumMs)}: ${a.containerId} (attained ${sec(victimMs)}, the most) yields its core`;
+const starvedRuns = (a: OnContainer, waitedMs: number, params: KairosParams, attainedMs: number): string =>
+  `${a.containerId} waited ${sec(waitedMs)} >= ${params.starvationQuanta} quanta of W=${sec(params.quantumMs)} (attained ${sec(attainedMs)}); runs unpreemptible for ${sec(params.starvationRunQuanta * params.quantumMs)}`;
+const freeCore = (a: OnContainer, busy: number, N: number, attainedMs: number): string =>
+  `${busy}/${N} cores busy on ${a.nodeId}: ${a.containerId} is the youngest waiting task (attained ${sec(attainedMs)})`;
 
 /**
  * The decisions of a cycle, gathered in a list reused by every cycle and handed on at their size
@@ -355,7 +357,7 @@ export function scheduleNode(
       const victim = mostAttainedRunning(count, now, false) ?? mostAttainedRunning(count, now, true);
       if (!victim) break;
       suspend(victim, now);
-      out.add(decisionWithReasonOf(suspendAction(victim, nodeId), POLICY_NAME, 'las.preempt', overCommitted, used, nodeId, N, newcomers, victim.id, victim.attainedMs));
+      out.add(decisionWithReasonOf(suspendAction(victim, nodeId), POLICY_NAME, 'las.preempt', overCommitted, used, N, newcomers, victim.attainedMs));
       used -= victim.vcores;
     }
   }
@@ -372,10 +374,10 @@ export function scheduleNode(
     const m = youngestWaiting(count);
     if (m && m.attainedMs <= t.attainedMs && m.vcores <= t.vcores + (N - used)) {
       suspend(t, now);
-      out.add(decisionWithReasonOf(suspendAction(t, nodeId), POLICY_NAME, 'las.preempt', quantumExpired, W, t.id, t.attainedMs, m.id, m.attainedMs));
+      out.add(decisionWithReasonOf(suspendAction(t, nodeId), POLICY_NAME, 'las.preempt', quantumExpired, W, t.attainedMs, m.id, m.attainedMs));
       used -= t.vcores;
       resume(m, now, W);
-      out.add(decisionWithReasonOf(resumeAction(m, nodeId), POLICY_NAME, 'las.resume', takesCoreOf, m.id, m.attainedMs, nodeId, t.id));
+      out.add(decisionWithReasonOf(resumeAction(m, nodeId), POLICY_NAME, 'las.resume', takesCoreOf, m.attainedMs, t.id));
       used += m.vcores;
     } else {
       fig[t.at + QEND] = now + W;
@@ -391,24 +393,23 @@ export function scheduleNode(
       if (!w.running && !w.justSuspended && now - fig[w.at + SUSP] >= starveMs) starving[nStarving++] = w;
     }
     if (nStarving > 1) sortFirst(starving, nStarving, bySuspendedSince);
-    const quanta = params.starvationQuanta;
     const protectMs = params.starvationRunQuanta * W;
     for (let k = 0; k < nStarving; k++) {
       const s = starving[k];
       const waitedMs = now - fig[s.at + SUSP];
       if (N - used >= s.vcores) {
         resume(s, now, W, protectMs);
-        out.add(decisionWithReasonOf(resumeAction(s, nodeId), POLICY_NAME, 'las.starvation', starvedFreeCore, s.id, waitedMs, quanta, W, protectMs));
+        out.add(decisionWithReasonOf(resumeAction(s, nodeId), POLICY_NAME, 'las.starvation', starvedFreeCore, waitedMs, params));
         used += s.vcores;
         continue;
       }
       const victim = mostAttainedRunning(count, now, false);
       if (!victim || N - used + victim.vcores < s.vcores) continue;
       suspend(victim, now);
-      out.add(decisionWithReasonOf(suspendAction(victim, nodeId), POLICY_NAME, 'las.starvation', starvedVictim, s.id, waitedMs, quanta, W, victim.id, victim.attainedMs));
+      out.add(decisionWithReasonOf(suspendAction(victim, nodeId), POLICY_NAME, 'las.starvation', starvedVictim, s.id, waitedMs, params, victim.attainedMs));
       used -= victim.vcores;
       resume(s, now, W, protectMs);
-      out.add(decisionWithReasonOf(resumeAction(s, nodeId), POLICY_NAME, 'las.starvation', starvedRuns, s.id, waitedMs, quanta, W, s.attainedMs, protectMs));
+      out.add(decisionWithReasonOf(resumeAction(s, nodeId), POLICY_NAME, 'las.starvation', starvedRuns, waitedMs, params, s.attainedMs));
       used += s.vcores;
     }
   }
@@ -424,7 +425,7 @@ export function scheduleNode(
       if (busy >= N) break;
       if (N - busy < m.vcores) continue;
       resume(m, now, W);
-      out.add(decisionWithReasonOf(resumeAction(m, nodeId), POLICY_NAME, 'las.resume', freeCore, busy, N, nodeId, m.id, m.attainedMs));
+      out.add(decisionWithReasonOf(resumeAction(m, nodeId), POLICY_NAME, 'las.resume', freeCore, busy, N, m.attainedMs));
       used += m.vcores;
     }
   }
