@@ -114,7 +114,13 @@ interface Work {
   fresh: boolean;
 }
 
-const sec = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+/**
+ * A duration as reasons show it: tenths of a second. Decisions keep durations in this form, small
+ * integers that stay unboxed (a fractional number kept in a decision is one more object each, and
+ * a replay makes millions of decisions); `sec` writes them out.
+ */
+const tenths = (ms: number): number => Math.round(ms / 100);
+const sec = (t: number): string => `${t / 10} s`;
 
 /** Cores (N) of a node: the parameter if set, else its physical vcores. */
 export function coresOf(node: NodeView, params: KairosParams): number {
@@ -208,23 +214,23 @@ const suspendAction = (w: Work, nodeId: NodeId) => ({ kind: 'suspendContainer', 
 const resumeAction = (w: Work, nodeId: NodeId) => ({ kind: 'resumeContainer', containerId: w.id, nodeId }) as const;
 
 // Reasons, written only when read: each format takes the decision's action (its container and
-// node) and the values it shows (never a Work item, which the next visit overwrites), which the
-// decision keeps (`decisionWithReasonOf`).
+// node) and the values it shows (never a Work item, which the next visit overwrites; durations in
+// tenths of a second), which the decision keeps (`decisionWithReasonOf`).
 type OnContainer = { readonly containerId: ContainerId; readonly nodeId: NodeId };
-const overCommitted = (a: OnContainer, running: number, N: number, newcomers: readonly ContainerId[], attainedMs: number): string =>
-  `${running} tasks running on ${a.nodeId} > N=${N} cores${newcomers.length ? ` after ${newcomers.join(', ')} arrived` : ''}: ${a.containerId} has the most attained service (${sec(attainedMs)})`;
-const quantumExpired = (a: OnContainer, W: number, attainedMs: number, next: ContainerId, nextMs: number): string =>
-  `quantum W=${sec(W)} of ${a.containerId} expired: ${a.containerId} attained ${sec(attainedMs)} >= ${next} waiting with ${sec(nextMs)}`;
-const takesCoreOf = (a: OnContainer, attainedMs: number, prev: ContainerId): string =>
-  `${a.containerId} (attained ${sec(attainedMs)}) is the youngest waiting task on ${a.nodeId}; takes the core of ${prev}`;
-const starvedFreeCore = (a: OnContainer, waitedMs: number, params: KairosParams): string =>
-  `${a.containerId} waited ${sec(waitedMs)} >= ${params.starvationQuanta} quanta of W=${sec(params.quantumMs)}; a core is free, it runs unpreemptible for ${sec(params.starvationRunQuanta * params.quantumMs)}`;
-const starvedVictim = (a: OnContainer, starved: ContainerId, waitedMs: number, params: KairosParams, victimMs: number): string =>
-  `${starved} waited ${sec(waitedMs)} >= ${params.starvationQuanta} quanta of W=${sec(params.quantumMs)}: ${a.containerId} (attained ${sec(victimMs)}, the most) yields its core`;
-const starvedRuns = (a: OnContainer, waitedMs: number, params: KairosParams, attainedMs: number): string =>
-  `${a.containerId} waited ${sec(waitedMs)} >= ${params.starvationQuanta} quanta of W=${sec(params.quantumMs)} (attained ${sec(attainedMs)}); runs unpreemptible for ${sec(params.starvationRunQuanta * params.quantumMs)}`;
-const freeCore = (a: OnContainer, busy: number, N: number, attainedMs: number): string =>
-  `${busy}/${N} cores busy on ${a.nodeId}: ${a.containerId} is the youngest waiting task (attained ${sec(attainedMs)})`;
+const overCommitted = (a: OnContainer, running: number, N: number, newcomers: readonly ContainerId[], attained: number): string =>
+  `${running} tasks running on ${a.nodeId} > N=${N} cores${newcomers.length ? ` after ${newcomers.join(', ')} arrived` : ''}: ${a.containerId} has the most attained service (${sec(attained)})`;
+const quantumExpired = (a: OnContainer, W: number, attained: number, next: ContainerId, nextAttained: number): string =>
+  `quantum W=${sec(W)} of ${a.containerId} expired: ${a.containerId} attained ${sec(attained)} >= ${next} waiting with ${sec(nextAttained)}`;
+const takesCoreOf = (a: OnContainer, attained: number, prev: ContainerId): string =>
+  `${a.containerId} (attained ${sec(attained)}) is the youngest waiting task on ${a.nodeId}; takes the core of ${prev}`;
+const starvedFreeCore = (a: OnContainer, waited: number, params: KairosParams): string =>
+  `${a.containerId} waited ${sec(waited)} >= ${params.starvationQuanta} quanta of W=${sec(tenths(params.quantumMs))}; a core is free, it runs unpreemptible for ${sec(tenths(params.starvationRunQuanta * params.quantumMs))}`;
+const starvedVictim = (a: OnContainer, starved: ContainerId, waited: number, params: KairosParams, victimAttained: number): string =>
+  `${starved} waited ${sec(waited)} >= ${params.starvationQuanta} quanta of W=${sec(tenths(params.quantumMs))}: ${a.containerId} (attained ${sec(victimAttained)}, the most) yields its core`;
+const starvedRuns = (a: OnContainer, waited: number, params: KairosParams, attained: number): string =>
+  `${a.containerId} waited ${sec(waited)} >= ${params.starvationQuanta} quanta of W=${sec(tenths(params.quantumMs))} (attained ${sec(attained)}); runs unpreemptible for ${sec(tenths(params.starvationRunQuanta * params.quantumMs))}`;
+const freeCore = (a: OnContainer, busy: number, N: number, attained: number): string =>
+  `${busy}/${N} cores busy on ${a.nodeId}: ${a.containerId} is the youngest waiting task (attained ${sec(attained)})`;
 
 /**
  * The decisions of a cycle, gathered in a list reused by every cycle and handed on at their size
@@ -357,7 +363,7 @@ export function scheduleNode(
       const victim = mostAttainedRunning(count, now, false) ?? mostAttainedRunning(count, now, true);
       if (!victim) break;
       suspend(victim, now);
-      out.add(decisionWithReasonOf(suspendAction(victim, nodeId), POLICY_NAME, 'las.preempt', overCommitted, used, N, newcomers, victim.attainedMs));
+      out.add(decisionWithReasonOf(suspendAction(victim, nodeId), POLICY_NAME, 'las.preempt', overCommitted, used, N, newcomers, tenths(victim.attainedMs)));
       used -= victim.vcores;
     }
   }
@@ -374,10 +380,10 @@ export function scheduleNode(
     const m = youngestWaiting(count);
     if (m && m.attainedMs <= t.attainedMs && m.vcores <= t.vcores + (N - used)) {
       suspend(t, now);
-      out.add(decisionWithReasonOf(suspendAction(t, nodeId), POLICY_NAME, 'las.preempt', quantumExpired, W, t.attainedMs, m.id, m.attainedMs));
+      out.add(decisionWithReasonOf(suspendAction(t, nodeId), POLICY_NAME, 'las.preempt', quantumExpired, tenths(W), tenths(t.attainedMs), m.id, tenths(m.attainedMs)));
       used -= t.vcores;
       resume(m, now, W);
-      out.add(decisionWithReasonOf(resumeAction(m, nodeId), POLICY_NAME, 'las.resume', takesCoreOf, m.attainedMs, t.id));
+      out.add(decisionWithReasonOf(resumeAction(m, nodeId), POLICY_NAME, 'las.resume', takesCoreOf, tenths(m.attainedMs), t.id));
       used += m.vcores;
     } else {
       fig[t.at + QEND] = now + W;
@@ -399,17 +405,17 @@ export function scheduleNode(
       const waitedMs = now - fig[s.at + SUSP];
       if (N - used >= s.vcores) {
         resume(s, now, W, protectMs);
-        out.add(decisionWithReasonOf(resumeAction(s, nodeId), POLICY_NAME, 'las.starvation', starvedFreeCore, waitedMs, params));
+        out.add(decisionWithReasonOf(resumeAction(s, nodeId), POLICY_NAME, 'las.starvation', starvedFreeCore, tenths(waitedMs), params));
         used += s.vcores;
         continue;
       }
       const victim = mostAttainedRunning(count, now, false);
       if (!victim || N - used + victim.vcores < s.vcores) continue;
       suspend(victim, now);
-      out.add(decisionWithReasonOf(suspendAction(victim, nodeId), POLICY_NAME, 'las.starvation', starvedVictim, s.id, waitedMs, params, victim.attainedMs));
+      out.add(decisionWithReasonOf(suspendAction(victim, nodeId), POLICY_NAME, 'las.starvation', starvedVictim, s.id, tenths(waitedMs), params, tenths(victim.attainedMs)));
       used -= victim.vcores;
       resume(s, now, W, protectMs);
-      out.add(decisionWithReasonOf(resumeAction(s, nodeId), POLICY_NAME, 'las.starvation', starvedRuns, waitedMs, params, s.attainedMs));
+      out.add(decisionWithReasonOf(resumeAction(s, nodeId), POLICY_NAME, 'las.starvation', starvedRuns, tenths(waitedMs), params, tenths(s.attainedMs)));
       used += s.vcores;
     }
   }
@@ -425,7 +431,7 @@ export function scheduleNode(
       if (busy >= N) break;
       if (N - busy < m.vcores) continue;
       resume(m, now, W);
-      out.add(decisionWithReasonOf(resumeAction(m, nodeId), POLICY_NAME, 'las.resume', freeCore, busy, N, m.attainedMs));
+      out.add(decisionWithReasonOf(resumeAction(m, nodeId), POLICY_NAME, 'las.resume', freeCore, busy, N, tenths(m.attainedMs)));
       used += m.vcores;
     }
   }
