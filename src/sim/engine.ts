@@ -354,6 +354,8 @@ export class Simulator {
   private readonly maxCycles: number;
   private readonly checkInv: boolean;
   private readonly snap: SimSnapshot;
+  /** The policy's input (see `policyInput`). */
+  private readonly input: { snapshot: ClusterSnapshot; params: unknown; state: unknown };
   private queueViewCache?: QueueView;
   private queueViewKey = '';
   private idleCycles = 0;
@@ -418,6 +420,7 @@ export class Simulator {
       this.policyState = this.policy.initialState(this.params);
     }
     this.snap = new SimSnapshot(this);
+    this.input = { snapshot: this.snap, params: this.params, state: this.policyState };
 
     this.scheduleNextArrival();
     if (this.policy && this.periodMs !== undefined) this.push(this.firstEventTime(), EV_TICK, undefined, 0);
@@ -624,11 +627,9 @@ export class Simulator {
    * policy at every event; the live snapshot behind it is one object too).
    */
   private policyInput(): { snapshot: ClusterSnapshot; params: unknown; state: unknown } {
-    const input = (this.input ??= { snapshot: this.snap, params: this.params, state: undefined });
-    input.state = this.policyState;
-    return input;
+    this.input.state = this.policyState;
+    return this.input;
   }
-  private input?: { snapshot: ClusterSnapshot; params: unknown; state: unknown };
 
   private count(kind: string, out: ApplyOutcome): void {
     // The counters of a kind are found through a Map (the same objects as in byKind): a replay
