@@ -156,6 +156,10 @@ export class SimContainer implements ContainerView {
   attained = 0;
   /** Invalidates stale completion events. */
   gen = 0;
+  /** Order of launch, cluster-wide (the order in which the container list is read out). */
+  launchNo = 0;
+  /** Sequence number within its app (the last part of its id). */
+  seqInApp = 0;
   removed = false;
   /** The pending completion event while RUNNING (simulator bookkeeping). */
   completionEv: unknown = undefined;
@@ -210,7 +214,13 @@ export class SimApp implements AppView {
   /** Free slot for allocators (e.g. per-queue bookkeeping). */
   allocData: unknown = undefined;
   queueRef: SimQueue;
-  readonly containers = new Set<SimContainer>();
+  /**
+   * The app's containers by sequence number (container `seq` at index seq - 1), undefined once
+   * released: a container is found from its id through its app, and a launch or release writes
+   * one slot (a cluster-wide map of containers, written at every launch and release of a replay,
+   * cost more than the rest of the bookkeeping of both).
+   */
+  readonly containerBySeq: (SimContainer | undefined)[] = [];
   finishedAtMs?: number;
   /** Work lost to killed containers, ms. */
   wastedMs = 0;
@@ -250,6 +260,13 @@ export class SimApp implements AppView {
     });
     this.tasksLeft = taskCount(spec);
     this.containerPrefix = `container_0_${id.slice(id.lastIndexOf('_') + 1)}_01_`;
+  }
+
+  /** The app's containers, in launch order. */
+  liveContainers(): SimContainer[] {
+    const out: SimContainer[] = [];
+    for (const c of this.containerBySeq) if (c !== undefined) out.push(c);
+    return out;
   }
 
   get isActive(): boolean {
@@ -300,7 +317,13 @@ export class Simulator {
   readonly nodes: SimNode[] = [];
   readonly nodeById = new Map<NodeId, SimNode>();
   readonly apps = new Map<AppId, SimApp>();
-  readonly containers = new Map<ContainerId, SimContainer>();
+  /** Live containers by id (a view over the apps' containers; see `LiveContainers`). */
+  readonly containers: LiveContainers;
+  /** Apps that may hold containers (arrived, not finished), by `SimApp.seq`. */
+  readonly activeAppBySeq: (SimApp | undefined)[] = [];
+  /** Containers launched and not yet released. */
+  liveContainerCount = 0;
+  private launchCount = 0;
   readonly queues: QueueTree;
   readonly order: NodeOrder;
   readonly allocator: Allocator;
@@ -391,6 +414,7 @@ export class Simulator {
       this.totalCapacity.vcores += cores;
     }
     this.order = new NodeOrder(this.nodes);
+    this.containers = new LiveContainers(this);
     this.queues = new QueueTree(w.queues);
 
     this.jobs = w.jobs;
@@ -670,6 +694,7 @@ export class Simulator {
     }
     const app = new SimApp(`application_0_${String(i + 1).padStart(4, '0')}`, i, spec, now, queue);
     this.apps.set(app.id, app);
+    this.activeAppBySeq[i] = app;
     this.queues.addApp(queue, 1);
     this.usageVersion++;
     for (let s = 0; s < spec.stages.length; s++) if (app.parentsLeft[s] === 0) this.stageReady(app, s);
@@ -710,12 +735,14 @@ export class Simulator {
     const r = c.resource;
     // Bring the node's running containers up to date before this one joins them.
     this.advance(node);
-    this.containers.set(id, c);
+    c.launchNo = ++this.launchCount;
+    c.seqInApp = seq;
+    app.containerBySeq.push(c);
+    this.liveContainerCount++;
     node.containers.push(c);
     node.containerIds.push(id);
     node.used.memoryMB += r.memoryMB;
     node.used.vcores += r.vcores;
-    app.containers.add(c);
     app.runningContainers++;
     app.allocated.memoryMB += r.memoryMB;
     app.allocated.vcores += r.vcores;
@@ -742,7 +769,8 @@ export class Simulator {
     c.removed = true;
     this.cancelCompletion(c);
     c.gen++;
-    this.containers.delete(c.id);
+    app.containerBySeq[c.seqInApp - 1] = undefined;
+    this.liveContainerCount--;
     // Both lists are in the same order.
     const k = node.containers.indexOf(c);
     removeAt(node.containers, k);
@@ -750,7 +778,6 @@ export class Simulator {
     const r = c.resource;
     node.used.memoryMB -= r.memoryMB;
     node.used.vcores -= r.vcores;
-    app.containers.delete(c);
     app.runningContainers--;
     app.allocated.memoryMB -= r.memoryMB;
     app.allocated.vcores -= r.vcores;
@@ -784,6 +811,7 @@ export class Simulator {
     const now = this.clock.now;
     app.state = state;
     app.finishedAtMs = now;
+    this.activeAppBySeq[app.seq] = undefined;
     this.allocator.appChanged(app);
     this.queues.addApp(app.queueRef, -1);
     this.usageVersion++;
@@ -941,7 +969,7 @@ export class Simulator {
         const app = this.apps.get(a.appId);
         if (!app) return { status: 'failed', error: `unknown application ${a.appId}`, retryable: false };
         if (!app.isActive) return { status: 'noop', detail: `application already ${app.state}` };
-        for (const c of [...app.containers]) {
+        for (const c of app.liveContainers()) {
           this.release(c);
           app.wastedMs += c.attained;
           this.wastedCoreMs += c.attained * c.resource.vcores;
@@ -1039,24 +1067,90 @@ export class Simulator {
       if (n.rate > 1 + eps) fail(`node ${n.id} rate ${n.rate} > 1`);
     }
     let running = 0;
-    for (const c of this.containers.values()) if (c.state === 'RUNNING') running++;
-    if (running !== this.runningTotal) fail(`running containers ${this.runningTotal} != ${running}`);
+    let live = 0;
     for (const c of this.containers.values()) {
+      live++;
+      if (c.state === 'RUNNING') running++;
       if (!this.nodeById.has(c.nodeId)) fail(`container ${c.id} on unknown node ${c.nodeId}`);
-      if (!c.app.containers.has(c)) fail(`container ${c.id} not in its app`);
     }
+    if (running !== this.runningTotal) fail(`running containers ${this.runningTotal} != ${running}`);
+    if (live !== this.liveContainerCount || live !== this.containers.size) fail(`live containers ${this.liveContainerCount} != ${live}`);
     for (const app of this.apps.values()) {
       let mem = 0;
       let vc = 0;
-      for (const c of app.containers) {
+      const cs = app.liveContainers();
+      for (const c of cs) {
+        if (c.app !== app || c.removed || c.node.containers.indexOf(c) < 0) fail(`container ${c.id} of ${app.id} not on its node`);
         mem += c.resource.memoryMB;
         vc += c.resource.vcores;
       }
-      if (mem !== app.allocated.memoryMB || vc !== app.allocated.vcores || app.containers.size !== app.runningContainers) fail(`app ${app.id} allocation inconsistent`);
+      if (cs.length > 0 && this.activeAppBySeq[app.seq] !== app) fail(`app ${app.id} holds containers but is not active`);
+      if (mem !== app.allocated.memoryMB || vc !== app.allocated.vcores || cs.length !== app.runningContainers) fail(`app ${app.id} allocation inconsistent`);
       let pend = 0;
       for (let i = app.pendHead; i < app.pend.length; i++) pend += app.pend[i].end - app.pend[i].next;
       if (pend !== app.pendingContainers) fail(`app ${app.id} pending ${app.pendingContainers} != ${pend}`);
     }
+  }
+}
+
+/**
+ * The live containers by id, as the snapshot's `containers` map: a view, not a map of its own.
+ * A container id is its app's prefix and a sequence number (`container_0_<app number>_01_<seq>`),
+ * so a lookup goes to the app (by number) and to the container (by sequence number). Listing is
+ * rare (a policy's full pass, inspection): the containers of every node, in launch order, as a map
+ * would list them.
+ */
+export class LiveContainers implements ReadonlyMap<ContainerId, SimContainer> {
+  constructor(private readonly sim: Simulator) {}
+
+  get size(): number {
+    return this.sim.liveContainerCount;
+  }
+
+  get(id: ContainerId): SimContainer | undefined {
+    // `container_0_` (12 characters), the app number, `_01_`, the sequence number.
+    if (typeof id !== 'string' || !id.startsWith('container_0_')) return undefined;
+    const sep = id.indexOf('_01_', 12);
+    if (sep < 0) return undefined;
+    const appNo = Number(id.slice(12, sep));
+    const seq = Number(id.slice(sep + 4));
+    if (!Number.isInteger(appNo) || !Number.isInteger(seq) || appNo < 1 || seq < 1) return undefined;
+    const c = this.sim.activeAppBySeq[appNo - 1]?.containerBySeq[seq - 1];
+    return c !== undefined && c.id === id ? c : undefined;
+  }
+
+  has(id: ContainerId): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  /** A map of the live containers in launch order (made at each call). */
+  private listed(): Map<ContainerId, SimContainer> {
+    const all: SimContainer[] = [];
+    for (const n of this.sim.nodes) for (const c of n.containers) all.push(c);
+    all.sort((a, b) => a.launchNo - b.launchNo);
+    const m = new Map<ContainerId, SimContainer>();
+    for (const c of all) m.set(c.id, c);
+    return m;
+  }
+
+  values(): MapIterator<SimContainer> {
+    return this.listed().values();
+  }
+
+  keys(): MapIterator<ContainerId> {
+    return this.listed().keys();
+  }
+
+  entries(): MapIterator<[ContainerId, SimContainer]> {
+    return this.listed().entries();
+  }
+
+  [Symbol.iterator](): MapIterator<[ContainerId, SimContainer]> {
+    return this.listed().entries();
+  }
+
+  forEach(fn: (value: SimContainer, key: ContainerId, map: ReadonlyMap<ContainerId, SimContainer>) => void, thisArg?: unknown): void {
+    for (const [k, v] of this.listed()) fn.call(thisArg, v, k, this);
   }
 }
 

@@ -207,6 +207,37 @@ describe('simulator: placement and CPU model', () => {
     expect([...s.containers.values()].map((c) => c.nodeId)).toEqual(['node1', 'node3', 'node3', 'node4', 'node2', 'node4']);
   });
 
+  it('finds live containers by id and lists them in launch order, as a map would', () => {
+    // Three jobs on two one-core nodes: jobs 2 and 3 wait for a core.
+    const jobs = [job(0, [10, 30]), job(1, [5]), job(2, [40, 40])];
+    const s = new Simulator({ workload: wl(jobs), nodes: 2, cores: 1, checkInvariants: true });
+    s.runUntil(0);
+    const first = [...s.containers.values()];
+    expect(first.map((c) => c.id)).toEqual(['container_0_0001_01_000001', 'container_0_0001_01_000002']);
+    s.runUntil(12_000);
+    // At 10 s job 1's first task finished and job 2's task took node1 (until 15 s); job 1's
+    // second task, launched before it, still runs on node2.
+    const live = [...s.containers.keys()];
+    expect(live).toEqual(['container_0_0001_01_000002', 'container_0_0002_01_000001']);
+    expect(s.containers.size).toBe(2);
+    for (const id of live) expect(s.containers.get(id)?.id).toBe(id);
+    expect([...s.containers.entries()].map(([k, v]) => k === v.id)).toEqual([true, true]);
+    expect(s.containers.has('container_0_0001_01_000002')).toBe(true);
+    // Released, never launched, of an unknown app, or not a container id at all.
+    for (const id of ['container_0_0001_01_000001', 'container_0_0001_01_000003', 'container_0_0009_01_000001', 'container_0_0001_01_00000x', 'application_0_0001', 'container_0_0001_02_000002', ''])
+      expect(s.containers.get(id), id).toBeUndefined();
+    expect(s.containers.has('container_0_0001_01_000001')).toBe(false);
+    const seen: string[] = [];
+    s.containers.forEach((c, id, m) => {
+      expect(m).toBe(s.containers);
+      seen.push(`${id}@${c.nodeId}`);
+    });
+    expect(seen).toEqual(['container_0_0001_01_000002@node2', 'container_0_0002_01_000001@node1']);
+    s.run();
+    expect(s.containers.size).toBe(0);
+    expect([...s.containers]).toEqual([]);
+  });
+
   it('kills containers (task re-requested, progress lost) and apps', async () => {
     const b = new SimBackend({ workload: wl([job(0, [10]), job(0, [10])]), nodes: 1, cores: 1, checkInvariants: true });
     b.advance(4000);
