@@ -297,6 +297,31 @@ describe('simulator: policy driving', () => {
     expect(calls[2].changed).toEqual(['node1']);
   });
 
+  it('lists each changed node once, in the order first changed, and answers has() for that call only', () => {
+    const seen: { t: number; ids: string[]; size: number; has: Record<string, boolean>; entries: [string, string][]; each: string[] }[] = [];
+    const pol = scripted((s) => {
+      const c = s.changedNodeIds!;
+      const each: string[] = [];
+      c.forEach((v, k, set) => {
+        expect(set).toBe(c);
+        expect(k).toBe(v);
+        each.push(v);
+      });
+      seen.push({ t: s.nowMs, ids: [...c], size: c.size, has: Object.fromEntries(['node1', 'node2', 'node3', 'nodeX'].map((id) => [id, c.has(id)])), entries: [...c.entries()], each });
+      return {};
+    });
+    // Two 2-core nodes. 0 s: job 1's two tasks go to node1, job 2's to node2; 1 s: job 3's to
+    // node2; 2 s: job 4 waits; 3 s: job 1's first task ends on node1 and job 4's starts there.
+    const s = new Simulator({ workload: wl([job(0, [3, 30]), job(0, [5]), job(1, [5]), job(2, [5])]), nodes: 2, cores: 2, policy: pol });
+    s.runUntil(3000);
+    expect(seen.map((x) => x.t)).toEqual([0, 1000, 2000, 3000]);
+    expect(seen[0]).toEqual({ t: 0, ids: ['node1', 'node2'], size: 2, has: { node1: true, node2: true, node3: false, nodeX: false }, entries: [['node1', 'node1'], ['node2', 'node2']], each: ['node1', 'node2'] });
+    expect(seen[1]).toMatchObject({ ids: ['node2'], size: 1, has: { node1: false, node2: true } });
+    expect(seen[2]).toMatchObject({ ids: [], size: 0, has: { node1: false, node2: false }, entries: [], each: [] });
+    // A release and a launch on node1: listed once.
+    expect(seen[3]).toMatchObject({ ids: ['node1'], size: 1, has: { node1: true, node2: false }, each: ['node1'] });
+  });
+
   it("does not report the policy's own suspends and resumes as changes, but reports one from outside", () => {
     const calls: { t: number; changed: string[] }[] = [];
     const pol = scripted((s, n) => {
