@@ -94,3 +94,59 @@ describe('kairos cycles are proportional to what changed', () => {
     expect(caps).toEqual([{ kind: 'setNodeResource', nodeId: 'n008', resource: res(5120 * 5, 5) }]);
   });
 });
+
+describe('kairos wake-up index', () => {
+  it('visits every node whose wake-up has come, and asks for the earliest wake-up of any node (random cycles)', () => {
+    // 40 one-core nodes with tasks arriving, finishing, and running or waiting as decided; random
+    // steps of 0.1 to 60 s: wake-ups move later and earlier (quantum ends, starvation deadlines),
+    // and many are left behind in the index by a node's later visit.
+    // (No sweep: the cycles after the first read only the nodes they visit.)
+    const p = kairosParamsSchema.parse({ quantumMs: 20 * S, monitorIntervalMs: 0, starvationQuanta: 2, sweepIntervalMs: 1e15 });
+    let seed = 7;
+    const rnd = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const ns = Array.from({ length: 40 }, (_, i) => node(`m${String(i).padStart(2, '0')}`));
+    let tasks: C[] = [];
+    let nextId = 0;
+    let now = 0;
+    let state = kairosPolicy.initialState(p) as KairosState;
+    let last: { wakeAtMs?: number } = {};
+    let dueVisits = 0;
+    for (let cycle = 0; cycle < 2000; cycle++) {
+      const dt = cycle === 0 ? 0 : rnd() < 0.5 ? 100 + Math.floor(rnd() * 2000) : Math.floor(rnd() * 60 * S);
+      now += dt;
+      for (const t of tasks) if (t.state !== 'SUSPENDED') t.attained += dt;
+      const changed = new Set<string>();
+      // A few tasks finish; a few arrive (at most three per node).
+      tasks = tasks.filter((t) => (rnd() < 0.04 ? (changed.add(t.node), false) : true));
+      for (let k = 0; k < 3; k++) {
+        const n = ns[Math.floor(rnd() * ns.length)];
+        if (tasks.filter((t) => t.node === n.id).length >= 3) continue;
+        tasks.push({ id: `t${nextId++}`, node: n.id, attained: 0, runningSince: now });
+        changed.add(n.id);
+      }
+      const before = stateNodes(state);
+      const due = Object.keys(before).filter((id) => before[id].wake !== null && (before[id].wake as number) <= now);
+      const plain = snap(now, ns, tasks, cycle === 0 ? undefined : [...changed]);
+      const g = cycle === 0 ? { snapshot: plain, nodes: new Set(ns.map((n) => n.id)) } : guarded(plain);
+      const out = kairosPolicy.decide({ snapshot: g.snapshot, params: p, state });
+      state = out.state as KairosState;
+      last = out;
+      for (const id of due) expect(g.nodes.has(id), `${id} due at ${before[id].wake} not visited at ${now}`).toBe(true);
+      dueVisits += due.length;
+      const wakes = Object.values(stateNodes(state))
+        .map((e) => e.wake)
+        .filter((w): w is number => w !== null);
+      expect(out.wakeAtMs).toBe(wakes.length ? Math.min(...wakes) : undefined);
+      // The cluster does as decided.
+      for (const d of out.decisions) {
+        const a = d.action;
+        if (a.kind !== 'suspendContainer' && a.kind !== 'resumeContainer') continue;
+        const t = tasks.find((x) => x.id === a.containerId)!;
+        t.state = a.kind === 'suspendContainer' ? 'SUSPENDED' : 'RUNNING';
+        if (t.state === 'RUNNING') t.runningSince = now;
+      }
+    }
+    expect(dueVisits).toBeGreaterThan(2000);
+    expect(last.wakeAtMs).toBeDefined();
+  });
+});
