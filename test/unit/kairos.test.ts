@@ -427,5 +427,18 @@ describe('kairos state', () => {
     expect(Object.keys(stateNodes(second.state))).toEqual(['n1']);
     expect(Object.keys(stateNodes(second.state).n1.tasks)).toEqual(['b']);
     expect(targets(second.decisions, 'resumeContainer')).toEqual(['b']);
+    // n1 empties: its entry stays, with no task and no wake-up, and keeps its number when tasks
+    // come again.
+    const ord = second.state.nodes.n1.ord;
+    const empty = run(snap(3_000, [node('n1', 1, 5120)], [], { changed: ['n1'] }), {}, second.state);
+    expect(stateNodes(empty.state)).toEqual({ n1: { tasks: {}, wake: null } });
+    expect(empty.wakeAtMs).toBeUndefined();
+    const refilled = run(snap(4_000, [node('n1', 1, 5120)], [{ id: 'd', node: 'n1', attained: 0 }], { changed: ['n1'] }), {}, empty.state);
+    expect(Object.keys(stateNodes(refilled.state).n1.tasks)).toEqual(['d']);
+    expect(refilled.state.nodes.n1.ord).toBe(ord);
+    // It is forgotten when it stops running.
+    const lost = run(snap(5_000, [{ ...node('n1', 1, 5120), state: 'LOST' }], [], { changed: ['n1'] }), {}, refilled.state);
+    expect(stateNodes(lost.state)).toEqual({});
+    expect(lost.state.size).toBe(0);
   });
 });
