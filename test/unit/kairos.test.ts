@@ -4,7 +4,7 @@ import type { Action, Decision } from '../../src/core/actions.js';
 import type { ClusterSnapshot } from '../../src/core/model.js';
 
 import { describe, expect, it } from 'vitest';
-import { kairosPolicy, kairosParamsSchema, dispatchScore, stateNodes, type KairosState } from '../../src/policies/kairos/index.js';
+import { kairosPolicy, kairosParamsSchema, dispatchScore, stateNodes, STATE_LAYOUT, type KairosState } from '../../src/policies/kairos/index.js';
 import { getPolicy } from '../../src/policies/index.js';
 import { copyStateFor } from '../../src/core/policy.js';
 
@@ -394,9 +394,21 @@ describe('kairos state', () => {
       const out = run(snap(50 * S, [n], cs(50 * S), { changed: [] }), {}, JSON.parse(JSON.stringify(old)) as KairosState);
       expect(targets(out.decisions, 'suspendContainer')).toEqual(['a']);
       expect(targets(out.decisions, 'resumeContainer')).toEqual(['b']);
-      expect(out.state.layout).toBe(3);
+      expect(out.state.layout).toBe(STATE_LAYOUT);
       expect(Object.keys(stateNodes(out.state))).toEqual(['n1']);
       expect(stateNodes(out.state).n1.tasks.b).toMatchObject({ since: 50 * S, susp: null });
+    }
+    // Layout 3: layout 4 without the wakes by node number, which are made from the entries; it
+    // goes on exactly as the current layout does, as a live object or restored from JSON.
+    const direct = run(snap(50 * S, [n], cs(50 * S), { changed: [] }), {}, copyStateFor(kairosPolicy, t0.state));
+    for (const viaJson of [false, true]) {
+      const three = copyStateFor(kairosPolicy, t0.state) as unknown as Record<string, unknown>;
+      three.layout = 3;
+      delete three.wakeOfOrd;
+      const out = run(snap(50 * S, [n], cs(50 * S), { changed: [] }), {}, (viaJson ? JSON.parse(JSON.stringify(three)) : three) as KairosState);
+      expect(out.decisions.map((d) => [d.action, d.rule, d.reason])).toEqual(direct.decisions.map((d) => [d.action, d.rule, d.reason]));
+      expect(out.wakeAtMs).toBe(direct.wakeAtMs);
+      expect(JSON.parse(JSON.stringify(out.state))).toEqual(JSON.parse(JSON.stringify(direct.state)));
     }
   });
 

@@ -25,7 +25,7 @@ export { kairosParamsSchema, type KairosParams } from './params.js';
 export type { NodeEntry, TaskEntry } from './node-las.js';
 
 /** Version of the state layout below; a state of an older layout is converted on first use. */
-export const STATE_LAYOUT = 3;
+export const STATE_LAYOUT = 4;
 
 export interface KairosState {
   layout: typeof STATE_LAYOUT;
@@ -46,6 +46,14 @@ export interface KairosState {
    * wake-ups usually comes out already in id order and needs no sort.
    */
   wakeOrds: number[];
+  /**
+   * The wake of node number `ord` (NaN: none, or its entry is gone), beside the heap: whether an
+   * item that comes up still holds is read here, not from the node's entry. (A batch of wake-ups
+   * would otherwise reach every due node's entry twice, once when its item comes up and again at
+   * its visit, and the visits in between push it out of the cache.) Derived from the entries:
+   * rebuilt when a state is restored.
+   */
+  wakeOfOrd: number[];
   /** The `ord` of the next node seen for the first time. */
   nextOrd: number;
   /** Last sweep over every node (cap check, vanished nodes); null before the first cycle. */
@@ -127,7 +135,9 @@ const dictionary = <V>(): Record<string, V> => Object.create(null) as Record<str
 
 /** Drops a node's entry (node gone or no longer running). */
 function forget(state: KairosState, id: NodeId): void {
-  if (state.nodes[id] !== undefined) {
+  const e = state.nodes[id];
+  if (e !== undefined) {
+    if (e.ord >= 0) state.wakeOfOrd[e.ord] = NaN;
     delete state.nodes[id];
     state.size--;
   }
@@ -153,23 +163,37 @@ interface OldNodeEntry {
 
 /**
  * The state in the current layout, as a dictionary of nodes. A state restored from JSON gets its
- * dictionary back and its "not set" figures (NaN, written as null in JSON) as NaN again; a state
- * of an older layout (task records per node, in a dictionary or in hash buckets) has its entries
- * taken over and goes through a full pass.
+ * dictionary back, its "not set" figures (NaN, written as null in JSON) as NaN again, and its
+ * `wakeOfOrd` made anew from the entries; so does a state of layout 3 (the same without
+ * `wakeOfOrd`). A state of an older layout (task records per node, in a dictionary or in hash
+ * buckets) has its entries taken over and goes through a full pass.
  */
 function current(given: KairosState | Record<string, unknown>): KairosState {
   const st = given as Partial<KairosState> & { buckets?: unknown[] };
-  if (st.layout === STATE_LAYOUT && st.nodes && Array.isArray(st.wakeTimes) && Array.isArray(st.wakeIds) && Array.isArray(st.wakeOrds)) {
+  const layout = st.layout as number;
+  if ((layout === STATE_LAYOUT || layout === 3) && st.nodes && Array.isArray(st.wakeTimes) && Array.isArray(st.wakeIds) && Array.isArray(st.wakeOrds)) {
     const state = st as KairosState;
-    if (Object.getPrototypeOf(state.nodes) !== null) {
+    const restored = Object.getPrototypeOf(state.nodes) !== null;
+    if (restored) {
       state.nodes = Object.assign(dictionary<NodeEntry>(), state.nodes);
-      state.size = 0;
       for (const id in state.nodes) {
         const e = state.nodes[id];
         // A parsed array holds null where a figure is not set.
         e.t = e.t.map((x) => (typeof x === 'number' ? x : NaN));
+      }
+    }
+    if (restored || layout !== STATE_LAYOUT) {
+      state.layout = STATE_LAYOUT;
+      // Appended one by one: an array of unboxed numbers.
+      const wakes: number[] = [];
+      for (let o = 0; o < state.nextOrd; o++) wakes.push(NaN);
+      state.size = 0;
+      for (const id in state.nodes) {
+        const e = state.nodes[id];
+        if (e.ord >= 0 && e.ord < state.nextOrd) wakes[e.ord] = e.t[0];
         state.size++;
       }
+      state.wakeOfOrd = wakes;
     }
     return state;
   }
@@ -186,7 +210,7 @@ function current(given: KairosState | Record<string, unknown>): KairosState {
   }
   old.sort((a, b) => byId(a.id, b.id));
   for (let i = 0; i < old.length; i++) nodes[old[i].id] = nodeEntry(old[i].id, i, old[i].tasks, old[i].wake);
-  return { layout: STATE_LAYOUT, nodes, size: old.length, wakeTimes: [], wakeIds: [], wakeOrds: [], nextOrd: old.length, lastSweepMs: null, rng: typeof st.rng === 'number' ? st.rng : 0 };
+  return { layout: STATE_LAYOUT, nodes, size: old.length, wakeTimes: [], wakeIds: [], wakeOrds: [], wakeOfOrd: old.map((o) => o.wake ?? NaN), nextOrd: old.length, lastSweepMs: null, rng: typeof st.rng === 'number' ? st.rng : 0 };
 }
 
 /** Wake-up index order: time, then `ord`. */
@@ -312,7 +336,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     'central dispatch to the node with the fewest tasks then the lowest variance of attained service.',
   paramsSchema: kairosParamsSchema,
   updatesStateInPlace: true,
-  initialState: (params) => ({ layout: STATE_LAYOUT, nodes: dictionary<NodeEntry>(), size: 0, wakeTimes: [], wakeIds: [], wakeOrds: [], nextOrd: 0, lastSweepMs: null, rng: params.seed >>> 0 }),
+  initialState: (params) => ({ layout: STATE_LAYOUT, nodes: dictionary<NodeEntry>(), size: 0, wakeTimes: [], wakeIds: [], wakeOrds: [], wakeOfOrd: [], nextOrd: 0, lastSweepMs: null, rng: params.seed >>> 0 }),
   decide({ snapshot, params, state: given }) {
     const now = snapshot.nowMs;
     const state = current(given);
@@ -342,9 +366,9 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       // Wake-ups that have come: the nodes whose wake is still that time are visited.
       while (state.wakeTimes.length > 0 && state.wakeTimes[0] <= now) {
         const id = state.wakeIds[0];
+        const ord = state.wakeOrds[0];
         heapPop(state);
-        const e = nodes[id];
-        if (e !== undefined && e.t[0] <= now) visits.push(id);
+        if (state.wakeOfOrd[ord] <= now) visits.push(id);
       }
     }
 
@@ -409,6 +433,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
         nodes[id] = entry;
         entry.ord = state.nextOrd++;
       }
+      if (entry.ord >= 0) state.wakeOfOrd[entry.ord] = wake;
       // A new wake goes into the index (a wake that did not move is already there).
       if (hasWake && (full || wake !== prevWake)) heapPush(state, wake, id, entry.ord);
 
@@ -442,7 +467,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
 
     // Drop wake-ups that no longer hold, so that the wake-up asked for is the earliest wake of
     // any node.
-    while (state.wakeTimes.length > 0 && nodes[state.wakeIds[0]]?.t[0] !== state.wakeTimes[0]) heapPop(state);
+    while (state.wakeTimes.length > 0 && state.wakeOfOrd[state.wakeOrds[0]] !== state.wakeTimes[0]) heapPop(state);
     const wakeAtMs = state.wakeTimes.length > 0 ? state.wakeTimes[0] : undefined;
     if (sweep) state.lastSweepMs = now;
     state.rng = rng;
