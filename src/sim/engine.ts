@@ -315,7 +315,8 @@ export class Simulator {
   readonly clock: Clock = { now: 0 };
   readonly rng: Rng;
   readonly nodes: SimNode[] = [];
-  readonly nodeById = new Map<NodeId, SimNode>();
+  /** The nodes by id (see `NodesById`). */
+  readonly nodeById: NodesById;
   readonly apps = new Map<AppId, SimApp>();
   /** Live containers by id (a view over the apps' containers; see `LiveContainers`). */
   readonly containers: LiveContainers;
@@ -404,15 +405,17 @@ export class Simulator {
     this.physicalCores = nNodes * cores;
 
     const width = String(nNodes).length;
+    const byId = new Map<NodeId, SimNode>();
     const perRack = opts.nodesPerRack ?? 40;
     const phys: Resources = Object.freeze({ memoryMB: mem, vcores: cores });
     for (let i = 0; i < nNodes; i++) {
       const n = new SimNode(`node${String(i + 1).padStart(width, '0')}`, i, `/rack${Math.floor(i / perRack) + 1}`, phys);
       this.nodes.push(n);
-      this.nodeById.set(n.id, n);
+      byId.set(n.id, n);
       this.totalCapacity.memoryMB += mem;
       this.totalCapacity.vcores += cores;
     }
+    this.nodeById = new NodesById(this.nodes, byId);
     this.order = new NodeOrder(this.nodes);
     this.containers = new LiveContainers(this);
     this.queues = new QueueTree(w.queues);
@@ -1090,6 +1093,66 @@ export class Simulator {
       for (let i = app.pendHead; i < app.pend.length; i++) pend += app.pend[i].end - app.pend[i].next;
       if (pend !== app.pendingContainers) fail(`app ${app.id} pending ${app.pendingContainers} != ${pend}`);
     }
+  }
+}
+
+/**
+ * The nodes by id, as the snapshot's \`nodes\` map. The simulator names its nodes \`node\` and a
+ * number (node i + 1 is \`nodes[i]\`), so a lookup reads the number off the id and checks the node
+ * found has that very id; any other string goes to the map. A replay looks nodes up by id at every
+ * visit, ranking, suspend and resume (millions of times), and reading a few digits costs less
+ * than hashing into a map of thousands.
+ */
+export class NodesById implements ReadonlyMap<NodeId, SimNode> {
+  constructor(
+    private readonly list: readonly SimNode[],
+    private readonly map: ReadonlyMap<NodeId, SimNode>,
+  ) {}
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  get(id: NodeId): SimNode | undefined {
+    // "node" (n, o, d, e), then decimal digits.
+    if (typeof id === 'string' && id.length > 4 && id.length < 14 && id.charCodeAt(0) === 110 && id.charCodeAt(1) === 111 && id.charCodeAt(2) === 100 && id.charCodeAt(3) === 101) {
+      let k = 0;
+      let i = 4;
+      for (; i < id.length; i++) {
+        const d = id.charCodeAt(i) - 48;
+        if (d < 0 || d > 9) break;
+        k = k * 10 + d;
+      }
+      if (i === id.length) {
+        const n = this.list[k - 1];
+        if (n !== undefined && n.id === id) return n;
+      }
+    }
+    return this.map.get(id);
+  }
+
+  has(id: NodeId): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  keys(): MapIterator<NodeId> {
+    return this.map.keys();
+  }
+
+  values(): MapIterator<SimNode> {
+    return this.map.values();
+  }
+
+  entries(): MapIterator<[NodeId, SimNode]> {
+    return this.map.entries();
+  }
+
+  [Symbol.iterator](): MapIterator<[NodeId, SimNode]> {
+    return this.map.entries();
+  }
+
+  forEach(fn: (value: SimNode, key: NodeId, map: ReadonlyMap<NodeId, SimNode>) => void, thisArg?: unknown): void {
+    for (const [k, v] of this.map) fn.call(thisArg, v, k, this);
   }
 }
 

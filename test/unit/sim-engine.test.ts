@@ -207,6 +207,26 @@ describe('simulator: placement and CPU model', () => {
     expect([...s.containers.values()].map((c) => c.nodeId)).toEqual(['node1', 'node3', 'node3', 'node4', 'node2', 'node4']);
   });
 
+  it('finds nodes by id, and by nothing else', () => {
+    const s = new Simulator({ workload: wl([job(0, [1])]), nodes: 12, cores: 1 });
+    const byId = s.nodeById;
+    expect(byId.size).toBe(12);
+    expect([...byId.keys()]).toEqual(s.nodes.map((n) => n.id));
+    expect(byId.get('node01')).toBe(s.nodes[0]);
+    expect(byId.get('node12')).toBe(s.nodes[11]);
+    expect(byId.has('node07')).toBe(true);
+    // The right number with other digits, past the end, zero, not digits, another name.
+    for (const id of ['node1', 'node001', 'node13', 'node00', 'node0x', 'node', 'nodes01', 'Node01', 'xnode01', 'node01 ', '', 'node99999999999'])
+      expect(byId.get(id), id).toBeUndefined();
+    expect([...byId].map(([k, v]) => k === v.id)).toEqual(s.nodes.map(() => true));
+    const seen: string[] = [];
+    byId.forEach((n, id, m) => {
+      expect(m).toBe(byId);
+      seen.push(`${id}=${n.idRank}`);
+    });
+    expect(seen.slice(0, 2)).toEqual(['node01=0', 'node02=1']);
+  });
+
   it('finds live containers by id and lists them in launch order, as a map would', () => {
     // Three jobs on two one-core nodes: jobs 2 and 3 wait for a core.
     const jobs = [job(0, [10, 30]), job(1, [5]), job(2, [40, 40])];
