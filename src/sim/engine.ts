@@ -156,8 +156,6 @@ export class SimContainer implements ContainerView {
   attained = 0;
   /** Invalidates stale completion events. */
   gen = 0;
-  /** Order of launch, cluster-wide (the order in which the container list is read out). */
-  launchNo = 0;
   /** Sequence number within its app (the last part of its id). */
   seqInApp = 0;
   removed = false;
@@ -322,9 +320,6 @@ export class Simulator {
   readonly containers: LiveContainers;
   /** Apps that may hold containers (arrived, not finished), by `SimApp.seq`. */
   readonly activeAppBySeq: (SimApp | undefined)[] = [];
-  /** Containers launched and not yet released. */
-  liveContainerCount = 0;
-  private launchCount = 0;
   readonly queues: QueueTree;
   readonly order: NodeOrder;
   readonly allocator: Allocator;
@@ -417,7 +412,7 @@ export class Simulator {
     }
     this.nodeById = new NodesById(this.nodes, byId);
     this.order = new NodeOrder(this.nodes);
-    this.containers = new LiveContainers(this);
+    this.containers = new LiveContainers(this.activeAppBySeq);
     this.queues = new QueueTree(w.queues);
 
     this.jobs = w.jobs;
@@ -738,10 +733,9 @@ export class Simulator {
     const r = c.resource;
     // Bring the node's running containers up to date before this one joins them.
     this.advance(node);
-    c.launchNo = ++this.launchCount;
     c.seqInApp = seq;
     app.containerBySeq.push(c);
-    this.liveContainerCount++;
+    this.containers.launched(c);
     node.containers.push(c);
     node.containerIds.push(id);
     node.used.memoryMB += r.memoryMB;
@@ -773,7 +767,7 @@ export class Simulator {
     this.cancelCompletion(c);
     c.gen++;
     app.containerBySeq[c.seqInApp - 1] = undefined;
-    this.liveContainerCount--;
+    this.containers.released();
     // Both lists are in the same order.
     const k = node.containers.indexOf(c);
     removeAt(node.containers, k);
@@ -1077,7 +1071,10 @@ export class Simulator {
       if (!this.nodeById.has(c.nodeId)) fail(`container ${c.id} on unknown node ${c.nodeId}`);
     }
     if (running !== this.runningTotal) fail(`running containers ${this.runningTotal} != ${running}`);
-    if (live !== this.liveContainerCount || live !== this.containers.size) fail(`live containers ${this.liveContainerCount} != ${live}`);
+    if (live !== this.containers.size) fail(`live containers ${this.containers.size} != ${live}`);
+    let onNodes = 0;
+    for (const n of this.nodes) onNodes += n.containers.length;
+    if (onNodes !== live) fail(`containers on nodes ${onNodes} != live ${live}`);
     for (const app of this.apps.values()) {
       let mem = 0;
       let vc = 0;
@@ -1159,26 +1156,63 @@ export class NodesById implements ReadonlyMap<NodeId, SimNode> {
 /**
  * The live containers by id, as the snapshot's `containers` map: a view, not a map of its own.
  * A container id is its app's prefix and a sequence number (`container_0_<app number>_01_<seq>`),
- * so a lookup goes to the app (by number) and to the container (by sequence number). Listing is
- * rare (a policy's full pass, inspection): the containers of every node, in launch order, as a map
- * would list them.
+ * so a lookup reads the two numbers off the id and goes to the app (by number) and its container
+ * (by sequence number). Listing gives the containers in launch order, as a Map would: they are
+ * kept in that order in a list from which released ones are dropped in one pass, when they are
+ * half of it or when the list is read (a full pass of a policy, inspection).
  */
 export class LiveContainers implements ReadonlyMap<ContainerId, SimContainer> {
-  constructor(private readonly sim: Simulator) {}
+  private readonly order: SimContainer[] = [];
+  private live = 0;
+  private dropped = 0;
+
+  constructor(private readonly activeAppBySeq: readonly (SimApp | undefined)[]) {}
 
   get size(): number {
-    return this.sim.liveContainerCount;
+    return this.live;
+  }
+
+  /** A container was launched (after every container launched before it). */
+  launched(c: SimContainer): void {
+    this.order.push(c);
+    this.live++;
+  }
+
+  /** A container was released (marked `removed`). */
+  released(): void {
+    this.live--;
+    if (++this.dropped >= 1024 && this.dropped * 2 >= this.order.length) this.compact();
+  }
+
+  private compact(): void {
+    const o = this.order;
+    let k = 0;
+    for (let i = 0; i < o.length; i++) if (!o[i].removed) o[k++] = o[i];
+    o.length = k;
+    this.dropped = 0;
   }
 
   get(id: ContainerId): SimContainer | undefined {
-    // `container_0_` (12 characters), the app number, `_01_`, the sequence number.
+    // `container_0_` (12 characters), the app number, `_01_`, the sequence number: read without
+    // making a string (Big-C looks containers up at every cycle).
     if (typeof id !== 'string' || !id.startsWith('container_0_')) return undefined;
-    const sep = id.indexOf('_01_', 12);
-    if (sep < 0) return undefined;
-    const appNo = Number(id.slice(12, sep));
-    const seq = Number(id.slice(sep + 4));
-    if (!Number.isInteger(appNo) || !Number.isInteger(seq) || appNo < 1 || seq < 1) return undefined;
-    const c = this.sim.activeAppBySeq[appNo - 1]?.containerBySeq[seq - 1];
+    let i = 12;
+    let appNo = 0;
+    for (; i < id.length; i++) {
+      const d = id.charCodeAt(i) - 48;
+      if (d < 0 || d > 9) break;
+      appNo = appNo * 10 + d;
+    }
+    if (i === 12 || !id.startsWith('_01_', i)) return undefined;
+    let seq = 0;
+    const from = i + 4;
+    for (i = from; i < id.length; i++) {
+      const d = id.charCodeAt(i) - 48;
+      if (d < 0 || d > 9) return undefined;
+      seq = seq * 10 + d;
+    }
+    if (i === from || appNo < 1 || seq < 1) return undefined;
+    const c = this.activeAppBySeq[appNo - 1]?.containerBySeq[seq - 1];
     return c !== undefined && c.id === id ? c : undefined;
   }
 
@@ -1186,14 +1220,10 @@ export class LiveContainers implements ReadonlyMap<ContainerId, SimContainer> {
     return this.get(id) !== undefined;
   }
 
-  /** A map of the live containers in launch order (made at each call). */
-  private listed(): Map<ContainerId, SimContainer> {
-    const all: SimContainer[] = [];
-    for (const n of this.sim.nodes) for (const c of n.containers) all.push(c);
-    all.sort((a, b) => a.launchNo - b.launchNo);
-    const m = new Map<ContainerId, SimContainer>();
-    for (const c of all) m.set(c.id, c);
-    return m;
+  /** The live containers in launch order (a new list). */
+  private listed(): SimContainer[] {
+    if (this.dropped > 0) this.compact();
+    return this.order.slice();
   }
 
   values(): MapIterator<SimContainer> {
@@ -1201,19 +1231,23 @@ export class LiveContainers implements ReadonlyMap<ContainerId, SimContainer> {
   }
 
   keys(): MapIterator<ContainerId> {
-    return this.listed().keys();
+    return this.listed()
+      .map((c) => c.id)
+      .values();
   }
 
   entries(): MapIterator<[ContainerId, SimContainer]> {
-    return this.listed().entries();
+    return this.listed()
+      .map((c): [ContainerId, SimContainer] => [c.id, c])
+      .values();
   }
 
   [Symbol.iterator](): MapIterator<[ContainerId, SimContainer]> {
-    return this.listed().entries();
+    return this.entries();
   }
 
   forEach(fn: (value: SimContainer, key: ContainerId, map: ReadonlyMap<ContainerId, SimContainer>) => void, thisArg?: unknown): void {
-    for (const [k, v] of this.listed()) fn.call(thisArg, v, k, this);
+    for (const c of this.listed()) fn.call(thisArg, c, c.id, this);
   }
 }
 

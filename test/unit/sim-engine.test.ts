@@ -258,6 +258,26 @@ describe('simulator: placement and CPU model', () => {
     expect([...s.containers]).toEqual([]);
   });
 
+  it('keeps launch order in its container list through thousands of launches and releases', () => {
+    // One job of 4,000 tasks of 1 to 30 s on 50 one-core nodes: one app, so launch order is the
+    // containers' sequence order.
+    const rng = new Rng(3);
+    const s = new Simulator({ workload: wl([job(0, Array.from({ length: 4000 }, () => 1 + Math.floor(rng.next() * 30)))]), nodes: 50, cores: 1, checkInvariants: true });
+    const seqOf = (id: string) => Number(id.slice(id.lastIndexOf('_') + 1));
+    for (const t of [200_000, 600_000, 1_000_000]) {
+      s.runUntil(t);
+      const listed = [...s.containers.keys()];
+      const onNodes = s.nodes.flatMap((n) => n.containerIds).sort((a, b) => seqOf(a) - seqOf(b));
+      expect(listed).toEqual(onNodes);
+      expect(listed.length).toBe(50);
+      expect(s.containers.size).toBe(50);
+      for (const id of listed) expect(s.containers.get(id)?.id).toBe(id);
+    }
+    s.run();
+    expect(s.containers.size).toBe(0);
+    expect([...s.containers.values()]).toEqual([]);
+  });
+
   it('kills containers (task re-requested, progress lost) and apps', async () => {
     const b = new SimBackend({ workload: wl([job(0, [10]), job(0, [10])]), nodes: 1, cores: 1, checkInvariants: true });
     b.advance(4000);
