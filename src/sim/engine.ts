@@ -1093,6 +1093,24 @@ export class Simulator {
   }
 }
 
+/** Where the run of decimal digits of `s` that starts at `from` ends. */
+function digitsEnd(s: string, from: number): number {
+  let i = from;
+  while (i < s.length) {
+    const d = s.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) break;
+    i++;
+  }
+  return i;
+}
+
+/** The number written in decimal digits in `s[from .. to)`. */
+function decimalValue(s: string, from: number, to: number): number {
+  let v = 0;
+  for (let i = from; i < to; i++) v = v * 10 + (s.charCodeAt(i) - 48);
+  return v;
+}
+
 /**
  * The nodes by id, as the snapshot's \`nodes\` map. The simulator names its nodes \`node\` and a
  * number (node i + 1 is \`nodes[i]\`), so a lookup reads the number off the id and checks the node
@@ -1111,17 +1129,11 @@ export class NodesById implements ReadonlyMap<NodeId, SimNode> {
   }
 
   get(id: NodeId): SimNode | undefined {
-    // "node" (n, o, d, e), then decimal digits.
-    if (typeof id === 'string' && id.length > 4 && id.length < 14 && id.charCodeAt(0) === 110 && id.charCodeAt(1) === 111 && id.charCodeAt(2) === 100 && id.charCodeAt(3) === 101) {
-      let k = 0;
-      let i = 4;
-      for (; i < id.length; i++) {
-        const d = id.charCodeAt(i) - 48;
-        if (d < 0 || d > 9) break;
-        k = k * 10 + d;
-      }
-      if (i === id.length) {
-        const n = this.list[k - 1];
+    // `node`, then the number.
+    if (typeof id === 'string' && id.startsWith('node')) {
+      const end = digitsEnd(id, 4);
+      if (end === id.length && end > 4 && end < 14) {
+        const n = this.list[decimalValue(id, 4, end) - 1];
         if (n !== undefined && n.id === id) return n;
       }
     }
@@ -1196,22 +1208,13 @@ export class LiveContainers implements ReadonlyMap<ContainerId, SimContainer> {
     // `container_0_` (12 characters), the app number, `_01_`, the sequence number: read without
     // making a string (Big-C looks containers up at every cycle).
     if (typeof id !== 'string' || !id.startsWith('container_0_')) return undefined;
-    let i = 12;
-    let appNo = 0;
-    for (; i < id.length; i++) {
-      const d = id.charCodeAt(i) - 48;
-      if (d < 0 || d > 9) break;
-      appNo = appNo * 10 + d;
-    }
-    if (i === 12 || !id.startsWith('_01_', i)) return undefined;
-    let seq = 0;
-    const from = i + 4;
-    for (i = from; i < id.length; i++) {
-      const d = id.charCodeAt(i) - 48;
-      if (d < 0 || d > 9) return undefined;
-      seq = seq * 10 + d;
-    }
-    if (i === from || appNo < 1 || seq < 1) return undefined;
+    const appEnd = digitsEnd(id, 12);
+    if (appEnd === 12 || appEnd > 24 || !id.startsWith('_01_', appEnd)) return undefined;
+    const seqEnd = digitsEnd(id, appEnd + 4);
+    if (seqEnd === appEnd + 4 || seqEnd !== id.length || seqEnd - appEnd > 16) return undefined;
+    const appNo = decimalValue(id, 12, appEnd);
+    const seq = decimalValue(id, appEnd + 4, seqEnd);
+    if (appNo < 1 || seq < 1) return undefined;
     const c = this.activeAppBySeq[appNo - 1]?.containerBySeq[seq - 1];
     return c !== undefined && c.id === id ? c : undefined;
   }

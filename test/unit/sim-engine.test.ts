@@ -244,7 +244,7 @@ describe('simulator: placement and CPU model', () => {
     expect([...s.containers.entries()].map(([k, v]) => k === v.id)).toEqual([true, true]);
     expect(s.containers.has('container_0_0001_01_000002')).toBe(true);
     // Released, never launched, of an unknown app, or not a container id at all.
-    for (const id of ['container_0_0001_01_000001', 'container_0_0001_01_000003', 'container_0_0009_01_000001', 'container_0_0001_01_00000x', 'application_0_0001', 'container_0_0001_02_000002', ''])
+    for (const id of ['container_0_0001_01_000001', 'container_0_0001_01_000003', 'container_0_0009_01_000001', 'container_0_0001_01_00000x', 'container_0__01_000002', 'container_0_0001_01_', 'container_0_0001_01_000002x', 'application_0_0001', 'container_0_0001_02_000002', ''])
       expect(s.containers.get(id), id).toBeUndefined();
     expect(s.containers.has('container_0_0001_01_000001')).toBe(false);
     const seen: string[] = [];
