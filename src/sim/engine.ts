@@ -1075,10 +1075,12 @@ export class Simulator {
     let onNodes = 0;
     for (const n of this.nodes) onNodes += n.containers.length;
     if (onNodes !== live) fail(`containers on nodes ${onNodes} != live ${live}`);
+    let inApps = 0;
     for (const app of this.apps.values()) {
       let mem = 0;
       let vc = 0;
       const cs = app.liveContainers();
+      inApps += cs.length;
       for (const c of cs) {
         if (c.app !== app || c.removed || c.node.containers.indexOf(c) < 0) fail(`container ${c.id} of ${app.id} not on its node`);
         mem += c.resource.memoryMB;
@@ -1090,6 +1092,7 @@ export class Simulator {
       for (let i = app.pendHead; i < app.pend.length; i++) pend += app.pend[i].end - app.pend[i].next;
       if (pend !== app.pendingContainers) fail(`app ${app.id} pending ${app.pendingContainers} != ${pend}`);
     }
+    if (inApps !== live) fail(`containers held by apps ${inApps} != live ${live}`);
   }
 }
 
@@ -1112,8 +1115,8 @@ function decimalValue(s: string, from: number, to: number): number {
 }
 
 /**
- * The nodes by id, as the snapshot's \`nodes\` map. The simulator names its nodes \`node\` and a
- * number (node i + 1 is \`nodes[i]\`), so a lookup reads the number off the id and checks the node
+ * The nodes by id, as the snapshot's `nodes` map. The simulator names its nodes `node` and a
+ * number (node i + 1 is `nodes[i]`), so a lookup reads the number off the id and checks the node
  * found has that very id; any other string goes to the map. A replay looks nodes up by id at every
  * visit, ranking, suspend and resume (millions of times), and reading a few digits costs less
  * than hashing into a map of thousands.

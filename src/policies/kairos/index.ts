@@ -426,7 +426,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       // A known node's entry was updated in place: only a new one is stored, when the node holds
       // something. An entry then stays while its node runs, also when the node empties: nodes
       // empty and fill again all the time (75,000 times in the Yahoo replay), and a new entry at
-      // each refill was three objects more, and a new number (\`ord\`) that put batches of wake-ups
+      // each refill was three objects more, and a new number (`ord`) that put batches of wake-ups
       // out of node id order.
       if (prev === undefined && (hasWake || entry.ids.length > 0)) {
         state.size++;
