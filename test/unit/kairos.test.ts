@@ -428,6 +428,29 @@ describe('kairos state', () => {
     expect(inOrder).toEqual(['an1', 'bn1', 'an2', 'bn2']);
   });
 
+  it('a node listing a container the snapshot lacks is scheduled as if it did not list it', () => {
+    // n1 holds a, b, c (one core). At 60 s it still lists b, whose container view is missing:
+    // the visit works on the entry in place (same ids, same order) and must come out as the visit
+    // of a node listing a and c only.
+    const n = node('n1', 1, 5120);
+    const cs = (t: number): C[] => [
+      { id: 'a', node: 'n1', attained: 40 * S + t, runningSince: 0 },
+      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 20 * S },
+      { id: 'c', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
+    ];
+    const t0 = run(snap(0, [n], cs(0)));
+    const withoutB = cs(60 * S).filter((c) => c.id !== 'b');
+    const listed = snap(60 * S, [n], withoutB, { changed: ['n1'] });
+    const n1 = listed.nodes.get('n1')!;
+    const lacking: ClusterSnapshot = { ...listed, nodes: new Map([['n1', { ...n1, containerIds: ['a', 'b', 'c'] }]]) };
+    const viaLacking = run(lacking, {}, copyStateFor(kairosPolicy, t0.state));
+    const viaListed = run(listed, {}, copyStateFor(kairosPolicy, t0.state));
+    expect(viaLacking.decisions.map((d) => [d.action, d.rule, d.reason])).toEqual(viaListed.decisions.map((d) => [d.action, d.rule, d.reason]));
+    expect(stateNodes(viaLacking.state)).toEqual(stateNodes(viaListed.state));
+    expect(Object.keys(stateNodes(viaLacking.state).n1.tasks)).toEqual(['a', 'c']);
+    expect(targets(viaLacking.decisions, 'resumeContainer')).toEqual(['c']);
+  });
+
   it('forgets finished containers and removed nodes', () => {
     const first = run(snap(0, [node('n1', 1, 5120), node('n2', 1, 5120)], [
       { id: 'a', node: 'n1', attained: 0 },
