@@ -212,6 +212,7 @@ export const snapshotBody = z
     containers: z.array(containerView),
     rootQueue: queueView,
     changedNodeIds: z.array(z.string()).optional(),
+    changedAppIds: z.array(z.string()).optional(),
   })
   .describe('Snapshot');
 

@@ -87,6 +87,7 @@ export function snapshotToJson(s: ClusterSnapshot): Record<string, unknown> {
     containers: [...s.containers.values()],
     rootQueue: s.rootQueue,
     ...(s.changedNodeIds ? { changedNodeIds: [...s.changedNodeIds] } : {}),
+    ...(s.changedAppIds ? { changedAppIds: [...s.changedAppIds] } : {}),
   };
 }
 

@@ -126,6 +126,15 @@ export interface ClusterSnapshot {
    * The simulator uses it so per-node rules do not rescan thousands of idle nodes per event.
    */
   readonly changedNodeIds?: ReadonlySet<NodeId>;
+  /**
+   * Applications that arrived, changed in any field (state, priority, queue, allocation, pending
+   * requests) or left the snapshot since the previous snapshot handed to this policy, whoever
+   * changed them (this policy's own actions included). Undefined means "assume every
+   * application changed" (the YARN backend always says so). With it, a policy that keeps totals
+   * over applications updates them for these alone instead of walking every queued application
+   * at every event.
+   */
+  readonly changedAppIds?: ReadonlySet<AppId>;
 }
 
 /** The node's `i`-th container: its view at hand, else looked up in the snapshot. */

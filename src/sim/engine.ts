@@ -21,7 +21,8 @@
  *   completions, the policy's `wakeAtMs`, delayed actions that led to new placements), the
  *   simulator places containers, then calls `policy.decide` with a live snapshot whose
  *   `changedNodeIds` lists nodes whose containers changed since the previous call, other than
- *   by the policy's own suspends and resumes (applied exactly as asked). The latest
+ *   by the policy's own suspends and resumes (applied exactly as asked), and `changedAppIds` the
+ *   applications that arrived, changed in any way or left the snapshot. The latest
  *   output's `wakeAtMs` replaces earlier ones (an output without it cancels the pending wake-up).
  *   Periodic mode (`periodMs`): the policy is called on a fixed period instead.
  * - Actions are applied after `decisionDelayMs` (0 = at the same instant). When applying them
@@ -361,6 +362,9 @@ export class Simulator {
   private readonly retention: number;
   private changed = new Set<NodeId>();
   private spareChanged = new Set<NodeId>();
+  /** Applications added, changed or dropped since the last policy call (`changedAppIds`). */
+  private changedApps = new Set<AppId>();
+  private spareChangedApps = new Set<AppId>();
   private decisionWanted = false;
   private wakeToken = 0;
   /** Time of the wake-up event currently in force (NaN: none). */
@@ -613,6 +617,11 @@ export class Simulator {
     this.spareChanged = changed;
     if (this.changed.size > 0) this.changed.clear();
     this.snap.changedNodeIds = changed;
+    const changedApps = this.changedApps;
+    this.changedApps = this.spareChangedApps;
+    this.spareChangedApps = changedApps;
+    if (this.changedApps.size > 0) this.changedApps.clear();
+    this.snap.changedAppIds = changedApps;
     this.decisionCalls++;
     let out;
     if (this.opts.timePolicy) {
@@ -692,6 +701,7 @@ export class Simulator {
     }
     const app = new SimApp(`application_0_${String(i + 1).padStart(4, '0')}`, i, spec, now, queue);
     this.apps.set(app.id, app);
+    this.changedApps.add(app.id);
     this.activeAppBySeq[i] = app;
     this.queues.addApp(queue, 1);
     this.usageVersion++;
@@ -708,6 +718,7 @@ export class Simulator {
     }
     app.pend.push({ stage: s, next: 0, end: n });
     app.pendingContainers += n;
+    this.changedApps.add(app.id);
   }
 
   private stageFinished(app: SimApp, s: number): void {
@@ -743,6 +754,7 @@ export class Simulator {
     app.runningContainers++;
     app.allocated.memoryMB += r.memoryMB;
     app.allocated.vcores += r.vcores;
+    this.changedApps.add(app.id);
     if (app.startedAtMs === undefined) {
       app.startedAtMs = now;
       app.state = 'RUNNING';
@@ -778,6 +790,7 @@ export class Simulator {
     app.runningContainers--;
     app.allocated.memoryMB -= r.memoryMB;
     app.allocated.vcores -= r.vcores;
+    this.changedApps.add(app.id);
     this.queues.addUsage(app.queueRef, r, -1);
     this.usageVersion++;
     this.allocChange(-r.vcores);
@@ -808,6 +821,7 @@ export class Simulator {
     const now = this.clock.now;
     app.state = state;
     app.finishedAtMs = now;
+    this.changedApps.add(app.id);
     this.activeAppBySeq[app.seq] = undefined;
     this.allocator.appChanged(app);
     this.queues.addApp(app.queueRef, -1);
@@ -832,6 +846,7 @@ export class Simulator {
     while (this.completedApps.length > this.retention) {
       const old = this.completedApps.shift() as SimApp;
       this.apps.delete(old.id);
+      this.changedApps.add(old.id);
     }
     if (this.retention === 0) this.apps.delete(app.id);
   }
@@ -942,6 +957,7 @@ export class Simulator {
         if (!app.isActive) return { status: 'failed', error: `application ${a.appId} is ${app.state}`, retryable: false };
         if (app.priority === a.priority) return { status: 'noop', detail: `priority already ${a.priority}` };
         app.priority = a.priority;
+        this.changedApps.add(app.id);
         this.allocator.appChanged(app);
         return APPLIED;
       }
@@ -956,6 +972,7 @@ export class Simulator {
         this.queues.addApp(app.queueRef, -1);
         app.queueRef = q;
         app.queue = q.path;
+        this.changedApps.add(app.id);
         this.queues.addUsage(q, app.allocated, 1);
         this.queues.addApp(q, 1);
         this.usageVersion++;
@@ -1260,6 +1277,7 @@ export class LiveContainers implements ReadonlyMap<ContainerId, SimContainer> {
 /** The live ClusterSnapshot the policy sees: getters over simulator state, nothing copied. */
 class SimSnapshot implements ClusterSnapshot {
   changedNodeIds?: ReadonlySet<NodeId>;
+  changedAppIds?: ReadonlySet<AppId>;
   constructor(private readonly sim: Simulator) {}
   get nowMs(): number {
     return this.sim.clock.now;

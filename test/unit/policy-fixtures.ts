@@ -49,7 +49,7 @@ export function app(id: string, extra: Partial<AppView> = {}): AppView {
  * A consistent snapshot: each node's `used` and each app's `allocated` are the sums of their
  * containers (running or suspended), as the RM reports them, unless a test sets them.
  */
-export function snap(nowMs: number, nodes: NodeView[], cs: C[], opts: { apps?: AppView[]; changed?: string[] } = {}): ClusterSnapshot {
+export function snap(nowMs: number, nodes: NodeView[], cs: C[], opts: { apps?: AppView[]; changed?: string[]; changedApps?: string[] } = {}): ClusterSnapshot {
   const containers = cs.map(container);
   const sumOf = (xs: typeof containers) => ({ memoryMB: xs.reduce((s, c) => s + c.resource.memoryMB, 0), vcores: xs.reduce((s, c) => s + c.resource.vcores, 0) });
   const withIds = nodes.map((n) => {
@@ -61,7 +61,11 @@ export function snap(nowMs: number, nodes: NodeView[], cs: C[], opts: { apps?: A
     a.allocated.vcores === 0 && a.allocated.memoryMB === 0 ? { ...a, allocated: sumOf(containers.filter((c) => c.appId === a.id)) } : a,
   );
   const s = buildSnapshot({ nowMs, nodes: withIds, apps, containers, rootQueue: defaultQueueTree() });
-  return opts.changed ? { ...s, changedNodeIds: new Set(opts.changed) } : s;
+  return {
+    ...s,
+    ...(opts.changed ? { changedNodeIds: new Set(opts.changed) } : {}),
+    ...(opts.changedApps ? { changedAppIds: new Set(opts.changedApps) } : {}),
+  };
 }
 
 export const kinds = (ds: Decision[], kind: Action['kind']): Decision[] => ds.filter((d) => d.action.kind === kind);
@@ -69,12 +73,14 @@ export const targets = (ds: Decision[], kind: 'suspendContainer' | 'resumeContai
   kinds(ds, kind).map((d) => (d.action as { containerId: string }).containerId).sort();
 
 /**
- * The snapshot with `nodes` and `containers` wrapped: every node/container looked up is
- * recorded, and enumerating either map (a scan over the cluster) throws.
+ * The snapshot with `nodes`, `containers` and `apps` wrapped: every node, container or
+ * application looked up is recorded, and enumerating any of the maps (a scan over the cluster)
+ * throws.
  */
-export function guarded(s: ClusterSnapshot): { snapshot: ClusterSnapshot; nodes: Set<string>; containers: Set<string> } {
+export function guarded(s: ClusterSnapshot): { snapshot: ClusterSnapshot; nodes: Set<string>; containers: Set<string>; apps: Set<string> } {
   const nodes = new Set<string>();
   const containers = new Set<string>();
+  const apps = new Set<string>();
   const wrap = <V>(m: ReadonlyMap<string, V>, seen: Set<string>): ReadonlyMap<string, V> => {
     const scan = (): never => {
       throw new Error('scanned every entry');
@@ -92,5 +98,10 @@ export function guarded(s: ClusterSnapshot): { snapshot: ClusterSnapshot; nodes:
       [Symbol.iterator]: scan,
     } as unknown as ReadonlyMap<string, V>;
   };
-  return { snapshot: { ...s, nodes: wrap(s.nodes, nodes), containers: wrap(s.containers, containers), changedNodeIds: s.changedNodeIds }, nodes, containers };
+  return {
+    snapshot: { ...s, nodes: wrap(s.nodes, nodes), containers: wrap(s.containers, containers), apps: wrap(s.apps, apps), changedNodeIds: s.changedNodeIds, changedAppIds: s.changedAppIds },
+    nodes,
+    containers,
+    apps,
+  };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Action, Decision } from '../../src/core/actions.js';
-import type { ClusterSnapshot } from '../../src/core/model.js';
+import type { AppView, ClusterSnapshot } from '../../src/core/model.js';
 import { definePolicy, type AnyPolicy } from '../../src/core/policy.js';
 import { SimBackend } from '../../src/sim/backend.js';
 import { Simulator, type SimOptions } from '../../src/sim/engine.js';
@@ -470,6 +470,84 @@ function randomWorkload(seed: number, n: number): Workload {
   }
   return wl(jobs);
 }
+
+describe('simulator: changed applications', () => {
+  /** What a policy can see of an application: every field of its view. */
+  const fingerprint = (a: AppView): string =>
+    JSON.stringify([a.state, a.priority, a.queue, a.startedAtMs, a.pendingContainers, a.pendingContainerResource, a.runningContainers, a.allocated, a.tags]);
+
+  it('reports every application that arrived, changed in any field or left the snapshot, and no other', () => {
+    // The chaotic policy suspends, resumes, kills containers and re-prioritises; on top of it,
+    // applications are moved between two queues and killed. Three completed applications stay
+    // visible, so finished ones leave the snapshot too.
+    const base = chaosPolicy(4);
+    const rng = new Rng(44);
+    let prev = new Map<string, string>();
+    let calls = 0;
+    let reported = 0;
+    const seen = { arrived: 0, changed: 0, left: 0 };
+    const checking = definePolicy<Record<string, never>, unknown>({
+      ...base,
+      decide: (input) => {
+        const s = input.snapshot;
+        const changed = s.changedAppIds!;
+        const now = new Map<string, string>();
+        for (const a of s.apps.values()) now.set(a.id, fingerprint(a));
+        // A first call may list fewer than every app only if none existed before it.
+        for (const [id, f] of now) {
+          const before = prev.get(id);
+          if (before === f) continue;
+          expect(changed.has(id), `${id} at ${s.nowMs}`).toBe(true);
+          if (before === undefined) seen.arrived++;
+          else seen.changed++;
+        }
+        for (const id of prev.keys()) {
+          if (now.has(id)) continue;
+          expect(changed.has(id), `${id} left at ${s.nowMs}`).toBe(true);
+          seen.left++;
+        }
+        reported += changed.size;
+        calls++;
+        prev = now;
+        const out = base.decide(input);
+        const extra: Decision[] = [];
+        const running = [...s.apps.values()].filter((a) => a.state === 'RUNNING');
+        if (running.length > 0 && rng.next() < 0.15) {
+          const a = running[rng.int(running.length)];
+          extra.push({ action: { kind: 'moveApp', appId: a.id, queue: a.queue === 'root.a' ? 'root.b' : 'root.a' }, policy: 't', rule: 't', reason: 't' });
+        }
+        if (running.length > 0 && rng.next() < 0.03) extra.push({ action: { kind: 'killApp', appId: running[rng.int(running.length)].id }, policy: 't', rule: 't', reason: 't' });
+        return { ...out, decisions: [...out.decisions, ...extra] };
+      },
+    });
+    const w: Workload = {
+      ...randomWorkload(4, 60),
+      queues: [
+        { path: 'root.a', capacityPct: 50, maxCapacityPct: 100 },
+        { path: 'root.b', capacityPct: 50, maxCapacityPct: 100 },
+      ],
+    };
+    const jobs = w.jobs.map((j) => ({ ...j, queue: 'root.a' }));
+    const s = new Simulator({ workload: { ...w, jobs }, nodes: 4, cores: 2, policy: checking, completedAppRetention: 3, checkInvariants: true });
+    s.run();
+    expect(s.done).toBe(true);
+    expect(s.actionStats.byKind.moveApp?.applied).toBeGreaterThan(0);
+    expect(s.actionStats.byKind.killApp?.applied).toBeGreaterThan(0);
+    expect(s.actionStats.byKind.setAppPriority?.applied).toBeGreaterThan(0);
+    expect(seen.arrived).toBe(60);
+    expect(seen.changed).toBeGreaterThan(100);
+    expect(seen.left).toBeGreaterThan(40);
+    // Not everything at every call: a call lists the applications of its own events.
+    expect(reported).toBeLessThan(calls * 3);
+  });
+
+  it('a snapshot taken outside a policy call says nothing of what changed', () => {
+    const s = sim([job(0, [1])]);
+    s.runUntil(500);
+    expect(s.snapshot().changedAppIds).toBeUndefined();
+    expect(s.snapshot().changedNodeIds).toBeUndefined();
+  });
+});
 
 describe('simulator: invariants under a chaotic policy', () => {
   const run = (seed: number) => {

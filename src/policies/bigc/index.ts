@@ -31,6 +31,7 @@ import { decisionWithLazyReason, type Decision } from '../../core/actions.js';
 import {
   containerAt,
   isActiveApp,
+  type AppId,
   type AppView,
   type ClusterSnapshot,
   type ContainerId,
@@ -75,6 +76,44 @@ export interface BigcState {
    * (absent: the next cycle makes a full pass over the nodes).
    */
   nodeFigures?: NodeFigures;
+  /**
+   * What the last cycle knew of every application, kept while the backend reports which
+   * applications change (absent: the next cycle walks every application).
+   */
+  appFigures?: AppFigures;
+}
+
+/** Every application's class and share, and the totals over the active ones. */
+export interface AppFigures {
+  /** The parameters they were computed with (JSON): other parameters need a full pass. */
+  params: string;
+  /** Every application of the snapshot (a dictionary). */
+  apps: Record<AppId, AppFigure>;
+  /** Number of entries in `apps`. */
+  size: number;
+  /** `seq` of the next application seen for the first time. */
+  nextSeq: number;
+  /** Σ allocated vcores of active short applications (suspended containers included). */
+  shortCores: number;
+  /** Σ allocated vcores of active long applications (suspended containers included). */
+  longCores: number;
+  /** Σ pending vcores of active short applications. */
+  shortPending: number;
+  /** Applications the last cycle asked a priority change for: looked at again next cycle. */
+  asked: AppId[];
+}
+
+export interface AppFigure {
+  /**
+   * Order of first sight: decisions on applications come in this order, which is the snapshot's
+   * order for applications that arrive in it.
+   */
+  seq: number;
+  /** Its class (fixed while the parameters are: YARN does not change an application's tags). */
+  long: boolean;
+  /** Its allocated vcores and pending vcores as added to the totals (0 when not active). */
+  cores: number;
+  pending: number;
 }
 
 /** Every node's figures and the cluster's totals over them. */
@@ -257,6 +296,110 @@ function enterAll(
   return true;
 }
 
+function emptyAppFigures(paramsKey: string): AppFigures {
+  return { params: paramsKey, apps: dictionary<AppFigure>(), size: 0, nextSeq: 0, shortCores: 0, longCores: 0, shortPending: 0, asked: [] };
+}
+
+/** Enters an application (a new entry when `e` is undefined) and adds its share to the totals. */
+function enterApp(f: AppFigures, app: AppView, e: AppFigure | undefined, params: BigcParams): AppFigure {
+  if (e === undefined) {
+    e = { seq: f.nextSeq++, long: classify(app, params).cls === 'long', cores: 0, pending: 0 };
+    f.apps[app.id] = e;
+    f.size++;
+  }
+  const active = isActiveApp(app);
+  e.cores = active ? app.allocated.vcores : 0;
+  e.pending = active && !e.long && app.pendingContainers > 0 ? app.pendingContainers * vc(app.pendingContainerResource ?? { memoryMB: 0, vcores: 1 }) : 0;
+  if (e.long) f.longCores += e.cores;
+  else f.shortCores += e.cores;
+  f.shortPending += e.pending;
+  return e;
+}
+
+/** Takes an application's share out of the totals (its entry stays, to be entered again). */
+function leaveApp(f: AppFigures, e: AppFigure): void {
+  if (e.long) f.longCores -= e.cores;
+  else f.shortCores -= e.cores;
+  f.shortPending -= e.pending;
+}
+
+/** The priority decision an active application needs for its class, if any. */
+function priorityDecision(app: AppView, long: boolean, params: BigcParams): Decision | undefined {
+  if (!isActiveApp(app)) return undefined;
+  const cls: JobClass = long ? 'long' : 'short';
+  const want = long ? params.longPriority : params.shortPriority;
+  if (app.priority === want) return undefined;
+  const { estimateMs } = classify(app, params);
+  return {
+    action: { kind: 'setAppPriority', appId: app.id, priority: want },
+    policy: POLICY,
+    rule: 'class.priority',
+    reason:
+      estimateMs === undefined
+        ? `${app.id} has no ${params.estimateTag} tag: ${cls} job, priority ${want}`
+        : `${app.id} estimate ${sec(estimateMs)} ${long ? '>=' : '<'} cutoff ${sec(params.shortCutoffMs)}: ${cls} job, priority ${want}`,
+  };
+}
+
+/** Every application entered anew, with the priority decisions they need, in snapshot order. */
+function allApps(snapshot: ClusterSnapshot, paramsKey: string, params: BigcParams, decisions: Decision[]): AppFigures {
+  const f = emptyAppFigures(paramsKey);
+  for (const app of snapshot.apps.values()) {
+    const d = priorityDecision(app, enterApp(f, app, undefined, params).long, params);
+    if (d !== undefined) {
+      decisions.push(d);
+      f.asked.push(app.id);
+    }
+  }
+  return f;
+}
+
+/**
+ * Brings kept figures up to date for the applications that changed and those the last cycle
+ * asked a priority change for, adding the priority decisions they need (in `seq` order). False
+ * when the figures then do not count the snapshot's applications (they are built anew).
+ */
+function changedApps(f: AppFigures, snapshot: ClusterSnapshot, changed: ReadonlySet<AppId>, params: BigcParams, decisions: Decision[]): boolean {
+  const asked = f.asked;
+  f.asked = [];
+  const wanted: { seq: number; d: Decision }[] = [];
+  const visit = (id: AppId): void => {
+    let e: AppFigure | undefined = f.apps[id];
+    if (e !== undefined) leaveApp(f, e);
+    const app = snapshot.apps.get(id);
+    if (app === undefined) {
+      if (e !== undefined) {
+        delete f.apps[id];
+        f.size--;
+      }
+      return;
+    }
+    e = enterApp(f, app, e, params);
+    const d = priorityDecision(app, e.long, params);
+    if (d !== undefined) {
+      wanted.push({ seq: e.seq, d });
+      f.asked.push(id);
+    }
+  };
+  for (const id of changed) visit(id);
+  for (const id of asked) if (!changed.has(id)) visit(id);
+  if (f.size !== snapshot.apps.size) return false;
+  if (wanted.length > 1) wanted.sort((a, b) => a.seq - b.seq);
+  for (const w of wanted) decisions.push(w.d);
+  return true;
+}
+
+/** The parameters as JSON, for the last parameters given (the same object at every cycle of a replay). */
+let keyedParams: BigcParams | undefined;
+let paramsKeyOf = '';
+function paramsKey(params: BigcParams): string {
+  if (params !== keyedParams) {
+    paramsKeyOf = JSON.stringify(params);
+    keyedParams = params;
+  }
+  return paramsKeyOf;
+}
+
 export const bigcPolicy = definePolicy<BigcParams, BigcState>({
   name: POLICY,
   description:
@@ -268,35 +411,27 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
   decide({ snapshot, params, state }) {
     const now = snapshot.nowMs;
     const decisions: Decision[] = [];
-    const clsOf = new Map<string, JobClass>();
+    const key = paramsKey(params);
 
     // Classes and priorities; cores held by each class: allocations of the apps (suspended
-    // containers stay allocated).
-    let shortPending = 0;
-    let shortCores = 0;
-    let longCores = 0;
-    for (const app of snapshot.apps.values()) {
-      const { cls, estimateMs } = classify(app, params);
-      clsOf.set(app.id, cls);
-      if (!isActiveApp(app)) continue;
-      const want = cls === 'short' ? params.shortPriority : params.longPriority;
-      if (app.priority !== want) {
-        decisions.push({
-          action: { kind: 'setAppPriority', appId: app.id, priority: want },
-          policy: POLICY,
-          rule: 'class.priority',
-          reason:
-            estimateMs === undefined
-              ? `${app.id} has no ${params.estimateTag} tag: ${cls} job, priority ${want}`
-              : `${app.id} estimate ${sec(estimateMs)} ${cls === 'short' ? '<' : '>='} cutoff ${sec(params.shortCutoffMs)}: ${cls} job, priority ${want}`,
-        });
-      }
-      if (cls === 'short') {
-        shortCores += app.allocated.vcores;
-        if (app.pendingContainers > 0) shortPending += app.pendingContainers * vc(app.pendingContainerResource ?? { memoryMB: 0, vcores: 1 });
-      } else longCores += app.allocated.vcores;
-    }
-    const isLong = (c: ContainerView): boolean => (clsOf.get(c.appId) ?? params.unknownClass) === 'long';
+    // containers stay allocated). Kept from the last cycle and brought up to date for the
+    // applications that changed, when the backend says which (a replay's backlog holds
+    // thousands of queued applications, and walking them at every event cost more than
+    // everything else); otherwise every application is walked.
+    const changedAppIds = snapshot.changedAppIds;
+    const keptApps = state.appFigures;
+    let apps: AppFigures;
+    if (changedAppIds !== undefined && keptApps !== undefined && keptApps.params === key && isDictionary(keptApps.apps) && Array.isArray(keptApps.asked) && changedApps(keptApps, snapshot, changedAppIds, params, decisions)) apps = keptApps;
+    else apps = allApps(snapshot, key, params, decisions);
+    const appFigures = changedAppIds !== undefined ? apps : undefined;
+    const shortPending = apps.shortPending;
+    let shortCores = apps.shortCores;
+    let longCores = apps.longCores;
+    const unknownIsLong = params.unknownClass === 'long';
+    const isLong = (c: ContainerView): boolean => {
+      const e = apps.apps[c.appId];
+      return e !== undefined ? e.long : unknownIsLong;
+    };
     // An ApplicationMaster (live YARN) is never suspended: its job would stop heartbeating.
     const suspendable = (c: ContainerView): boolean => isLong(c) && !c.appMaster;
 
@@ -307,8 +442,7 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
     // and when the figures do not fit the snapshot).
     const changed = snapshot.changedNodeIds;
     const scan = changed === undefined || state.lastScanMs === undefined || now - state.lastScanMs >= SCAN_INTERVAL_MS;
-    const paramsKey = JSON.stringify(params);
-    const kept = changed !== undefined && fits(state.nodeFigures, snapshot, paramsKey) ? state.nodeFigures : undefined;
+    const kept = changed !== undefined && fits(state.nodeFigures, snapshot, key) ? state.nodeFigures : undefined;
     const full = scan || kept === undefined || !knows(kept, snapshot, changed as ReadonlySet<NodeId>);
     let suspendedAtMs: Record<ContainerId, number>;
     let figures: NodeFigures;
@@ -333,7 +467,7 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
         }
       }
       if (kept === undefined || !enterAll(kept, true, snapshot, suspByNode, isLong, params)) {
-        figures = emptyFigures(snapshot, paramsKey);
+        figures = emptyFigures(snapshot, key);
         enterAll(figures, false, snapshot, suspByNode, isLong, params);
       } else figures = kept;
       figures.touched = [];
@@ -557,9 +691,11 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
     if (full) {
       const next: BigcState = { suspendedAtMs, lastScanMs };
       if (keepFigures) next.nodeFigures = figures;
+      if (appFigures !== undefined) next.appFigures = appFigures;
       return { decisions, state: next };
     }
     state.lastScanMs = lastScanMs;
+    state.appFigures = appFigures;
     return { decisions, state };
   },
 });
