@@ -86,6 +86,45 @@ describe('bigc cycles are proportional to what changed', () => {
   });
 });
 
+describe('bigc scans for unknown suspended containers only when a count shows one', () => {
+  const params = bigcParamsSchema.parse({});
+  const ids = ['n0', 'n1', 'n2', 'n3'];
+  const nodes = () => ids.map((id) => node(id, 1, 5120));
+  const longs: C[] = ids.map((id, i) => ({ id: `l${i}`, node: id, app: 'L', startedAt: i }));
+  const apps = [app('L', { tags: est(500_000) })];
+  /** Listing the containers or the applications throws; the nodes may be listed (a due scan counts on every node). */
+  const containersGuarded = (plainSnap: ReturnType<typeof snap>) => {
+    const g = guarded(plainSnap);
+    return { ...g, snapshot: { ...g.snapshot, nodes: plainSnap.nodes } };
+  };
+
+  it('a due scan with nothing unknown lists no container; one that finds a node holding more makes the scan', () => {
+    const first = bigcPolicy.decide({ snapshot: snap(0, nodes(), longs, { apps, changed: [], changedApps: [] }), params, state: bigcPolicy.initialState(params) });
+    expect(first.state.lastScanMs).toBe(0);
+    let state = first.state;
+
+    // 61 s later a scan is due; every node holds the suspended containers known (none).
+    let g = containersGuarded(snap(61_000, nodes(), longs, { apps, changed: [], changedApps: [] }));
+    const quiet = bigcPolicy.decide({ snapshot: g.snapshot, params, state });
+    expect(quiet.decisions).toEqual([]);
+    expect(quiet.state).toBe(state);
+    expect(quiet.state.lastScanMs).toBe(61_000);
+    state = quiet.state;
+
+    // l2 suspended without n2 being reported (a suspension that landed late): the count shows it
+    // at the next due scan, which lists every container and finds it, and l2 resumes into its
+    // free core.
+    const late = longs.map((c) => (c.id === 'l2' ? { ...c, state: 'SUSPENDED' as const } : c));
+    g = containersGuarded(snap(100_000, nodes(), late, { apps, changed: [], changedApps: [] }));
+    expect(bigcPolicy.decide({ snapshot: g.snapshot, params, state }).state.lastScanMs).toBe(61_000);
+    g = containersGuarded(snap(122_000, nodes(), late, { apps, changed: [], changedApps: [] }));
+    expect(() => bigcPolicy.decide({ snapshot: g.snapshot, params, state })).toThrow('scanned every entry');
+    const scanned = bigcPolicy.decide({ snapshot: snap(122_000, nodes(), late, { apps, changed: [], changedApps: [] }), params, state });
+    expect(targets(scanned.decisions, 'resumeContainer')).toEqual(['l2']);
+    expect(scanned.state.lastScanMs).toBe(122_000);
+  });
+});
+
 describe('bigc keeps its application totals up to date from the applications that changed', () => {
   // No share guaranteed to short jobs: the backlog waits without preempting (choosing victims
   // looks at every node, which is not what these cycles are about).

@@ -296,6 +296,40 @@ function enterAll(
   return true;
 }
 
+/**
+ * Whether every node holds exactly the suspended containers the figures know of, so that a scan
+ * would find nothing new: it counts each node's suspended containers (no lookups) against the
+ * figures' count. The count is enough on a node that did not change: what happens to a
+ * container there without a change being reported is only this policy's own suspensions and
+ * resumes, and a resume leaves the known list when asked for, so a known container is suspended
+ * still and a difference in number is an unknown one (a suspension that landed late, or a
+ * resume that did not land yet). On a node that changed, or whose suspended containers the last
+ * cycle changed, the known ones are looked up. Containers on nodes the snapshot does not list
+ * make it false.
+ */
+function noneUnknown(f: NodeFigures, snapshot: ClusterSnapshot, changed: ReadonlySet<NodeId>): boolean {
+  const touched = f.touched.length > 0 ? new Set(f.touched) : undefined;
+  let listed = 0;
+  for (const node of snapshot.nodes.values()) {
+    const e = f.nodes[node.id];
+    if (e === undefined) return false;
+    const n = node.containerIds.length;
+    listed += n;
+    let suspended = 0;
+    for (let j = 0; j < n; j++) if (containerAt(snapshot, node, j)?.state === 'SUSPENDED') suspended++;
+    let known = e.suspended.length;
+    if (changed.has(node.id) || touched?.has(node.id)) {
+      known = 0;
+      for (const cid of e.suspended) {
+        const c = snapshot.containers.get(cid);
+        if (c !== undefined && c.state === 'SUSPENDED' && c.nodeId === node.id) known++;
+      }
+    }
+    if (suspended !== known) return false;
+  }
+  return listed === snapshot.containers.size;
+}
+
 function emptyAppFigures(paramsKey: string): AppFigures {
   return { params: paramsKey, apps: dictionary<AppFigure>(), size: 0, nextSeq: 0, shortCores: 0, longCores: 0, shortPending: 0, asked: [] };
 }
@@ -436,14 +470,19 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
     const suspendable = (c: ContainerView): boolean => isLong(c) && !c.appMaster;
 
     // Suspended containers: the ones we suspended (cheap), or every container on a periodic scan
-    // (also picks up containers suspended by someone else). With the kept node figures, only the
+    // (also picks up containers suspended by someone else; with kept figures, only when a count
+    // shows a node holding suspended containers they do not know of). With the kept node figures, only the
     // nodes that changed (or whose suspended containers the last cycle changed) are looked at;
     // otherwise every node (a full pass: on a scan, when the backend cannot say what changed,
     // and when the figures do not fit the snapshot).
     const changed = snapshot.changedNodeIds;
-    const scan = changed === undefined || state.lastScanMs === undefined || now - state.lastScanMs >= SCAN_INTERVAL_MS;
+    const scanDue = changed === undefined || state.lastScanMs === undefined || now - state.lastScanMs >= SCAN_INTERVAL_MS;
     const kept = changed !== undefined && fits(state.nodeFigures, snapshot, key) ? state.nodeFigures : undefined;
-    const full = scan || kept === undefined || !knows(kept, snapshot, changed as ReadonlySet<NodeId>);
+    const knowsAll = kept !== undefined && knows(kept, snapshot, changed as ReadonlySet<NodeId>);
+    // A scan that is due is made only when some node holds other suspended containers than the
+    // kept figures know of (`noneUnknown`); otherwise the cycle goes on from the figures.
+    const scan = scanDue && !(knowsAll && noneUnknown(kept, snapshot, changed as ReadonlySet<NodeId>));
+    const full = scan || !knowsAll;
     let suspendedAtMs: Record<ContainerId, number>;
     let figures: NodeFigures;
     let keepFigures = changed !== undefined;
@@ -687,7 +726,7 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
       figures.touched.push(id);
     }
 
-    const lastScanMs = scan ? now : state.lastScanMs;
+    const lastScanMs = scanDue ? now : state.lastScanMs;
     if (full) {
       const next: BigcState = { suspendedAtMs, lastScanMs };
       if (keepFigures) next.nodeFigures = figures;
