@@ -453,17 +453,25 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
     // thousands of queued applications, and walking them at every event cost more than
     // everything else); otherwise every application is walked.
     const changedAppIds = snapshot.changedAppIds;
-    const keptApps = state.appFigures;
-    let apps: AppFigures;
-    if (changedAppIds !== undefined && keptApps !== undefined && keptApps.params === key && isDictionary(keptApps.apps) && Array.isArray(keptApps.asked) && changedApps(keptApps, snapshot, changedAppIds, params, decisions)) apps = keptApps;
-    else apps = allApps(snapshot, key, params, decisions);
-    const appFigures = changedAppIds !== undefined ? apps : undefined;
-    const shortPending = apps.shortPending;
-    let shortCores = apps.shortCores;
-    let longCores = apps.longCores;
+    const keptAppFigures = state.appFigures;
+    let appFigures: AppFigures;
+    if (
+      changedAppIds !== undefined &&
+      keptAppFigures !== undefined &&
+      keptAppFigures.params === key &&
+      isDictionary(keptAppFigures.apps) &&
+      Array.isArray(keptAppFigures.asked) &&
+      changedApps(keptAppFigures, snapshot, changedAppIds, params, decisions)
+    )
+      appFigures = keptAppFigures;
+    else appFigures = allApps(snapshot, key, params, decisions);
+    const keepAppFigures = changedAppIds !== undefined;
+    const shortPending = appFigures.shortPending;
+    let shortCores = appFigures.shortCores;
+    let longCores = appFigures.longCores;
     const unknownIsLong = params.unknownClass === 'long';
     const isLong = (c: ContainerView): boolean => {
-      const e = apps.apps[c.appId];
+      const e = appFigures.apps[c.appId];
       return e !== undefined ? e.long : unknownIsLong;
     };
     // An ApplicationMaster (live YARN) is never suspended: its job would stop heartbeating.
@@ -730,11 +738,11 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
     if (full) {
       const next: BigcState = { suspendedAtMs, lastScanMs };
       if (keepFigures) next.nodeFigures = figures;
-      if (appFigures !== undefined) next.appFigures = appFigures;
+      if (keepAppFigures) next.appFigures = appFigures;
       return { decisions, state: next };
     }
     state.lastScanMs = lastScanMs;
-    state.appFigures = appFigures;
+    state.appFigures = keepAppFigures ? appFigures : undefined;
     return { decisions, state };
   },
 });
