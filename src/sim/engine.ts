@@ -135,7 +135,6 @@ export class SimNode implements NodeView {
   lastUpdateMs = 0;
   /** rankNodes score (Infinity = unscored). */
   score = Infinity;
-  orderHeapIndex = -1;
 
   constructor(
     readonly id: NodeId,

@@ -15,140 +15,147 @@ import type { SimNode } from './engine.js';
 import { firstInHeapOrder } from './heap.js';
 
 /**
- * Candidate nodes in a binary min-heap on the key (load, score, id rank); each node holds its slot
- * (`orderHeapIndex`, -1 when out). The key of slot i is kept beside it in three arrays, so that a
- * comparison reads them instead of reaching two nodes and their container lists: every launch,
- * release and ranking moves a node, millions of times in a replay. The generic `IndexedHeap`
- * would call a comparator and two slot accessors at every step of the way.
+ * Candidate nodes in a binary min-heap on the key (load, score, id rank). Everything the heap
+ * reads and writes while it moves slots is in typed arrays: each slot's node (by its id rank, the
+ * node's index in the simulator's list) and its key (load and score side by side), and each
+ * node's slot (by id rank; -1 when out). A move then touches two or three short arrays and no
+ * node object: every launch, release and ranking moves a node, millions of times in a replay, and
+ * each step of the way used to write the moved node's own slot field, a node object somewhere in
+ * memory at every level.
  *
  * The owner gives each node's key when it enters or moves (`update`), and all keys again when the
  * rule changes (`reorder`).
  */
 class CandidateHeap {
-  readonly items: SimNode[] = [];
-  private readonly loads: number[] = [];
-  private readonly scores: number[] = [];
-  private readonly ranks: number[] = [];
+  private readonly nodes: readonly SimNode[];
+  private n = 0;
+  /** Slot i holds node `ranks[i]` (an id rank). */
+  private readonly ranks: Int32Array;
+  /** Slot i's key: load at `keys[2i]`, score at `keys[2i + 1]` (the id rank is `ranks[i]`). */
+  private readonly keys: Float64Array;
+  /** The slot of the node of id rank r, -1 when out. */
+  private readonly slotOf: Int32Array;
 
-  get size(): number {
-    return this.items.length;
+  /** `nodes[r]` is the node of id rank r. */
+  constructor(nodes: readonly SimNode[]) {
+    for (let r = 0; r < nodes.length; r++) if (nodes[r].idRank !== r) throw new Error(`node ${nodes[r].id} has id rank ${nodes[r].idRank}, not its index ${r}`);
+    this.nodes = nodes;
+    this.ranks = new Int32Array(nodes.length);
+    this.keys = new Float64Array(2 * nodes.length);
+    this.slotOf = new Int32Array(nodes.length).fill(-1);
   }
 
-  has(n: SimNode): boolean {
-    const i = n.orderHeapIndex;
-    return i >= 0 && i < this.items.length && this.items[i] === n;
+  get size(): number {
+    return this.n;
+  }
+
+  /** The candidates in slot order (for tests and debugging). */
+  get items(): SimNode[] {
+    const out: SimNode[] = [];
+    for (let i = 0; i < this.n; i++) out.push(this.nodes[this.ranks[i]]);
+    return out;
+  }
+
+  has(node: SimNode): boolean {
+    return this.slotOf[node.idRank] >= 0;
   }
 
   peek(): SimNode | undefined {
-    return this.items[0];
+    return this.n > 0 ? this.nodes[this.ranks[0]] : undefined;
   }
 
-  /** Puts `n` in with the key (load, score, its id rank), or moves it to where that key belongs. */
-  update(n: SimNode, load: number, score: number): void {
-    const rank = n.idRank;
-    if (!this.has(n)) {
-      this.items.push(n);
-      this.loads.push(load);
-      this.scores.push(score);
-      this.ranks.push(rank);
-      this.up(this.items.length - 1, n, load, score, rank);
+  /** Puts `node` in with the key (load, score, its id rank), or moves it to where that key belongs. */
+  update(node: SimNode, load: number, score: number): void {
+    const rank = node.idRank;
+    const i = this.slotOf[rank];
+    if (i < 0) {
+      this.up(this.n++, rank, load, score);
       return;
     }
-    const i = n.orderHeapIndex;
-    const p = (i - 1) >> 1;
-    if (i > 0 && this.before(load, score, rank, p)) this.up(i, n, load, score, rank);
-    else this.down(i, n, load, score, rank);
+    if (i > 0 && this.before(load, score, rank, (i - 1) >> 1)) this.up(i, rank, load, score);
+    else this.down(i, rank, load, score);
   }
 
-  remove(n: SimNode): void {
-    if (!this.has(n)) return;
-    const i = n.orderHeapIndex;
-    n.orderHeapIndex = -1;
-    const last = this.items.pop() as SimNode;
-    const load = this.loads.pop() as number;
-    const score = this.scores.pop() as number;
-    const rank = this.ranks.pop() as number;
-    if (i < this.items.length) {
-      if (i > 0 && this.before(load, score, rank, (i - 1) >> 1)) this.up(i, last, load, score, rank);
-      else this.down(i, last, load, score, rank);
-    }
+  remove(node: SimNode): void {
+    const i = this.slotOf[node.idRank];
+    if (i < 0) return;
+    this.slotOf[node.idRank] = -1;
+    const last = --this.n;
+    if (i === last) return;
+    const rank = this.ranks[last];
+    const load = this.keys[2 * last];
+    const score = this.keys[2 * last + 1];
+    if (i > 0 && this.before(load, score, rank, (i - 1) >> 1)) this.up(i, rank, load, score);
+    else this.down(i, rank, load, score);
   }
 
   /** Gives every node its key again (`keyOf` fills `key`: [load, score]) and rebuilds the heap. */
   reorder(keyOf: (n: SimNode, key: [number, number]) => void): void {
     const key: [number, number] = [0, 0];
-    const a = this.items;
-    for (let i = 0; i < a.length; i++) {
-      keyOf(a[i], key);
-      this.loads[i] = key[0];
-      this.scores[i] = key[1];
-      this.ranks[i] = a[i].idRank;
+    for (let i = 0; i < this.n; i++) {
+      keyOf(this.nodes[this.ranks[i]], key);
+      this.keys[2 * i] = key[0];
+      this.keys[2 * i + 1] = key[1];
     }
-    for (let i = (a.length >> 1) - 1; i >= 0; i--) this.down(i, a[i], this.loads[i], this.scores[i], this.ranks[i]);
+    for (let i = (this.n >> 1) - 1; i >= 0; i--) this.down(i, this.ranks[i], this.keys[2 * i], this.keys[2 * i + 1]);
   }
 
   /** The first node in heap order satisfying `pred` (the least of those that do). */
   findFirst(pred: (n: SimNode) => boolean): SimNode | undefined {
-    const a = this.items;
-    const i = firstInHeapOrder(a.length, (x, y) => this.slotBefore(x, y), (x) => pred(a[x]));
-    return i < 0 ? undefined : a[i];
+    const i = firstInHeapOrder(this.n, (x, y) => this.before(this.keys[2 * x], this.keys[2 * x + 1], this.ranks[x], y), (x) => pred(this.nodes[this.ranks[x]]));
+    return i < 0 ? undefined : this.nodes[this.ranks[i]];
   }
 
   /** The key (load, score, rank) comes before slot j's. */
   private before(load: number, score: number, rank: number, j: number): boolean {
-    const l = this.loads[j];
+    const l = this.keys[2 * j];
     if (load !== l) return load < l;
-    const s = this.scores[j];
+    const s = this.keys[2 * j + 1];
     if (score !== s) return score < s;
     return rank < this.ranks[j];
   }
 
-  private slotBefore(i: number, j: number): boolean {
-    return this.before(this.loads[i], this.scores[i], this.ranks[i], j);
-  }
-
-  private up(i: number, n: SimNode, load: number, score: number, rank: number): void {
+  private up(i: number, rank: number, load: number, score: number): void {
     while (i > 0) {
       const p = (i - 1) >> 1;
       if (!this.before(load, score, rank, p)) break;
       this.moveSlot(p, i);
       i = p;
     }
-    this.place(i, n, load, score, rank);
+    this.place(i, rank, load, score);
   }
 
-  private down(i: number, n: SimNode, load: number, score: number, rank: number): void {
-    const m = this.items.length;
+  private down(i: number, rank: number, load: number, score: number): void {
+    const m = this.n;
+    const keys = this.keys;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= m) break;
-      const c = l + 1 < m && this.slotBefore(l + 1, l) ? l + 1 : l;
+      const c = l + 1 < m && this.before(keys[2 * l + 2], keys[2 * l + 3], this.ranks[l + 1], l) ? l + 1 : l;
       if (this.before(load, score, rank, c)) break;
       this.moveSlot(c, i);
       i = c;
     }
-    this.place(i, n, load, score, rank);
+    this.place(i, rank, load, score);
   }
 
   /** Moves the node in slot `from`, with its key, to slot `to`. */
   private moveSlot(from: number, to: number): void {
-    const q = this.items[from];
-    this.place(to, q, this.loads[from], this.scores[from], this.ranks[from]);
+    this.place(to, this.ranks[from], this.keys[2 * from], this.keys[2 * from + 1]);
   }
 
-  private place(i: number, n: SimNode, load: number, score: number, rank: number): void {
-    this.items[i] = n;
-    this.loads[i] = load;
-    this.scores[i] = score;
+  private place(i: number, rank: number, load: number, score: number): void {
     this.ranks[i] = rank;
-    n.orderHeapIndex = i;
+    this.keys[2 * i] = load;
+    this.keys[2 * i + 1] = score;
+    this.slotOf[rank] = i;
   }
 }
 
 export class NodeOrder {
   private ranked = false;
   private leastLoadedFirst = false;
-  private readonly heap = new CandidateHeap();
+  private readonly heap: CandidateHeap;
   private readonly all: readonly SimNode[];
   /** The nodes and scores of the ranking being applied (reused by every ranking). */
   private readonly listed: RankedNodeLists = { nodeIds: [], values: [] };
@@ -163,8 +170,10 @@ export class NodeOrder {
     key[1] = this.scoreOf(n);
   };
 
+  /** `nodes[r]` is the node of id rank r (the simulator's list of nodes). */
   constructor(nodes: readonly SimNode[]) {
     this.all = nodes;
+    this.heap = new CandidateHeap(nodes);
     for (const n of nodes) if (isCandidate(n)) this.heap.update(n, 0, 0);
   }
 
