@@ -222,6 +222,8 @@ export class SimApp implements AppView {
   finishedAtMs?: number;
   /** Work lost to killed containers, ms. */
   wastedMs = 0;
+  /** The simulator's policy call count when the app was last listed as changed (-1: never). */
+  changedAt = -1;
 
   readonly pend: PendSeg[] = [];
   pendHead = 0;
@@ -361,9 +363,16 @@ export class Simulator {
   private readonly retention: number;
   private changed = new Set<NodeId>();
   private spareChanged = new Set<NodeId>();
-  /** Applications added, changed or dropped since the last policy call (`changedAppIds`). */
-  private changedApps = new Set<AppId>();
-  private spareChangedApps = new Set<AppId>();
+  /**
+   * Applications added, changed or dropped since the last policy call (`changedAppIds`): their
+   * ids in `changedApps[0 .. nChangedApps)`, each listed once (an app marked with the current
+   * `policyCalls` is listed already). A list and a mark, not a Set: every launch and release
+   * marks its app, and most policies never read the set (the snapshot makes it when read).
+   */
+  private changedApps: AppId[] = [];
+  private spareChangedApps: AppId[] = [];
+  private nChangedApps = 0;
+  private policyCalls = 0;
   private decisionWanted = false;
   private wakeToken = 0;
   /** Time of the wake-up event currently in force (NaN: none). */
@@ -609,6 +618,13 @@ export class Simulator {
     this.decisionWanted = false;
   }
 
+  /** Lists the app among those changed since the last policy call (once). */
+  private appChanged(app: SimApp): void {
+    if (app.changedAt === this.policyCalls) return;
+    app.changedAt = this.policyCalls;
+    this.changedApps[this.nChangedApps++] = app.id;
+  }
+
   private decide(): void {
     const policy = this.policy as AnyPolicy;
     const changed = this.changed;
@@ -617,10 +633,11 @@ export class Simulator {
     if (this.changed.size > 0) this.changed.clear();
     this.snap.changedNodeIds = changed;
     const changedApps = this.changedApps;
+    this.snap.setChangedApps(changedApps, this.nChangedApps);
     this.changedApps = this.spareChangedApps;
     this.spareChangedApps = changedApps;
-    if (this.changedApps.size > 0) this.changedApps.clear();
-    this.snap.changedAppIds = changedApps;
+    this.nChangedApps = 0;
+    this.policyCalls++;
     this.decisionCalls++;
     let out;
     if (this.opts.timePolicy) {
@@ -700,7 +717,7 @@ export class Simulator {
     }
     const app = new SimApp(`application_0_${String(i + 1).padStart(4, '0')}`, i, spec, now, queue);
     this.apps.set(app.id, app);
-    this.changedApps.add(app.id);
+    this.appChanged(app);
     this.activeAppBySeq[i] = app;
     this.queues.addApp(queue, 1);
     this.usageVersion++;
@@ -717,7 +734,7 @@ export class Simulator {
     }
     app.pend.push({ stage: s, next: 0, end: n });
     app.pendingContainers += n;
-    this.changedApps.add(app.id);
+    this.appChanged(app);
   }
 
   private stageFinished(app: SimApp, s: number): void {
@@ -753,7 +770,7 @@ export class Simulator {
     app.runningContainers++;
     app.allocated.memoryMB += r.memoryMB;
     app.allocated.vcores += r.vcores;
-    this.changedApps.add(app.id);
+    this.appChanged(app);
     if (app.startedAtMs === undefined) {
       app.startedAtMs = now;
       app.state = 'RUNNING';
@@ -789,7 +806,7 @@ export class Simulator {
     app.runningContainers--;
     app.allocated.memoryMB -= r.memoryMB;
     app.allocated.vcores -= r.vcores;
-    this.changedApps.add(app.id);
+    this.appChanged(app);
     this.queues.addUsage(app.queueRef, r, -1);
     this.usageVersion++;
     this.allocChange(-r.vcores);
@@ -820,7 +837,7 @@ export class Simulator {
     const now = this.clock.now;
     app.state = state;
     app.finishedAtMs = now;
-    this.changedApps.add(app.id);
+    this.appChanged(app);
     this.activeAppBySeq[app.seq] = undefined;
     this.allocator.appChanged(app);
     this.queues.addApp(app.queueRef, -1);
@@ -845,7 +862,7 @@ export class Simulator {
     while (this.completedApps.length > this.retention) {
       const old = this.completedApps.shift() as SimApp;
       this.apps.delete(old.id);
-      this.changedApps.add(old.id);
+      this.appChanged(old);
     }
     if (this.retention === 0) this.apps.delete(app.id);
   }
@@ -956,7 +973,7 @@ export class Simulator {
         if (!app.isActive) return { status: 'failed', error: `application ${a.appId} is ${app.state}`, retryable: false };
         if (app.priority === a.priority) return { status: 'noop', detail: `priority already ${a.priority}` };
         app.priority = a.priority;
-        this.changedApps.add(app.id);
+        this.appChanged(app);
         this.allocator.appChanged(app);
         return APPLIED;
       }
@@ -971,7 +988,7 @@ export class Simulator {
         this.queues.addApp(app.queueRef, -1);
         app.queueRef = q;
         app.queue = q.path;
-        this.changedApps.add(app.id);
+        this.appChanged(app);
         this.queues.addUsage(q, app.allocated, 1);
         this.queues.addApp(q, 1);
         this.usageVersion++;
@@ -1276,8 +1293,26 @@ export class LiveContainers implements ReadonlyMap<ContainerId, SimContainer> {
 /** The live ClusterSnapshot the policy sees: getters over simulator state, nothing copied. */
 class SimSnapshot implements ClusterSnapshot {
   changedNodeIds?: ReadonlySet<NodeId>;
-  changedAppIds?: ReadonlySet<AppId>;
+  private changedAppList?: readonly AppId[];
+  private nChangedApps = 0;
+  private changedAppSet?: ReadonlySet<AppId>;
   constructor(private readonly sim: Simulator) {}
+
+  /** The apps changed since the previous policy call: `list[0 .. n)` (made a set when read). */
+  setChangedApps(list: readonly AppId[], n: number): void {
+    this.changedAppList = list;
+    this.nChangedApps = n;
+    this.changedAppSet = undefined;
+  }
+
+  get changedAppIds(): ReadonlySet<AppId> | undefined {
+    if (this.changedAppSet === undefined && this.changedAppList !== undefined) {
+      const set = new Set<AppId>();
+      for (let i = 0; i < this.nChangedApps; i++) set.add(this.changedAppList[i]);
+      this.changedAppSet = set;
+    }
+    return this.changedAppSet;
+  }
   get nowMs(): number {
     return this.sim.clock.now;
   }

@@ -541,6 +541,26 @@ describe('simulator: changed applications', () => {
     expect(reported).toBeLessThan(calls * 3);
   });
 
+  it('hands each call its own set of changed applications, which later calls leave as it was', () => {
+    const seen: { t: number; set: ReadonlySet<string>; ids: string[] }[] = [];
+    const pol = scripted((s) => {
+      const c = s.changedAppIds!;
+      expect(s.changedAppIds).toBe(c);
+      seen.push({ t: s.nowMs, set: c, ids: [...c] });
+      return {};
+    });
+    // 0 s: job 1 arrives and starts; 1 s: job 2 arrives (waits: one core); 2 s: job 1 ends, job 2 starts.
+    const s = new Simulator({ workload: wl([job(0, [2]), job(1, [3])]), nodes: 1, cores: 1, policy: pol });
+    s.runUntil(2000);
+    expect(seen.map((x) => [x.t, x.ids])).toEqual([
+      [0, ['application_0_0001']],
+      [1000, ['application_0_0002']],
+      [2000, ['application_0_0001', 'application_0_0002']],
+    ]);
+    // Every call's set still lists what it listed then.
+    for (const x of seen) expect([...x.set]).toEqual(x.ids);
+  });
+
   it('a snapshot taken outside a policy call says nothing of what changed', () => {
     const s = sim([job(0, [1])]);
     s.runUntil(500);
