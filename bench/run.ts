@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { getPolicy } from '../src/policies/index.js';
 import { loadEagleTrace } from '../src/sim/workloads/eagle.js';
 import { simulate, type SimulateResult } from '../src/sim/simulate.js';
-import type { Workload } from '../src/sim/workload.js';
+import { taskCount, type Workload } from '../src/sim/workload.js';
 
 const argv = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -148,23 +148,19 @@ function timeAll(workload: Workload, nodes: number): Row[] {
   return rows;
 }
 
-const taskCount = (w: Workload): number => {
-  let n = 0;
-  for (const j of w.jobs) n += j.stages[0].workMs.length;
-  return n;
-};
+const tasksOf = (w: Workload): number => w.jobs.reduce((n, j) => n + taskCount(j), 0);
 
 const t0 = performance.now();
 const workload = loadEagleTrace(trace, { maxJobs });
 const loadS = (performance.now() - t0) / 1000;
-const tasks = taskCount(workload);
+const tasks = tasksOf(workload);
 console.error(`${workload.name}: ${workload.jobs.length} jobs, ${tasks} tasks, parsed in ${loadS.toFixed(3)} s; ${nodes} one-core nodes`);
 const rows = timeAll(workload, nodes);
 
 const backlogWorkload = backlog ? loadEagleTrace(BACKLOG.trace, { maxJobs }) : undefined;
 let backlogRows: Row[] = [];
 if (backlogWorkload) {
-  console.error(`${backlogWorkload.name}: ${backlogWorkload.jobs.length} jobs, ${taskCount(backlogWorkload)} tasks; ${BACKLOG.nodes} one-core nodes`);
+  console.error(`${backlogWorkload.name}: ${backlogWorkload.jobs.length} jobs, ${tasksOf(backlogWorkload)} tasks; ${BACKLOG.nodes} one-core nodes`);
   backlogRows = timeAll(backlogWorkload, BACKLOG.nodes);
 }
 const load1 = os.loadavg()[0];
@@ -194,7 +190,7 @@ const backlogSection = backlogWorkload
   ? `
 ### A long backlog on a small cluster
 
-Replay of \`${backlogWorkload.name}\`${maxJobs !== undefined ? ` (first ${maxJobs} jobs)` : ''} (${backlogWorkload.jobs.length.toLocaleString('en-US')} jobs, ${taskCount(backlogWorkload).toLocaleString('en-US')} one-core tasks: the Pigeon prototype's Yahoo-derived
+Replay of \`${backlogWorkload.name}\`${maxJobs !== undefined ? ` (first ${maxJobs} jobs)` : ''} (${backlogWorkload.jobs.length.toLocaleString('en-US')} jobs, ${tasksOf(backlogWorkload).toLocaleString('en-US')} one-core tasks: the Pigeon prototype's Yahoo-derived
 trace, durations scaled for its ${BACKLOG.nodes} workers, 90 % load) on ${BACKLOG.nodes} one-core nodes, same configurations and runs.
 About 1,600 applications are queued at an average policy call: a policy's cost per queued
 application shows here, not in the replay above. Short/long split at the Yahoo cutoff, as above

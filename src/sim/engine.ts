@@ -619,7 +619,7 @@ export class Simulator {
   }
 
   /** Lists the app among those changed since the last policy call (once). */
-  private appChanged(app: SimApp): void {
+  private reportAppChanged(app: SimApp): void {
     if (app.changedAt === this.policyCalls) return;
     app.changedAt = this.policyCalls;
     this.changedApps[this.nChangedApps++] = app.id;
@@ -717,7 +717,7 @@ export class Simulator {
     }
     const app = new SimApp(`application_0_${String(i + 1).padStart(4, '0')}`, i, spec, now, queue);
     this.apps.set(app.id, app);
-    this.appChanged(app);
+    this.reportAppChanged(app);
     this.activeAppBySeq[i] = app;
     this.queues.addApp(queue, 1);
     this.usageVersion++;
@@ -734,7 +734,7 @@ export class Simulator {
     }
     app.pend.push({ stage: s, next: 0, end: n });
     app.pendingContainers += n;
-    this.appChanged(app);
+    this.reportAppChanged(app);
   }
 
   private stageFinished(app: SimApp, s: number): void {
@@ -770,7 +770,7 @@ export class Simulator {
     app.runningContainers++;
     app.allocated.memoryMB += r.memoryMB;
     app.allocated.vcores += r.vcores;
-    this.appChanged(app);
+    this.reportAppChanged(app);
     if (app.startedAtMs === undefined) {
       app.startedAtMs = now;
       app.state = 'RUNNING';
@@ -806,7 +806,7 @@ export class Simulator {
     app.runningContainers--;
     app.allocated.memoryMB -= r.memoryMB;
     app.allocated.vcores -= r.vcores;
-    this.appChanged(app);
+    this.reportAppChanged(app);
     this.queues.addUsage(app.queueRef, r, -1);
     this.usageVersion++;
     this.allocChange(-r.vcores);
@@ -837,7 +837,7 @@ export class Simulator {
     const now = this.clock.now;
     app.state = state;
     app.finishedAtMs = now;
-    this.appChanged(app);
+    this.reportAppChanged(app);
     this.activeAppBySeq[app.seq] = undefined;
     this.allocator.appChanged(app);
     this.queues.addApp(app.queueRef, -1);
@@ -862,7 +862,7 @@ export class Simulator {
     while (this.completedApps.length > this.retention) {
       const old = this.completedApps.shift() as SimApp;
       this.apps.delete(old.id);
-      this.appChanged(old);
+      this.reportAppChanged(old);
     }
     if (this.retention === 0) this.apps.delete(app.id);
   }
@@ -973,7 +973,7 @@ export class Simulator {
         if (!app.isActive) return { status: 'failed', error: `application ${a.appId} is ${app.state}`, retryable: false };
         if (app.priority === a.priority) return { status: 'noop', detail: `priority already ${a.priority}` };
         app.priority = a.priority;
-        this.appChanged(app);
+        this.reportAppChanged(app);
         this.allocator.appChanged(app);
         return APPLIED;
       }
@@ -988,7 +988,7 @@ export class Simulator {
         this.queues.addApp(app.queueRef, -1);
         app.queueRef = q;
         app.queue = q.path;
-        this.appChanged(app);
+        this.reportAppChanged(app);
         this.queues.addUsage(q, app.allocated, 1);
         this.queues.addApp(q, 1);
         this.usageVersion++;

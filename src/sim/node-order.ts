@@ -68,12 +68,8 @@ class CandidateHeap {
   update(node: SimNode, load: number, score: number): void {
     const rank = node.idRank;
     const i = this.slotOf[rank];
-    if (i < 0) {
-      this.up(this.n++, rank, load, score);
-      return;
-    }
-    if (i > 0 && this.before(load, score, rank, (i - 1) >> 1)) this.up(i, rank, load, score);
-    else this.down(i, rank, load, score);
+    if (i < 0) this.up(this.n++, rank, load, score);
+    else this.sift(i, rank, load, score);
   }
 
   remove(node: SimNode): void {
@@ -83,10 +79,7 @@ class CandidateHeap {
     const last = --this.n;
     if (i === last) return;
     const rank = this.ranks[last];
-    const load = this.keys[2 * last];
-    const score = this.keys[2 * last + 1];
-    if (i > 0 && this.before(load, score, rank, (i - 1) >> 1)) this.up(i, rank, load, score);
-    else this.down(i, rank, load, score);
+    this.sift(i, rank, this.keys[2 * last], this.keys[2 * last + 1]);
   }
 
   /** Gives every node its key again (`keyOf` fills `key`: [load, score]) and rebuilds the heap. */
@@ -113,6 +106,12 @@ class CandidateHeap {
     const s = this.keys[2 * j + 1];
     if (score !== s) return score < s;
     return rank < this.ranks[j];
+  }
+
+  /** Puts node `rank` with its key at slot i, or up or down from there to where the key belongs. */
+  private sift(i: number, rank: number, load: number, score: number): void {
+    if (i > 0 && this.before(load, score, rank, (i - 1) >> 1)) this.up(i, rank, load, score);
+    else this.down(i, rank, load, score);
   }
 
   private up(i: number, rank: number, load: number, score: number): void {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ListedRanking } from '../../src/core/actions.js';
 import type { Resources } from '../../src/core/resources.js';
-import { Simulator, type SimNode } from '../../src/sim/engine.js';
+import { SimNode, Simulator } from '../../src/sim/engine.js';
+import { NodeOrder } from '../../src/sim/node-order.js';
 import { Rng } from '../../src/sim/rng.js';
 
 /** The rankNodes rule written out naively, as the contract in core/actions.ts states it. */
@@ -96,5 +97,13 @@ describe('node order', () => {
       checked++;
     }
     expect(checked).toBeGreaterThan(500);
+  });
+
+  it('refuses a node list in which a node is not at the index of its id rank (its slot is kept by id rank)', () => {
+    const phys = { memoryMB: 1024, vcores: 1 };
+    const a = new SimNode('node1', 0, '/rack1', phys);
+    const b = new SimNode('node2', 1, '/rack1', phys);
+    expect(() => new NodeOrder([a, b])).not.toThrow();
+    expect(() => new NodeOrder([b, a])).toThrow('node node2 has id rank 1, not its index 0');
   });
 });
