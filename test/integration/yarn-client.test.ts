@@ -10,8 +10,9 @@ import { findQueue, type ClusterSnapshot } from '../../src/core/model.js';
 import { RmRejectedError } from '../../src/core/errors.js';
 import { YarnBackend } from '../../src/yarn/backend.js';
 import type { RmClient } from '../../src/yarn/client.js';
+import { HttpNodeShim } from '../../src/yarn/shim-client.js';
 import { submitJob } from '../../src/yarn/workload.js';
-import { eventually } from './helpers.js';
+import { eventually, shimUrl } from './helpers.js';
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
@@ -212,6 +213,15 @@ describe('YarnBackend against a real ResourceManager', () => {
     // The first container of an attempt is the AM: kill a task, not the AM.
     const victim = tasks[tasks.length - 1]!;
     expect(app.runningContainers).toBeGreaterThanOrEqual(3);
+    // The RM reports a container RUNNING before its process has started, and the NodeManager
+    // drops a signal to a container without a process (no pid yet) while the RM still answers
+    // 200. Killed in that window, the task ran on (1 run in 3 when this file runs alone). The kill
+    // is sent once the process runs: the shim lists a container from when its pid file exists.
+    const url = shimUrl();
+    if (url) {
+      const shim = new HttpNodeShim({ urls: [url], holder: `yarn-client-it-${process.pid}`, requestTimeoutMs: 10_000 });
+      await eventually('victim process started', async () => ((await shim.containers()).some((c) => c.containerId === victim.id) ? true : undefined), 60_000);
+    }
     expect(await backend.apply({ kind: 'killContainer', containerId: victim.id, nodeId: victim.nodeId })).toMatchObject({ status: 'applied' });
     await eventually('container gone from the RM', async () => ((await backend.snapshot()).containers.has(victim.id) ? undefined : true), 60_000);
   });
