@@ -52,6 +52,7 @@ import { isAlreadyTrue } from '../core/reconcile.js';
 import { equals, type Resources } from '../core/resources.js';
 import { createFifoAllocator, type Allocator, type AllocatorContext, type AllocatorFactory } from './allocator.js';
 import { EventQueue } from './heap.js';
+import { settleJitForReplays } from './jit.js';
 import { NodeOrder } from './node-order.js';
 import { QueueTree, type SimQueue } from './queues.js';
 import { Rng } from './rng.js';
@@ -395,6 +396,7 @@ export class Simulator {
   private readonly ctx: AllocatorContext;
 
   constructor(readonly opts: SimOptions) {
+    settleJitForReplays();
     const w = opts.workload;
     const nNodes = opts.nodes ?? w.cluster?.nodes ?? 100;
     const cores = opts.cores ?? w.cluster?.cores ?? 1;
