@@ -111,6 +111,8 @@ describe('kairos wake-up index', () => {
     let state = kairosPolicy.initialState(p) as KairosState;
     let last: { wakeAtMs?: number } = {};
     let dueVisits = 0;
+    let queuedSeen = false;
+    let heapedSeen = false;
     for (let cycle = 0; cycle < 2000; cycle++) {
       const dt = cycle === 0 ? 0 : rnd() < 0.5 ? 100 + Math.floor(rnd() * 2000) : Math.floor(rnd() * 60 * S);
       now += dt;
@@ -128,9 +130,14 @@ describe('kairos wake-up index', () => {
       const due = Object.keys(before).filter((id) => before[id].wake !== null && (before[id].wake as number) <= now);
       const plain = snap(now, ns, tasks, cycle === 0 ? undefined : [...changed]);
       const g = cycle === 0 ? { snapshot: plain, nodes: new Set(ns.map((n) => n.id)) } : guarded(plain);
-      const out = kairosPolicy.decide({ snapshot: g.snapshot, params: p, state });
+      // Every seventh cycle starts from the state as stored (JSON) and restored.
+      const given = cycle % 7 === 3 ? (JSON.parse(JSON.stringify(state)) as KairosState) : state;
+      const out = kairosPolicy.decide({ snapshot: g.snapshot, params: p, state: given });
       state = out.state as KairosState;
       last = out;
+      checkWakeIndex(state);
+      queuedSeen ||= state.queueEnd > state.queueHead;
+      heapedSeen ||= state.wakeTimes.length > 0;
       for (const id of due) expect(g.nodes.has(id), `${id} due at ${before[id].wake} not visited at ${now}`).toBe(true);
       dueVisits += due.length;
       const wakes = Object.values(stateNodes(state))
@@ -148,5 +155,26 @@ describe('kairos wake-up index', () => {
     }
     expect(dueVisits).toBeGreaterThan(2000);
     expect(last.wakeAtMs).toBeDefined();
+    // Wakes went into both parts of the index: in time order (the queue) and out of it (the heap).
+    expect(queuedSeen).toBe(true);
+    expect(heapedSeen).toBe(true);
   });
 });
+
+/**
+ * The wake-up index's own rules: the queue's times never decrease, the heap is a heap, and every
+ * node's wake has an item at that time in one of the two.
+ */
+function checkWakeIndex(state: KairosState): void {
+  const before = (i: number, j: number): boolean => state.wakeTimes[i] < state.wakeTimes[j] || (state.wakeTimes[i] === state.wakeTimes[j] && state.wakeOrds[i] <= state.wakeOrds[j]);
+  for (let i = 1; i < state.wakeTimes.length; i++) expect(before((i - 1) >> 1, i), `heap item ${i}`).toBe(true);
+  for (let i = state.queueHead + 1; i < state.queueEnd; i++) expect(state.queuedTimes[i]).toBeGreaterThanOrEqual(state.queuedTimes[i - 1]);
+  const items = new Set<string>();
+  for (let i = 0; i < state.wakeTimes.length; i++) items.add(`${state.wakeIds[i]}@${state.wakeTimes[i]}#${state.wakeOrds[i]}`);
+  for (let i = state.queueHead; i < state.queueEnd; i++) items.add(`${state.queuedIds[i]}@${state.queuedTimes[i]}#${state.queuedOrds[i]}`);
+  for (const [id, e] of Object.entries(state.nodes)) {
+    const wake = e.t[0];
+    if (Number.isNaN(wake)) continue;
+    expect(items.has(`${id}@${wake}#${e.ord}`), `${id}'s wake ${wake} has no item`).toBe(true);
+  }
+}

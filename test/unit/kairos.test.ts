@@ -398,17 +398,23 @@ describe('kairos state', () => {
       expect(Object.keys(stateNodes(out.state))).toEqual(['n1']);
       expect(stateNodes(out.state).n1.tasks.b).toMatchObject({ since: 50 * S, susp: null });
     }
-    // Layout 3: layout 4 without the wakes by node number, which are made from the entries; it
-    // goes on exactly as the current layout does, as a live object or restored from JSON.
+    // Layouts 3 and 4 kept every wake-up item in the heap (no queue beside it), and layout 3 had
+    // no wakes by node number either (they are made from the entries). Either goes on exactly as
+    // the current layout does, as a live object or restored from JSON.
     const direct = run(snap(50 * S, [n], cs(50 * S), { changed: [] }), {}, copyStateFor(kairosPolicy, t0.state));
-    for (const viaJson of [false, true]) {
-      const three = copyStateFor(kairosPolicy, t0.state) as unknown as Record<string, unknown>;
-      three.layout = 3;
-      delete three.wakeOfOrd;
-      const out = run(snap(50 * S, [n], cs(50 * S), { changed: [] }), {}, (viaJson ? JSON.parse(JSON.stringify(three)) : three) as KairosState);
-      expect(out.decisions.map((d) => [d.action, d.rule, d.reason])).toEqual(direct.decisions.map((d) => [d.action, d.rule, d.reason]));
-      expect(out.wakeAtMs).toBe(direct.wakeAtMs);
-      expect(JSON.parse(JSON.stringify(out.state))).toEqual(JSON.parse(JSON.stringify(direct.state)));
+    expect(t0.state.queueEnd - t0.state.queueHead).toBeGreaterThan(0);
+    for (const layout of [3, 4] as const) {
+      for (const viaJson of [false, true]) {
+        const old = olderLayout(t0.state, layout);
+        const out = run(snap(50 * S, [n], cs(50 * S), { changed: [] }), {}, (viaJson ? JSON.parse(JSON.stringify(old)) : old) as KairosState);
+        expect(out.decisions.map((d) => [d.action, d.rule, d.reason])).toEqual(direct.decisions.map((d) => [d.action, d.rule, d.reason]));
+        expect(out.wakeAtMs).toBe(direct.wakeAtMs);
+        expect(out.state.layout).toBe(STATE_LAYOUT);
+        expect(stateNodes(out.state)).toEqual(stateNodes(direct.state));
+        const { nodes: _a, wakeTimes: _b, wakeIds: _c, wakeOrds: _d, queuedTimes: _e, queuedIds: _f, queuedOrds: _g, queueHead: _h, queueEnd: _i, ...rest } = out.state;
+        const { nodes: _j, wakeTimes: _k, wakeIds: _l, wakeOrds: _m, queuedTimes: _n, queuedIds: _o, queuedOrds: _p, queueHead: _q, queueEnd: _r, ...restDirect } = direct.state;
+        expect(rest).toEqual(restDirect);
+      }
     }
   });
 
@@ -477,3 +483,21 @@ describe('kairos state', () => {
     expect(lost.state.size).toBe(0);
   });
 });
+
+/** A copy of a current state in the form of an earlier layout: every wake-up item in the heap. */
+function olderLayout(state: KairosState, layout: 3 | 4): Record<string, unknown> {
+  const items: [number, string, number][] = [];
+  for (let i = 0; i < state.wakeTimes.length; i++) items.push([state.wakeTimes[i], state.wakeIds[i], state.wakeOrds[i]]);
+  for (let i = state.queueHead; i < state.queueEnd; i++) items.push([state.queuedTimes[i], state.queuedIds[i], state.queuedOrds[i]]);
+  // A sorted list is a heap.
+  items.sort((a, b) => a[0] - b[0] || a[2] - b[2]);
+  const { queuedTimes: _a, queuedIds: _b, queuedOrds: _c, queueHead: _d, queueEnd: _e, wakeOfOrd, ...rest } = copyStateFor(kairosPolicy, state);
+  return {
+    ...rest,
+    ...(layout === 4 ? { wakeOfOrd } : {}),
+    layout,
+    wakeTimes: items.map((x) => x[0]),
+    wakeIds: items.map((x) => x[1]),
+    wakeOrds: items.map((x) => x[2]),
+  };
+}
