@@ -7,12 +7,13 @@
  * visit, a task that finishes), and in Node 20 (V8 11.3) such OSR code stays in use after it
  * drops back to the interpreter on one of them: whenever the function later runs unoptimised for
  * a while (after any deoptimisation), each call enters the OSR code at its loop and drops out
- * again. In the Yahoo replay with Kairos this struck about one run in ten, in the Kairos
- * policy's `decide` or `scheduleNode`, with 500 to 38,000 deoptimisations and up to about a
- * second added to a 1.5 s run; without OSR no run showed more than 160. A replay calls its hot
+ * again. Measured on 30 processes of three Yahoo replays with Kairos each (`--trace-deopt`):
+ * 19 entered such a loop, in the policy's `decide` or `scheduleNode`, with 1,500 to 99,000
+ * drops to the interpreter and up to 1.5 s added to a 1.9 s run; without OSR none did (at most
+ * 94 deoptimisations in a process, each followed by new optimised code). A replay calls its hot
  * functions thousands of times, so they get optimised code as a whole all the same; what OSR
- * speeds up, one long first call of a function, is nowhere in a replay but the trace parser,
- * whose time did not change measurably.
+ * speeds up, one long first call of a function, a replay does not have (the trace is parsed
+ * before the simulator is made, and parsing it without OSR took no measurably longer either).
  *
  * The flag is process-wide: it also applies to the engine and the API when they share the
  * process, where no loop is long enough for OSR to matter. `SCHEDBRAIN_SIM_OSR=1` keeps V8's
