@@ -298,9 +298,10 @@ function pushWake(state: KairosState, t: number, id: NodeId, ord: number): void 
  * `visits` the node of each whose node's wake has come too (by `upTo`); and, past them, the items
  * that no longer hold (the node's wake has moved), up to the first that holds. The cycle's
  * wake-ups (`upTo` = now) and the drop of dead items before the next wake is asked for (`upTo` =
- * -Infinity) go through this one loop, which runs at every cycle: a loop step taken only now and
- * then would leave the optimised `decide` without feedback for it, and drop it back to the
- * interpreter at every such step (seen: hundreds of times in a replay).
+ * -Infinity) go through this one loop, so that every step of it runs at almost every cycle. (A
+ * step taken only now and then had no type feedback in code V8 compiled early in a replay; with
+ * on-stack replacement such code dropped back to the interpreter at each, hundreds of times in a
+ * replay: see src/sim/jit.ts.)
  */
 function takeQueued(state: KairosState, upTo: number, visits: VisitList): void {
   const qt = state.queuedTimes;
@@ -322,9 +323,8 @@ function takeQueued(state: KairosState, upTo: number, visits: VisitList): void {
 /**
  * Lets go of the queue's taken items (those before `queueHead`): both ends go back to the start
  * when the queue is empty, and the items left are moved to the front once the taken ones are most
- * of the lists, so that the lists stay as long as the most items queued at once. Called once per
- * cycle whether or not items were taken: a call made only now and then leaves the optimised
- * `decide` without feedback for it, and it would drop back to the interpreter at every such call.
+ * of the lists, so that the lists stay as long as the most items queued at once. Called at every
+ * cycle, whether or not items were taken (see `takeQueued`).
  */
 function tidyQueue(state: KairosState): void {
   const head = state.queueHead;
