@@ -294,15 +294,28 @@ function pushWake(state: KairosState, t: number, id: NodeId, ord: number): void 
 }
 
 /**
- * Takes items from the front of the queue: every item of time `upTo` or earlier, listing in
- * `visits` the node of each whose node's wake has come too (by `upTo`); and, past them, the items
- * that no longer hold (the node's wake has moved), up to the first that holds. The cycle's
+ * Takes wake-up items from both parts of the index: every item of time `upTo` or earlier, listing
+ * in `visits` the node of each whose node's wake has come too (by `upTo`); and, past them, the
+ * items that no longer hold (the node's wake has moved), up to the first that holds. The cycle's
  * wake-ups (`upTo` = now) and the drop of dead items before the next wake is asked for (`upTo` =
- * -Infinity) go through this one loop, so that every step of it runs at almost every cycle. (A
- * step taken only now and then had no type feedback in code V8 compiled early in a replay; with
- * on-stack replacement such code dropped back to the interpreter at each, hundreds of times in a
- * replay: see src/sim/jit.ts.)
+ * -Infinity) go through these same loops, so that every step of them runs at almost every cycle.
+ * (A step taken only now and then had no type feedback in code V8 compiled early in a replay;
+ * with on-stack replacement such code dropped back to the interpreter at each, hundreds of times
+ * in a replay: see src/sim/jit.ts.)
  */
+function takeWakes(state: KairosState, upTo: number, visits: VisitList): void {
+  takeQueued(state, upTo, visits);
+  const ts = state.wakeTimes;
+  while (ts.length > 0) {
+    const t = ts[0];
+    const wake = state.wakeOfOrd[state.wakeOrds[0]];
+    if (t > upTo && wake === t) break;
+    if (t <= upTo && wake <= upTo) visits.push(state.wakeIds[0]);
+    heapPop(state);
+  }
+}
+
+/** The queue's part of `takeWakes`. */
 function takeQueued(state: KairosState, upTo: number, visits: VisitList): void {
   const qt = state.queuedTimes;
   const qo = state.queuedOrds;
@@ -324,7 +337,7 @@ function takeQueued(state: KairosState, upTo: number, visits: VisitList): void {
  * Lets go of the queue's taken items (those before `queueHead`): both ends go back to the start
  * when the queue is empty, and the items left are moved to the front once the taken ones are most
  * of the lists, so that the lists stay as long as the most items queued at once. Called at every
- * cycle, whether or not items were taken (see `takeQueued`).
+ * cycle, whether or not items were taken (see `takeWakes`).
  */
 function tidyQueue(state: KairosState): void {
   const head = state.queueHead;
@@ -456,13 +469,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       const changed = snapshot.changedNodeIds;
       if (changed !== undefined) for (const id of changed) if (!asPlanned(snapshot, id, nodes[id], params)) visits.push(id);
       // Wake-ups that have come: the nodes whose wake is still that time are visited.
-      takeQueued(state, now, visits);
-      while (state.wakeTimes.length > 0 && state.wakeTimes[0] <= now) {
-        const id = state.wakeIds[0];
-        const ord = state.wakeOrds[0];
-        heapPop(state);
-        if (state.wakeOfOrd[ord] <= now) visits.push(id);
-      }
+      takeWakes(state, now, visits);
     }
 
     const decisions = decisionBuffer;
@@ -560,12 +567,8 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
 
     // Drop wake-ups that no longer hold, so that the wake-up asked for is the earliest wake of
     // any node.
-    while (state.wakeTimes.length > 0 && state.wakeOfOrd[state.wakeOrds[0]] !== state.wakeTimes[0]) heapPop(state);
-    takeQueued(state, -Infinity, visits);
-    const qt = state.queuedTimes;
-    const fromHeap = state.wakeTimes.length > 0 ? state.wakeTimes[0] : Infinity;
-    const fromQueue = state.queueHead < state.queueEnd ? qt[state.queueHead] : Infinity;
-    const earliest = Math.min(fromHeap, fromQueue);
+    takeWakes(state, -Infinity, visits);
+    const earliest = Math.min(state.wakeTimes.length > 0 ? state.wakeTimes[0] : Infinity, state.queueHead < state.queueEnd ? state.queuedTimes[state.queueHead] : Infinity);
     const wakeAtMs = earliest < Infinity ? earliest : undefined;
     if (sweep) state.lastSweepMs = now;
     state.rng = rng;
