@@ -367,13 +367,12 @@ export class Simulator {
   /**
    * Applications added, changed or dropped since the last policy call (`changedAppIds`): their
    * ids in `changedApps[0 .. nChangedApps)`, each listed once (an app marked with the current
-   * `policyCalls` is listed already). A list and a mark, not a Set: every launch and release
+   * `decisionCalls` is listed already). A list and a mark, not a Set: every launch and release
    * marks its app, and most policies never read the set (the snapshot makes it when read).
    */
   private changedApps: AppId[] = [];
   private spareChangedApps: AppId[] = [];
   private nChangedApps = 0;
-  private policyCalls = 0;
   private decisionWanted = false;
   private wakeToken = 0;
   /** Time of the wake-up event currently in force (NaN: none). */
@@ -622,8 +621,8 @@ export class Simulator {
 
   /** Lists the app among those changed since the last policy call (once). */
   private reportAppChanged(app: SimApp): void {
-    if (app.changedAt === this.policyCalls) return;
-    app.changedAt = this.policyCalls;
+    if (app.changedAt === this.decisionCalls) return;
+    app.changedAt = this.decisionCalls;
     this.changedApps[this.nChangedApps++] = app.id;
   }
 
@@ -639,7 +638,6 @@ export class Simulator {
     this.changedApps = this.spareChangedApps;
     this.spareChangedApps = changedApps;
     this.nChangedApps = 0;
-    this.policyCalls++;
     this.decisionCalls++;
     let out;
     if (this.opts.timePolicy) {
