@@ -11,6 +11,7 @@ import { bopfPolicy } from './bopf/index.js';
 import { nbopfPolicy } from './nbopf/index.js';
 import { drfPolicy } from './drf/index.js';
 import { spPolicy } from './sp/index.js';
+import { darssPolicy } from './darss/index.js';
 
 export const POLICIES: Record<string, AnyPolicy> = {
   fifo: fifoPolicy,
@@ -21,6 +22,7 @@ export const POLICIES: Record<string, AnyPolicy> = {
   nbopf: nbopfPolicy,
   drf: drfPolicy,
   sp: spPolicy,
+  darss: darssPolicy,
 };
 
 export function getPolicy(name: string): AnyPolicy | undefined {
