@@ -10,7 +10,7 @@ import os from 'node:os';
 import type { AppView, QueueView } from '../src/core/model.js';
 import { buildSnapshot } from '../src/core/snapshot.js';
 import { AdmissionControl } from '../src/policies/bopf/admission.js';
-import { allocate, type AllocQueue } from '../src/policies/bopf/allocate.js';
+import { allocate, type AllocQueue } from '../src/policies/shared/queues/allocate.js';
 import { bopfPolicy } from '../src/policies/bopf/policy.js';
 import type { QueueSpec } from '../src/policies/bopf/spec.js';
 

@@ -278,7 +278,7 @@ const section = out.join('\n');
 if (opt('--json')) writeFileSync(opt('--json')!, JSON.stringify(json, null, 2));
 if (flag('--write')) {
   const path = resolve(ROOT, 'docs/results.md');
-  let text = '';
+  let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch {

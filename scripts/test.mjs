@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The project's test command: typecheck, build the YARN adapter (Maven) if needed, run every
+// The project's test command: typecheck, lint, build the YARN adapter (Maven) if needed, run every
 // vitest project (unit, conformance, integration against a real mini YARN), and close with one
 // plain "N passed, N failed" line that any CI log reader understands.
 import { spawnSync } from 'node:child_process';
@@ -17,6 +17,7 @@ function run(cmd, args) {
 
 for (const [cmd, args] of [
   ['npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']],
+  ['npx', ['eslint', '.']],
   ['node', ['scripts/build-adapter.mjs']],
 ]) {
   const code = run(cmd, args);

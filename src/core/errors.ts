@@ -1,6 +1,8 @@
 /**
  * Small typed errors. Callers branch on the class, operators read the message.
  */
+import type { ZodError } from 'zod';
+
 export class SchedbrainError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -16,6 +18,13 @@ export class ValidationError extends SchedbrainError {
   ) {
     super(`${field}: ${reason}`);
   }
+}
+
+/** Converts a zod error to a ValidationError whose field is the full dotted path. */
+export function zodToValidationError(err: ZodError, prefix: string): ValidationError {
+  const i = err.issues[0];
+  const path = [prefix, ...i.path.map(String)].filter((x) => x !== '').join('.');
+  return new ValidationError(path || 'body', i.message);
 }
 
 /** The ResourceManager (or a shim) could not be reached, or answered 5xx / timed out. Retryable. */

@@ -4,8 +4,9 @@
  * simulator call it the same way. By default it does not modify the state it is given; a policy
  * that declares `updatesStateInPlace` may (see there).
  *
- * Policies import only from `src/core`. State must be JSON-serialisable: the engine persists it
- * in the embedded store so histories and admissions survive a restart.
+ * Policies import only from `src/core` and `src/policies/shared` (`npm run lint` checks it). State
+ * must be JSON-serialisable: the engine persists it in the embedded store so histories and
+ * admissions survive a restart.
  */
 import type { z } from 'zod';
 import type { Decision } from './actions.js';

@@ -3,10 +3,9 @@
  * journal, every `periodMs`, never overlapping. See docs/architecture.md.
  */
 import pino, { type Logger } from 'pino';
-import type { ZodError } from 'zod';
 import { describeAction } from '../core/actions.js';
 import type { Capabilities, ClusterBackend } from '../core/backend.js';
-import { RmUnavailableError, SchedbrainError, ValidationError } from '../core/errors.js';
+import { RmUnavailableError, SchedbrainError, ValidationError, zodToValidationError } from '../core/errors.js';
 import type { ClusterSnapshot } from '../core/model.js';
 import type { AnyPolicy } from '../core/policy.js';
 import { getPolicy, policyNames } from '../policies/index.js';
@@ -111,13 +110,6 @@ export interface ActiveConfig {
   readonly params: unknown;
   readonly dryRun: boolean;
   readonly updatedAtMs: number;
-}
-
-/** Converts a zod error to a ValidationError whose field is the full dotted path. */
-export function zodToValidationError(err: ZodError, prefix: string): ValidationError {
-  const i = err.issues[0];
-  const path = [prefix, ...i.path.map(String)].filter((x) => x !== '').join('.');
-  return new ValidationError(path || 'body', i.message);
 }
 
 function errMsg(e: unknown): string {

@@ -10,14 +10,14 @@
  * object with `runs`). A progress bar goes to stderr when stderr is a terminal.
  */
 import { writeFileSync } from 'node:fs';
-import { z } from 'zod';
-import type { AnyPolicy } from '../core/policy.js';
 import type { AllocatorFactory } from './allocator.js';
 import { cdfSvg } from './metrics.js';
 import { lookupPolicy, simulate, summary, type SimulateResult } from './simulate.js';
+import { buildParams, UsageError } from './params.js';
 import { resolveWorkload } from './workloads/index.js';
 
-export class UsageError extends Error {}
+// Kept importable from here: tests and callers reach them through the command's module.
+export { buildParams, parseValue, UsageError } from './params.js';
 
 const USAGE = `usage: schedbrain simulate --workload <kairos-heavy|kairos-uniform|sample:NAME|PATH.tr> --policy NAME[,NAME...]
   [--nodes N] [--cores C] [--memory-mb M] [--seed S] [--jobs N] [--set key=value ...]
@@ -98,48 +98,6 @@ export function parseArgs(argv: readonly string[]): Args {
     }
   }
   return a;
-}
-
-/** `"3"` → 3, `"true"` → true, anything else stays a string. */
-export function parseValue(v: string): unknown {
-  if (v === 'true') return true;
-  if (v === 'false') return false;
-  if (v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
-  return v;
-}
-
-function objectShape(schema: z.ZodTypeAny): Record<string, z.ZodTypeAny> | undefined {
-  let s: z.ZodTypeAny = schema;
-  for (;;) {
-    if (s instanceof z.ZodObject) return s.shape as Record<string, z.ZodTypeAny>;
-    if (s instanceof z.ZodEffects) s = s.innerType();
-    else if (s instanceof z.ZodDefault || s instanceof z.ZodOptional || s instanceof z.ZodNullable) s = s._def.innerType;
-    else return undefined;
-  }
-}
-
-/** Turns `--set key=value` pairs into policy params, validated by the policy's schema. */
-export function buildParams(policy: AnyPolicy, sets: readonly string[]): Record<string, unknown> {
-  const params: Record<string, unknown> = {};
-  const shape = objectShape(policy.paramsSchema as z.ZodTypeAny);
-  for (const s of sets) {
-    const eq = s.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--set expects key=value, got ${s}`);
-    const key = s.slice(0, eq).trim();
-    const path = key.split('.');
-    if (shape && !(path[0] in shape)) {
-      throw new UsageError(`--set ${key}: policy ${policy.name} has no parameter ${path[0]} (known: ${Object.keys(shape).sort().join(', ') || 'none'})`);
-    }
-    let o = params;
-    for (const p of path.slice(0, -1)) o = (o[p] ??= {}) as Record<string, unknown>;
-    o[path[path.length - 1]] = parseValue(s.slice(eq + 1));
-  }
-  const r = policy.paramsSchema.safeParse(params);
-  if (!r.success) {
-    const msg = r.error.issues.map((i) => `--set ${i.path.join('.') || '(params)'}: ${i.message}`).join('; ');
-    throw new UsageError(`invalid parameters for policy ${policy.name}: ${msg}`);
-  }
-  return params;
 }
 
 async function loadAllocator(name: string | undefined): Promise<AllocatorFactory | undefined> {

@@ -188,7 +188,7 @@ describe('bigc keeps its application totals up to date from the applications tha
     state = out.state;
 
     g = both(4_000, nodes(), fewer, { apps, changed: [], changedApps: [] });
-    out = bigcPolicy.decide({ snapshot: g.snapshot, params, state });
+    bigcPolicy.decide({ snapshot: g.snapshot, params, state });
     expect([...g.apps]).toEqual([]);
   });
 

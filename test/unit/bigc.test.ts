@@ -1,5 +1,5 @@
 /** Big-C policy: job classes, short priority, suspension of long tasks within the shares, resume. */
-import { S, app, container, kinds, node, snap, targets, type C } from './policy-fixtures.js';
+import { app, kinds, node, snap, targets, type C } from './policy-fixtures.js';
 import type { ClusterSnapshot } from '../../src/core/model.js';
 
 import { describe, expect, it } from 'vitest';

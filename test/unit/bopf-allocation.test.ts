@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { AppView, QueueView } from '../../src/core/model.js';
 import { buildSnapshot } from '../../src/core/snapshot.js';
-import { allocate, type AllocQueue } from '../../src/policies/bopf/allocate.js';
-import { capacityDecision, largestRemainder, planCapacities } from '../../src/policies/bopf/capacities.js';
+import { allocate, type AllocQueue } from '../../src/policies/shared/queues/allocate.js';
+import { capacityDecision, largestRemainder, planCapacities } from '../../src/policies/shared/queues/capacities.js';
 import { bopfPolicy } from '../../src/policies/bopf/policy.js';
-import { nbopfPolicy } from '../../src/policies/nbopf/index.js';
+import { nbopfPolicy } from '../../src/policies/bopf/nbopf.js';
 import type { QueueSpec } from '../../src/policies/bopf/spec.js';
 
 const C = { vcores: 10, memoryMB: 10240 };

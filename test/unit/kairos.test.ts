@@ -1,5 +1,5 @@
 /** Kairos policy: node-level LAS, starvation guard, central dispatch, N+Q cap, state. */
-import { S, app, container, kinds, node, snap, targets, type C } from './policy-fixtures.js';
+import { S, kinds, node, snap, targets, type C } from './policy-fixtures.js';
 import type { Action, Decision } from '../../src/core/actions.js';
 import type { ClusterSnapshot } from '../../src/core/model.js';
 

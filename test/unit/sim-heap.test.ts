@@ -26,7 +26,10 @@ describe('EventQueue', () => {
       const e = { t: rng.int(200), seq: i };
       all.push(e);
       q.push(e);
-      if (rng.next() < 0.3) all.splice(all.indexOf(q.peek()!), 1), q.pop();
+      if (rng.next() < 0.3) {
+        all.splice(all.indexOf(q.peek()!), 1);
+        q.pop();
+      }
     }
     const expected = [...all].sort((a, b) => a.t - b.t || a.seq - b.seq);
     const got: { t: number; seq: number }[] = [];

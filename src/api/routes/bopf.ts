@@ -15,8 +15,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { ValidationError } from '../../core/errors.js';
-import { zodToValidationError } from '../../engine/engine.js';
+import { ValidationError, zodToValidationError } from '../../core/errors.js';
 import { AdmissionControl, type AdmissionBook, type AdmissionDecision } from '../../policies/bopf/admission.js';
 import { bookSchema } from '../../policies/bopf/policy.js';
 import { queueNameSchema, queueSpecSchema, type QueueSpec } from '../../policies/bopf/spec.js';

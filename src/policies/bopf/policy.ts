@@ -14,9 +14,9 @@ import type { Decision } from '../../core/actions.js';
 import { definePolicy, type Policy } from '../../core/policy.js';
 import { dominantShare, ZERO as Z, type Resources } from '../../core/resources.js';
 import { AdmissionControl, burstRate, type AdmissionBook, type AdmittedQueue } from './admission.js';
-import { allocate, type AllocQueue } from './allocate.js';
-import { capacityDecision, planCapacities, type CapacityTarget } from './capacities.js';
-import { childPath, leafLoads, managedLeaves } from './queues.js';
+import { allocate, type AllocQueue } from '../shared/queues/allocate.js';
+import { capacityDecision, planCapacities, type CapacityTarget } from '../shared/queues/capacities.js';
+import { childPath, leafLoads, managedLeaves } from '../shared/queues/leaves.js';
 import { queueSpecSchema, type Variant } from './spec.js';
 
 const resourcesSchema = z.object({ memoryMB: z.number().nonnegative(), vcores: z.number().nonnegative() });

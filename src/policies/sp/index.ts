@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { definePolicy } from '../../core/policy.js';
-import { queueShareCycle, shareParamsSchema } from '../drf/index.js';
+import { queueShareCycle, shareParamsSchema } from '../shared/queues/share.js';
 
 export const spParamsSchema = shareParamsSchema.extend({
   /** Leaf names of the latency-sensitive queues. */

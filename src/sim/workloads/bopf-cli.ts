@@ -10,7 +10,7 @@
  * JSON: `lq.meanCompletion`, `tq.meanCompletion` (seconds), `longTermShares` per queue, the
  * admission classes, and with `--timeline` the share-over-time series.
  */
-import { buildParams } from '../cli.js';
+import { buildParams } from '../params.js';
 import { lookupPolicy } from '../simulate.js';
 import { bopfMultiLqScenario, bopfScenario, type BopfBenchmark } from './bopf.js';
 import { runBopfScenario, type BopfRunResult } from './bopf-run.js';

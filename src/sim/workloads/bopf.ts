@@ -150,18 +150,6 @@ export function jobDemand(job: JobSpec): { vcoreSeconds: number; memoryMBSeconds
   return { vcoreSeconds: v, memoryMBSeconds: m };
 }
 
-/** Dominant-resource work of a job in cluster-seconds. */
-function dominantWorkS(job: JobSpec): number {
-  const c = capacity();
-  let s = 0;
-  for (const st of job.stages) {
-    let w = 0;
-    for (let i = 0; i < st.workMs.length; i++) w += st.workMs[i];
-    s += (Math.max(st.resource.vcores / c.vcores, st.resource.memoryMB / c.memoryMB) * w) / 1000;
-  }
-  return s;
-}
-
 function tqJobs(rng: Rng, benchmark: BopfBenchmark, n: number, queues: readonly string[], targetWorkS: number): JobSpec[] {
   const shape = SHAPES[benchmark];
   const drafts = Array.from({ length: n }, (_, j) => {

@@ -2,8 +2,8 @@
  * Queue-level views of a snapshot shared by the queue-share policies (BoPF, N-BoPF, DRF, SP):
  * which leaves sit under the managed parent, and what each one holds and could use right now.
  */
-import { findQueue, isActiveApp, type ClusterSnapshot, type QueueView } from '../../core/model.js';
-import type { Resources } from '../../core/resources.js';
+import { findQueue, isActiveApp, type ClusterSnapshot, type QueueView } from '../../../core/model.js';
+import type { Resources } from '../../../core/resources.js';
 
 export interface LeafLoad {
   readonly path: string;

@@ -7,7 +7,7 @@
  * O(n log n): queues are visited in order of the dominant share of their full demand, and a
  * resource can saturate at most once.
  */
-import { dominantShare, type Resources } from '../../core/resources.js';
+import { dominantShare, type Resources } from '../../../core/resources.js';
 
 export interface DrfClaim {
   readonly id: string;

@@ -10,8 +10,8 @@
  *
  * Amounts are rates (vcores, MB currently held), never shares.
  */
-import { add as plus, dominantShare, ZERO as Z, type Resources } from '../../core/resources.js';
-import { drfWaterFill } from '../drf/waterfill.js';
+import { add as plus, dominantShare, ZERO as Z, type Resources } from '../../../core/resources.js';
+import { drfWaterFill } from './drf-waterfill.js';
 
 export type Tier = 'hard' | 'soft' | 'elastic' | 'priority' | 'fair' | 'none';
 

@@ -3,8 +3,8 @@
  * the leaves under one parent that sum to exactly 100 (largest-remainder rounding on a fixed
  * decimal grid), a max-capacity for elasticity, and hysteresis so that small drifts are not sent.
  */
-import type { Decision } from '../../core/actions.js';
-import { walkQueues, type ClusterSnapshot, type QueueView } from '../../core/model.js';
+import type { Decision } from '../../../core/actions.js';
+import { walkQueues, type ClusterSnapshot, type QueueView } from '../../../core/model.js';
 
 export interface ShareTier {
   readonly label: string;
