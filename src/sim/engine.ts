@@ -303,6 +303,10 @@ export interface JobRecord {
   readonly idealMs: number;
   readonly jobClass?: 'short' | 'long';
   readonly tags: Readonly<Record<string, string>>;
+  /** The job's deadline (JobSpec.deadlineMs), if it has one. */
+  readonly deadlineMs?: number;
+  /** Killed because a job it comes after was killed; it never ran. */
+  readonly neverRan?: boolean;
 }
 
 export interface ActionStats {
@@ -357,6 +361,9 @@ export class Simulator {
   private readonly q = new EventQueue<Ev>();
   private seq = 0;
   private readonly arrivalOrder: number[];
+  /** Per job, prerequisite jobs not finished yet; and who waits for each job. */
+  private readonly waitingFor: Int32Array;
+  private readonly dependants: Map<number, number[]>;
   private nextArrival = 0;
   private allocatedVcores = 0;
   private lastAllocChangeMs = 0;
@@ -397,11 +404,16 @@ export class Simulator {
   constructor(readonly opts: SimOptions) {
     settleJitForReplays();
     const w = opts.workload;
-    const nNodes = opts.nodes ?? w.cluster?.nodes ?? 100;
+    // A heterogeneous cluster from the workload, unless the caller sizes the nodes.
+    const groups = opts.nodes === undefined && opts.cores === undefined && opts.memoryMBPerNode === undefined ? w.cluster?.nodeGroups : undefined;
+    const nNodes = groups ? groups.reduce((a, g) => a + g.count, 0) : (opts.nodes ?? w.cluster?.nodes ?? 100);
     const cores = opts.cores ?? w.cluster?.cores ?? 1;
     const mem = opts.memoryMBPerNode ?? w.cluster?.memoryMBPerNode ?? cores * 8192;
     if (!(nNodes >= 1 && Number.isInteger(nNodes))) throw new Error(`nodes must be a positive integer, got ${nNodes}`);
     if (!(cores >= 1 && Number.isInteger(cores))) throw new Error(`cores must be a positive integer, got ${cores}`);
+    for (const g of groups ?? []) {
+      if (!(Number.isInteger(g.count) && g.count >= 0 && Number.isInteger(g.cores) && g.cores >= 1 && g.memoryMB >= 1)) throw new Error(`bad node group ${JSON.stringify(g)}`);
+    }
     this.rng = new Rng(opts.seed ?? 1);
     this.delayMs = opts.decisionDelayMs ?? 0;
     if (!(this.delayMs >= 0)) throw new Error(`decision delay must be >= 0, got ${this.delayMs}`);
@@ -410,19 +422,23 @@ export class Simulator {
     this.maxCycles = opts.maxCyclesPerInstant ?? 16;
     this.checkInv = opts.checkInvariants ?? false;
     this.retention = opts.completedAppRetention ?? 100;
-    this.physicalCores = nNodes * cores;
-
     const width = String(nNodes).length;
     const byId = new Map<NodeId, SimNode>();
     const perRack = opts.nodesPerRack ?? 40;
+    const shapes: Resources[] = [];
+    if (groups) for (const g of groups) for (let k = 0; k < g.count; k++) shapes.push(Object.freeze({ memoryMB: g.memoryMB, vcores: g.cores }));
     const phys: Resources = Object.freeze({ memoryMB: mem, vcores: cores });
+    let physicalCores = 0;
     for (let i = 0; i < nNodes; i++) {
-      const n = new SimNode(`node${String(i + 1).padStart(width, '0')}`, i, `/rack${Math.floor(i / perRack) + 1}`, phys);
+      const shape = groups ? shapes[i] : phys;
+      const n = new SimNode(`node${String(i + 1).padStart(width, '0')}`, i, `/rack${Math.floor(i / perRack) + 1}`, shape);
       this.nodes.push(n);
       byId.set(n.id, n);
-      this.totalCapacity.memoryMB += mem;
-      this.totalCapacity.vcores += cores;
+      this.totalCapacity.memoryMB += shape.memoryMB;
+      this.totalCapacity.vcores += shape.vcores;
+      physicalCores += shape.vcores;
     }
+    this.physicalCores = physicalCores;
     this.nodeById = new NodesById(this.nodes, byId);
     this.order = new NodeOrder(this.nodes);
     this.containers = new LiveContainers(this.activeAppBySeq);
@@ -431,7 +447,34 @@ export class Simulator {
     this.jobs = w.jobs;
     for (const [i, j] of w.jobs.entries()) validateJob(j, i);
     this.records = new Array(w.jobs.length);
-    this.arrivalOrder = w.jobs.map((_, i) => i).sort((a, b) => w.jobs[a].arrivalMs - w.jobs[b].arrivalMs || a - b);
+    // Jobs that come after others arrive when those finish (`jobDone`), not in arrival order.
+    this.waitingFor = new Int32Array(w.jobs.length);
+    this.dependants = new Map();
+    for (const [i, j] of w.jobs.entries()) {
+      for (const p of j.after ?? []) {
+        if (!Number.isInteger(p) || p < 0 || p >= w.jobs.length || p === i) throw new Error(`job ${j.name ?? i}: bad prerequisite job ${p}`);
+        this.waitingFor[i]++;
+        let d = this.dependants.get(p);
+        if (!d) this.dependants.set(p, (d = []));
+        d.push(i);
+      }
+    }
+    this.arrivalOrder = w.jobs
+      .map((_, i) => i)
+      .filter((i) => this.waitingFor[i] === 0)
+      .sort((a, b) => w.jobs[a].arrivalMs - w.jobs[b].arrivalMs || a - b);
+    if (this.dependants.size > 0) {
+      // Every job must be reachable from the jobs that wait for nothing (no cycle through `after`).
+      const left = Int32Array.from(this.waitingFor);
+      const ready = this.arrivalOrder.slice();
+      let seen = 0;
+      while (ready.length) {
+        const i = ready.pop() as number;
+        seen++;
+        for (const d of this.dependants.get(i) ?? []) if (--left[d] === 0) ready.push(d);
+      }
+      if (seen !== w.jobs.length) throw new Error('jobs wait for each other in a cycle (JobSpec.after)');
+    }
 
     const self = this;
     this.ctx = {
@@ -570,7 +613,8 @@ export class Simulator {
     switch (e.kind) {
       case EV_ARRIVE:
         this.arrive(e.ref as number);
-        this.scheduleNextArrival();
+        // A job released by its prerequisites (gen 1) is not part of the arrival chain.
+        if (e.gen === 0) this.scheduleNextArrival();
         if (this.periodMs === undefined) this.decisionWanted = true;
         break;
       case EV_COMPLETE: {
@@ -857,7 +901,9 @@ export class Simulator {
       idealMs: spec.idealMs ?? criticalPathMs(spec),
       jobClass: spec.jobClass,
       tags: app.tags,
+      ...(spec.deadlineMs !== undefined ? { deadlineMs: spec.deadlineMs } : {}),
     };
+    this.jobDone(app.seq, state === 'FINISHED');
     this.completedApps.push(app);
     while (this.completedApps.length > this.retention) {
       const old = this.completedApps.shift() as SimApp;
@@ -865,6 +911,43 @@ export class Simulator {
       this.reportAppChanged(old);
     }
     if (this.retention === 0) this.apps.delete(app.id);
+  }
+
+  /** Releases the jobs waiting for job `i`; a killed job takes those waiting for it along. */
+  private jobDone(i: number, finished: boolean): void {
+    const waiting = this.dependants.get(i);
+    if (!waiting) return;
+    for (const d of waiting) {
+      if (this.records[d] !== undefined) continue;
+      if (!finished) {
+        this.neverRun(d);
+        continue;
+      }
+      if (--this.waitingFor[d] === 0) this.push(Math.max(this.jobs[d].arrivalMs, this.clock.now), EV_ARRIVE, d, 1);
+    }
+  }
+
+  /** Records job `i` as killed before it ran (a prerequisite was killed), and its dependants. */
+  private neverRun(i: number): void {
+    const spec = this.jobs[i];
+    const now = this.clock.now;
+    this.killedJobs++;
+    this.records[i] = {
+      appId: `application_0_${String(i + 1).padStart(4, '0')}`,
+      name: spec.name ?? `job${i}`,
+      arrivalMs: spec.arrivalMs,
+      finishMs: now,
+      killed: true,
+      neverRan: true,
+      tasks: taskCount(spec),
+      meanTaskMs: meanTaskMs(spec),
+      idealMs: spec.idealMs ?? criticalPathMs(spec),
+      jobClass: spec.jobClass,
+      tags: spec.tags ?? {},
+      ...(spec.deadlineMs !== undefined ? { deadlineMs: spec.deadlineMs } : {}),
+    };
+    if (now > this.lastFinishMs) this.lastFinishMs = now;
+    this.jobDone(i, false);
   }
 
   // ---------------------------------------------------------------- CPU model

@@ -45,6 +45,21 @@ export interface JobSpec {
    * longest task).
    */
   readonly idealMs?: number;
+  /**
+   * Indexes (into the workload's `jobs`) of jobs that must finish before this one is submitted:
+   * it arrives at the later of `arrivalMs` and their last finish. If one of them is killed, this
+   * job is recorded as killed without running.
+   */
+  readonly after?: readonly number[];
+  /** Time by which the job should finish, virtual ms (production work); recorded for the metrics. */
+  readonly deadlineMs?: number;
+}
+
+/** Nodes alike: `count` nodes of `cores` cores and `memoryMB` MB each. */
+export interface NodeGroup {
+  readonly count: number;
+  readonly cores: number;
+  readonly memoryMB: number;
 }
 
 export interface QueueSpec {
@@ -57,11 +72,22 @@ export interface Workload {
   readonly name: string;
   readonly jobs: readonly JobSpec[];
   /** Cluster the workload was designed for; the caller may override each field. */
-  readonly cluster?: { readonly nodes?: number; readonly cores?: number; readonly memoryMBPerNode?: number };
+  readonly cluster?: {
+    readonly nodes?: number;
+    readonly cores?: number;
+    readonly memoryMBPerNode?: number;
+    /** A heterogeneous cluster (used unless nodes, cores or memory are given explicitly). */
+    readonly nodeGroups?: readonly NodeGroup[];
+  };
   /** Short/long cutoff on mean task duration, ms. */
   readonly cutoffMs?: number;
   /** Initial queue tree (besides `root`), parents before children. Default: `root.default` 100 %. */
   readonly queues?: readonly QueueSpec[];
+  /**
+   * Requests submitted to a policy's admission (DARSS workflows in RSL), handed to policies
+   * whose parameters take `requests`.
+   */
+  readonly requests?: readonly unknown[];
 }
 
 /** Mean task work of a job, ms. */
