@@ -114,10 +114,10 @@ export function describeBackendConformance(name: string, makeBackend: () => Prom
 
     it(
       'setAppPriority: applied, then already true, then noop; restored',
-      async () => {
+      async (ctx) => {
         const b = await makeBackend();
         const app = [...(await b.snapshot()).apps.values()].find(isActiveApp);
-        if (!app) return void console.warn(`${name}: no active app, setAppPriority skipped`);
+        if (!app) return ctx.skip(`${name}: no active app, setAppPriority skipped`);
         await applyAndCheck(b, { kind: 'setAppPriority', appId: app.id, priority: app.priority + 1 });
         await b.apply({ kind: 'setAppPriority', appId: app.id, priority: app.priority });
       },
@@ -140,11 +140,11 @@ export function describeBackendConformance(name: string, makeBackend: () => Prom
 
     it(
       'suspendContainer / resumeContainer round trip',
-      async () => {
+      async (ctx) => {
         const b = await makeBackend();
-        if (!(await b.capabilities()).containerSuspend) return void console.warn(`${name}: no container suspend, skipped`);
+        if (!(await b.capabilities()).containerSuspend) return ctx.skip(`${name}: no container suspend, skipped`);
         const c = runningContainer(await b.snapshot());
-        if (!c) return void console.warn(`${name}: no running container, suspend skipped`);
+        if (!c) return ctx.skip(`${name}: no running container, suspend skipped`);
         await applyAndCheck(b, { kind: 'suspendContainer', containerId: c.id, nodeId: c.nodeId });
         const s = await b.snapshot();
         const sc = s.containers.get(c.id)!;
@@ -159,10 +159,10 @@ export function describeBackendConformance(name: string, makeBackend: () => Prom
 
     it(
       'updateQueues: add a queue and move an app into it',
-      async () => {
+      async (ctx) => {
         const b = await makeBackend();
         const caps = await b.capabilities();
-        if (!caps.queueWrites || opts.queueWrites === false) return void console.warn(`${name}: no queue writes, skipped`);
+        if (!caps.queueWrites || opts.queueWrites === false) return ctx.skip(`${name}: no queue writes, skipped`);
         const s = await b.snapshot();
         const leaf = leafQueues(s.rootQueue)[0];
         const parent = leaf.path.slice(0, leaf.path.lastIndexOf('.'));
@@ -193,9 +193,9 @@ export function describeBackendConformance(name: string, makeBackend: () => Prom
 
     it(
       'rankNodes is accepted',
-      async () => {
+      async (ctx) => {
         const b = await makeBackend();
-        if (!(await b.capabilities()).nodeRanking) return void console.warn(`${name}: no node ranking, skipped`);
+        if (!(await b.capabilities()).nodeRanking) return ctx.skip(`${name}: no node ranking, skipped`);
         const ids = [...(await b.snapshot()).nodes.keys()];
         const scores = Object.fromEntries(ids.map((id, i) => [id, ids.length - i]));
         const out = await b.apply({ kind: 'rankNodes', scores, leastLoadedFirst: true, partial: false });
