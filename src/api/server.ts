@@ -177,7 +177,7 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
 
   app.get('/livez', async () => ({ status: 'alive', running: engine.isRunning }));
 
-  app.get('/metrics', async (_req, reply) => reply.type(PROMETHEUS_CONTENT_TYPE).send(engine.metrics.render()));
+  app.get('/metrics', async (_req, reply) => reply.type(PROMETHEUS_CONTENT_TYPE).send(await engine.metrics.render()));
 
   app.get('/v1/snapshot', async () => snapshotToJson(await engine.snapshot()));
 

@@ -160,6 +160,8 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
     };
     cleanups.push(['hand the cluster back', () => handBack('shutdown')]);
     const { Engine } = await import('../engine/engine.js');
+    // GC and event-loop lag are observed from startup, not from the first scrape of /metrics.
+    (await import('../engine/metrics.js')).processMetrics();
     const engine = new Engine({
       backend,
       store,

@@ -1,188 +1,94 @@
 /**
- * In-process metrics with a Prometheus text exposition (format 0.0.4). Small on purpose: the
- * engine needs counters, gauges and one histogram, with labels; see docs/decisions.md.
+ * The engine's Prometheus metrics, through prom-client: a registry per engine (tests make engines
+ * freely, with no "already registered" clash) and the process's default metrics (CPU, memory,
+ * heap, GC, event-loop lag), one set per process. See docs/decisions.md.
  */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
 type Labels = Record<string, string>;
 
-function labelKey(l: Labels): string {
-  return Object.keys(l)
-    .sort()
-    .map((k) => `${k}=${l[k]}`)
-    .join(',');
+export const PROMETHEUS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
+
+let processRegistry: Registry | undefined;
+
+/**
+ * The process's default metrics. Collection starts at the first call (GC and event-loop lag are
+ * observed from then on): `schedbrain serve` calls it at startup, a scrape otherwise.
+ */
+export function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
 }
 
-function escapeLabel(v: string): string {
-  return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+/** Labels in name order: a series prints the same whatever order the caller wrote them in. */
+function byName(labels: Labels): Labels {
+  const out: Labels = {};
+  for (const k of Object.keys(labels).sort()) out[k] = labels[k];
+  return out;
 }
 
-function fmtLabels(l: Labels, extra?: [string, string]): string {
-  const parts = Object.keys(l)
-    .sort()
-    .map((k) => `${k}="${escapeLabel(l[k])}"`);
-  if (extra) parts.push(`${extra[0]}="${escapeLabel(extra[1])}"`);
-  return parts.length ? `{${parts.join(',')}}` : '';
-}
+/** A prom-client counter whose value can also be read at once (prom-client's `get` is async). */
+export class EngineCounter {
+  private readonly counter: Counter;
+  private readonly values = new Map<string, number>();
 
-function fmtNum(n: number): string {
-  if (Number.isNaN(n)) return 'NaN';
-  if (n === Infinity) return '+Inf';
-  if (n === -Infinity) return '-Inf';
-  return String(n);
-}
-
-interface Metric {
-  readonly name: string;
-  readonly help: string;
-  readonly type: 'counter' | 'gauge' | 'histogram';
-  render(): string[];
-}
-
-export class Counter implements Metric {
-  readonly type = 'counter' as const;
-  private readonly values = new Map<string, { labels: Labels; value: number }>();
-  constructor(
-    readonly name: string,
-    readonly help: string,
-  ) {}
+  constructor(registry: Registry, name: string, help: string, labelNames: readonly string[] = []) {
+    this.counter = new Counter({ name, help, labelNames, registers: [registry] });
+  }
 
   inc(labels: Labels = {}, by = 1): void {
-    const k = labelKey(labels);
-    const v = this.values.get(k);
-    if (v) v.value += by;
-    else this.values.set(k, { labels, value: by });
+    const l = byName(labels);
+    this.counter.inc(l, by);
+    const k = JSON.stringify(l);
+    this.values.set(k, (this.values.get(k) ?? 0) + by);
   }
 
   get(labels: Labels = {}): number {
-    return this.values.get(labelKey(labels))?.value ?? 0;
-  }
-
-  render(): string[] {
-    if (this.values.size === 0) return [`${this.name} 0`];
-    return [...this.values.values()].map((v) => `${this.name}${fmtLabels(v.labels)} ${fmtNum(v.value)}`);
+    return this.values.get(JSON.stringify(byName(labels))) ?? 0;
   }
 }
-
-export class Gauge implements Metric {
-  readonly type = 'gauge' as const;
-  private readonly values = new Map<string, { labels: Labels; value: number }>();
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    /** Computed at scrape time when given (e.g. ages). */
-    private readonly collect?: () => number | undefined,
-  ) {}
-
-  set(value: number, labels: Labels = {}): void {
-    this.values.set(labelKey(labels), { labels, value });
-  }
-
-  get(labels: Labels = {}): number | undefined {
-    if (this.collect) return this.collect();
-    return this.values.get(labelKey(labels))?.value;
-  }
-
-  render(): string[] {
-    if (this.collect) {
-      const v = this.collect();
-      return v === undefined ? [] : [`${this.name} ${fmtNum(v)}`];
-    }
-    return [...this.values.values()].map((v) => `${this.name}${fmtLabels(v.labels)} ${fmtNum(v.value)}`);
-  }
-}
-
-export class Histogram implements Metric {
-  readonly type = 'histogram' as const;
-  private readonly counts: number[];
-  private count = 0;
-  private total = 0;
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    readonly buckets: readonly number[],
-  ) {
-    this.counts = buckets.map(() => 0);
-  }
-
-  observe(v: number): void {
-    this.count++;
-    this.total += v;
-    this.buckets.forEach((b, i) => {
-      if (v <= b) this.counts[i]++;
-    });
-  }
-
-  get observations(): number {
-    return this.count;
-  }
-
-  render(): string[] {
-    const lines = this.buckets.map((b, i) => `${this.name}_bucket${fmtLabels({}, ['le', fmtNum(b)])} ${this.counts[i]}`);
-    lines.push(`${this.name}_bucket{le="+Inf"} ${this.count}`);
-    lines.push(`${this.name}_sum ${fmtNum(this.total)}`);
-    lines.push(`${this.name}_count ${this.count}`);
-    return lines;
-  }
-}
-
-export class MetricsRegistry {
-  private readonly metrics: Metric[] = [];
-
-  counter(name: string, help: string): Counter {
-    return this.add(new Counter(name, help));
-  }
-
-  gauge(name: string, help: string, collect?: () => number | undefined): Gauge {
-    return this.add(new Gauge(name, help, collect));
-  }
-
-  histogram(name: string, help: string, buckets: readonly number[]): Histogram {
-    return this.add(new Histogram(name, help, buckets));
-  }
-
-  private add<M extends Metric>(m: M): M {
-    if (this.metrics.some((x) => x.name === m.name)) throw new Error(`metric ${m.name} registered twice`);
-    this.metrics.push(m);
-    return m;
-  }
-
-  /** Prometheus text exposition format. */
-  render(): string {
-    const out: string[] = [];
-    for (const m of this.metrics) {
-      out.push(`# HELP ${m.name} ${m.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`);
-      out.push(`# TYPE ${m.name} ${m.type}`);
-      out.push(...m.render());
-    }
-    return `${out.join('\n')}\n`;
-  }
-}
-
-export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** The engine's metrics. */
 export class EngineMetrics {
-  readonly registry = new MetricsRegistry();
-  readonly cycles = this.registry.counter('schedbrain_cycles_total', 'Engine cycles by outcome (ok, rm_unavailable, policy_error, error).');
-  readonly cycleDuration = this.registry.histogram('schedbrain_cycle_duration_seconds', 'Duration of an engine cycle, snapshot to journal.', [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]);
-  readonly decisions = this.registry.counter('schedbrain_decisions_total', 'Decisions by result (applied, noop, dryRun, skipped, failed) and policy.');
-  readonly rmErrors = this.registry.counter('schedbrain_rm_errors_total', 'Times the ResourceManager could not be read or written.');
+  readonly registry = new Registry();
+  readonly cycles = new EngineCounter(this.registry, 'schedbrain_cycles_total', 'Engine cycles by outcome (ok, rm_unavailable, policy_error, error).', ['outcome']);
+  readonly cycleDuration = new Histogram({
+    name: 'schedbrain_cycle_duration_seconds',
+    help: 'Duration of an engine cycle, snapshot to journal.',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  readonly decisions = new EngineCounter(this.registry, 'schedbrain_decisions_total', 'Decisions by result (applied, noop, dryRun, skipped, failed) and policy.', ['policy', 'result']);
+  readonly rmErrors = new EngineCounter(this.registry, 'schedbrain_rm_errors_total', 'Times the ResourceManager could not be read or written.');
   private lastSnapshotAtMs: number | undefined;
   readonly snapshotAge: Gauge;
-  readonly advisory = this.registry.gauge('schedbrain_advisory_mode', '1 when the backend cannot write queues and the engine only advises.');
-  readonly dryRun = this.registry.gauge('schedbrain_dry_run', '1 when the engine discards every statement (dry-run).');
-  readonly consecutiveFailures = this.registry.gauge('schedbrain_consecutive_rm_failures', 'Cycles in a row that could not read the ResourceManager.');
+  readonly advisory = new Gauge({ name: 'schedbrain_advisory_mode', help: '1 when the backend cannot write queues and the engine only advises.', registers: [this.registry] });
+  readonly dryRun = new Gauge({ name: 'schedbrain_dry_run', help: '1 when the engine discards every statement (dry-run).', registers: [this.registry] });
+  readonly consecutiveFailures = new Gauge({ name: 'schedbrain_consecutive_rm_failures', help: 'Cycles in a row that could not read the ResourceManager.', registers: [this.registry] });
 
   constructor(now: () => number) {
-    this.snapshotAge = this.registry.gauge('schedbrain_last_successful_snapshot_age_seconds', 'Seconds since the last successful cluster snapshot.', () =>
-      this.lastSnapshotAtMs === undefined ? undefined : Math.max(0, (now() - this.lastSnapshotAtMs) / 1000),
-    );
+    const self = this;
+    this.snapshotAge = new Gauge({
+      name: 'schedbrain_last_successful_snapshot_age_seconds',
+      help: 'Seconds since the last successful cluster snapshot.',
+      registers: [this.registry],
+      // Computed at scrape time; no sample at all before the first snapshot.
+      collect() {
+        if (self.lastSnapshotAtMs === undefined) this.remove();
+        else this.set(Math.max(0, (now() - self.lastSnapshotAtMs) / 1000));
+      },
+    });
   }
 
   snapshotTaken(atMs: number): void {
     this.lastSnapshotAtMs = atMs;
   }
 
-  render(): string {
-    return this.registry.render();
+  /** The engine's metrics, then the process's, in the Prometheus text format. */
+  async render(): Promise<string> {
+    return `${await this.registry.metrics()}\n${await processMetrics().metrics()}`;
   }
 }

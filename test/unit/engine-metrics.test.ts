@@ -1,46 +1,93 @@
 import { describe, expect, it } from 'vitest';
-import { EngineMetrics, MetricsRegistry } from '../../src/engine/metrics.js';
+import { EngineMetrics } from '../../src/engine/metrics.js';
 
 describe('metrics exposition', () => {
-  it('renders counters, gauges and histograms in the Prometheus text format', () => {
-    const r = new MetricsRegistry();
-    const c = r.counter('x_total', 'A counter.');
-    c.inc({ result: 'applied', policy: 'p"q' });
-    c.inc({ policy: 'p"q', result: 'applied' }, 2);
-    const g = r.gauge('g', 'A gauge\nwith newline.');
-    g.set(1.5);
-    const h = r.histogram('h_seconds', 'A histogram.', [0.1, 1]);
-    h.observe(0.05);
-    h.observe(0.5);
-    h.observe(5);
-    expect(r.render()).toBe(
+  it('exposes every engine metric with its name, type, help and labels in the Prometheus text format', async () => {
+    const m = new EngineMetrics(() => 10_000);
+    m.cycles.inc({ outcome: 'ok' });
+    m.decisions.inc({ result: 'applied', policy: 'p"q' });
+    m.decisions.inc({ policy: 'p"q', result: 'applied' }, 2);
+    m.rmErrors.inc();
+    m.cycleDuration.observe(0.005);
+    m.cycleDuration.observe(0.3);
+    m.cycleDuration.observe(40);
+    m.advisory.set(1);
+    m.dryRun.set(0);
+    m.consecutiveFailures.set(2);
+    m.snapshotTaken(8_500);
+    const buckets = [
+      ['0.01', 1],
+      ['0.05', 1],
+      ['0.1', 1],
+      ['0.25', 1],
+      ['0.5', 2],
+      ['1', 2],
+      ['2.5', 2],
+      ['5', 2],
+      ['10', 2],
+      ['30', 2],
+      ['+Inf', 3],
+    ].map(([le, n]) => `schedbrain_cycle_duration_seconds_bucket{le="${le}"} ${n}`);
+    expect(await m.registry.metrics()).toBe(
       [
-        '# HELP x_total A counter.',
-        '# TYPE x_total counter',
-        'x_total{policy="p\\"q",result="applied"} 3',
-        '# HELP g A gauge\\nwith newline.',
-        '# TYPE g gauge',
-        'g 1.5',
-        '# HELP h_seconds A histogram.',
-        '# TYPE h_seconds histogram',
-        'h_seconds_bucket{le="0.1"} 1',
-        'h_seconds_bucket{le="1"} 2',
-        'h_seconds_bucket{le="+Inf"} 3',
-        'h_seconds_sum 5.55',
-        'h_seconds_count 3',
+        '# HELP schedbrain_cycles_total Engine cycles by outcome (ok, rm_unavailable, policy_error, error).',
+        '# TYPE schedbrain_cycles_total counter',
+        'schedbrain_cycles_total{outcome="ok"} 1',
+        '',
+        '# HELP schedbrain_cycle_duration_seconds Duration of an engine cycle, snapshot to journal.',
+        '# TYPE schedbrain_cycle_duration_seconds histogram',
+        ...buckets,
+        'schedbrain_cycle_duration_seconds_sum 40.305',
+        'schedbrain_cycle_duration_seconds_count 3',
+        '',
+        '# HELP schedbrain_decisions_total Decisions by result (applied, noop, dryRun, skipped, failed) and policy.',
+        '# TYPE schedbrain_decisions_total counter',
+        // Labels in name order whatever order they were given in; quotes escaped.
+        'schedbrain_decisions_total{policy="p\\"q",result="applied"} 3',
+        '',
+        '# HELP schedbrain_rm_errors_total Times the ResourceManager could not be read or written.',
+        '# TYPE schedbrain_rm_errors_total counter',
+        'schedbrain_rm_errors_total 1',
+        '',
+        '# HELP schedbrain_advisory_mode 1 when the backend cannot write queues and the engine only advises.',
+        '# TYPE schedbrain_advisory_mode gauge',
+        'schedbrain_advisory_mode 1',
+        '',
+        '# HELP schedbrain_dry_run 1 when the engine discards every statement (dry-run).',
+        '# TYPE schedbrain_dry_run gauge',
+        'schedbrain_dry_run 0',
+        '',
+        '# HELP schedbrain_consecutive_rm_failures Cycles in a row that could not read the ResourceManager.',
+        '# TYPE schedbrain_consecutive_rm_failures gauge',
+        'schedbrain_consecutive_rm_failures 2',
+        '',
+        '# HELP schedbrain_last_successful_snapshot_age_seconds Seconds since the last successful cluster snapshot.',
+        '# TYPE schedbrain_last_successful_snapshot_age_seconds gauge',
+        'schedbrain_last_successful_snapshot_age_seconds 1.5',
         '',
       ].join('\n'),
     );
-    expect(() => r.counter('x_total', 'again')).toThrow(/registered twice/);
+    expect(m.decisions.get({ result: 'applied', policy: 'p"q' })).toBe(3);
+    expect(m.cycles.get({ outcome: 'rm_unavailable' })).toBe(0);
+    // Engines have registries of their own: a second one registers the same names without a clash.
+    expect(() => new EngineMetrics(() => 0)).not.toThrow();
   });
 
-  it('computes the snapshot age at scrape time', () => {
+  it('adds the process metrics: CPU, memory, heap, GC and event-loop lag', async () => {
+    const text = await new EngineMetrics(() => 0).render();
+    expect(text.startsWith('# HELP schedbrain_cycles_total ')).toBe(true);
+    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_gc_duration_seconds', 'nodejs_eventloop_lag_seconds']) {
+      expect(text).toMatch(new RegExp(`^# TYPE ${name} `, 'm'));
+    }
+  });
+
+  it('computes the snapshot age at scrape time', async () => {
     let now = 10_000;
     const m = new EngineMetrics(() => now);
-    expect(m.render()).not.toMatch(/schedbrain_last_successful_snapshot_age_seconds \d/);
+    expect(await m.render()).not.toMatch(/schedbrain_last_successful_snapshot_age_seconds \d/);
     m.snapshotTaken(4_000);
-    expect(m.render()).toMatch(/schedbrain_last_successful_snapshot_age_seconds 6\n/);
+    expect(await m.render()).toMatch(/schedbrain_last_successful_snapshot_age_seconds 6\n/);
     now = 14_500;
-    expect(m.render()).toMatch(/schedbrain_last_successful_snapshot_age_seconds 10.5\n/);
+    expect(await m.render()).toMatch(/schedbrain_last_successful_snapshot_age_seconds 10.5\n/);
   });
 });

@@ -215,7 +215,7 @@ describe('engine loop', () => {
     expect(r.decisions[0].detail).toMatch(/advisory mode.*file-based/);
     expect(r.notes.join()).toMatch(/advisory mode/);
     expect(e.status().advisory).toBe(true);
-    expect(e.metrics.render()).toMatch(/schedbrain_advisory_mode 1/);
+    expect(await e.metrics.render()).toMatch(/schedbrain_advisory_mode 1/);
   });
 
   it('RM down: no writes, exponential backoff (capped), resumes and applies when the RM is back', async () => {
