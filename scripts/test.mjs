@@ -36,7 +36,11 @@ const code = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json
 if (existsSync(report)) {
   const r = JSON.parse(readFileSync(report, 'utf8'));
   const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
-  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
+  // A file whose beforeAll/afterAll failed (e.g. it left the shared cluster changed) may have no
+  // failed test of its own: it counts as one failure, so the closing line never reads green.
+  const failedFiles = (r.testResults ?? []).filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed'));
+  for (const f of failedFiles) console.log(`failed outside its tests: ${f.name}: ${String(f.message ?? '').split('\n')[0]}`);
+  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests + failedFiles.length} failed, ${skipped} skipped`);
   if (r.numTotalTests === 0) {
     console.log('no test ran');
     process.exit(1);

@@ -9,6 +9,7 @@
  */
 import type { TestProject } from 'vitest/node';
 import { startMiniCluster } from '../../src/yarn/minicluster.js';
+import { readClusterState } from './cluster-state.js';
 
 function intEnv(name: string, dflt: number): number {
   const v = process.env[name];
@@ -31,6 +32,7 @@ export default async function setup(project: TestProject) {
     project.provide('confDir', process.env.SCHEDBRAIN_IT_CONF_DIR ?? '');
     project.provide('miniNodes', await nodesOf(rmUrl));
     project.provide('shimUrl', process.env.SCHEDBRAIN_IT_SHIM_URL ?? '');
+    project.provide('clusterBaseline', await readClusterState(rmUrl, process.env.SCHEDBRAIN_IT_SHIM_URL || undefined));
     return;
   }
   const cluster = await startMiniCluster({
@@ -43,6 +45,7 @@ export default async function setup(project: TestProject) {
   project.provide('confDir', cluster.confDir);
   project.provide('miniNodes', cluster.nodes);
   project.provide('shimUrl', cluster.shimUrl ?? '');
+  project.provide('clusterBaseline', await readClusterState(cluster.rmUrl, cluster.shimUrl || undefined));
   return async () => {
     await cluster.stop();
   };

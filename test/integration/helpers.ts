@@ -34,3 +34,49 @@ export async function eventually<T>(
 export function shimUrl(): string | undefined {
   return inject('shimUrl') || undefined;
 }
+
+/**
+ * The three views of an application's containers, for a wait that timed out: the RM's (state per
+ * container), each NodeManager's (its own container state), and the shim's registry (pids and
+ * process states of what it lists).
+ */
+export async function containerViews(rmUrl: string, appId: string): Promise<string> {
+  const lines: string[] = [];
+  const get = async (url: string): Promise<unknown> => {
+    const res = await fetch(url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
+    if (!res.ok) throw new Error(`${url}: ${res.status}`);
+    return res.json();
+  };
+  const prefix = `${appId.replace(/^application_/, 'container_')}_`;
+  try {
+    const attempts = (await get(`${rmUrl}/ws/v1/cluster/apps/${appId}/appattempts`)) as { appAttempts?: { appAttempt?: { appAttemptId: string }[] } };
+    for (const a of attempts.appAttempts?.appAttempt ?? []) {
+      const cs = (await get(`${rmUrl}/ws/v1/cluster/apps/${appId}/appattempts/${a.appAttemptId}/containers`)) as { container?: unknown };
+      const list = [cs.container ?? []].flat() as { containerId: string; containerState: string; assignedNodeId: string }[];
+      for (const c of list) lines.push(`RM: ${c.containerId} ${c.containerState} on ${c.assignedNodeId}`);
+    }
+  } catch (err) {
+    lines.push(`RM: ${(err as Error).message}`);
+  }
+  for (const n of inject('miniNodes')) {
+    try {
+      // The JVM listens on IPv4 only; Node resolves localhost to ::1 first.
+      const body = (await get(`http://${n.httpAddress.replace(/^localhost:/, '127.0.0.1:')}/ws/v1/node/containers`)) as { containers?: { container?: unknown } | null };
+      const list = [body.containers?.container ?? []].flat() as { id: string; state: string; exitCode?: number }[];
+      for (const c of list.filter((c) => c.id.startsWith(prefix))) lines.push(`NM ${n.nodeId}: ${c.id} ${c.state} exit=${c.exitCode ?? ''}`);
+    } catch (err) {
+      lines.push(`NM ${n.nodeId}: ${(err as Error).message}`);
+    }
+  }
+  const url = shimUrl();
+  if (url) {
+    try {
+      const body = (await get(`${url}/v1/containers`)) as { containers: { containerId: string; state: string; pid: number; processes: { pid: number; state: string }[] }[] };
+      for (const c of body.containers) lines.push(`shim: ${c.containerId} ${c.state} pid ${c.pid} [${c.processes.map((p) => `${p.pid}:${p.state}`).join(' ')}]`);
+      if (body.containers.length === 0) lines.push('shim: lists no container');
+    } catch (err) {
+      lines.push(`shim: ${(err as Error).message}`);
+    }
+  }
+  return lines.join('\n');
+}

@@ -11,5 +11,7 @@ declare module 'vitest' {
     miniNodes: { nodeId: string; httpAddress: string }[];
     /** The schedbrain shim's URL ('' when the cluster runs without it). */
     shimUrl: string;
+    /** The cluster as it was when the global setup handed it over (see cluster-state.ts). */
+    clusterBaseline: import('./cluster-state.js').ClusterState;
   }
 }

@@ -12,7 +12,7 @@ import { YarnBackend } from '../../src/yarn/backend.js';
 import type { RmClient } from '../../src/yarn/client.js';
 import { HttpNodeShim } from '../../src/yarn/shim-client.js';
 import { submitJob } from '../../src/yarn/workload.js';
-import { eventually, shimUrl } from './helpers.js';
+import { containerViews, eventually, shimUrl } from './helpers.js';
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
@@ -209,21 +209,30 @@ describe('YarnBackend against a real ResourceManager', () => {
   it('killContainer stops one task container', async () => {
     const snap = await backend.snapshot();
     const app = snap.apps.get(appId)!;
-    const tasks = [...snap.containers.values()].filter((c) => c.appId === appId).sort((a, b) => a.id.localeCompare(b.id));
-    // The first container of an attempt is the AM: kill a task, not the AM.
-    const victim = tasks[tasks.length - 1]!;
     expect(app.runningContainers).toBeGreaterThanOrEqual(3);
+    // The first container of an attempt is the AM: kill a task, not the AM.
+    const isTask = (id: string) => !/_0*1$/.test(id);
+    const tasks = [...snap.containers.values()].filter((c) => c.appId === appId && c.state === 'RUNNING' && isTask(c.id));
+    expect(tasks.length).toBeGreaterThanOrEqual(2);
+    let victim = tasks[0]!;
     // The RM reports a container RUNNING before its process has started, and the NodeManager
     // drops a signal to a container without a process (no pid yet) while the RM still answers
-    // 200. Killed in that window, the task ran on (1 run in 3 when this file runs alone). The kill
-    // is sent once the process runs: the shim lists a container from when its pid file exists.
+    // 200. The victim is a task whose process the shim already lists.
     const url = shimUrl();
     if (url) {
       const shim = new HttpNodeShim({ urls: [url], holder: `yarn-client-it-${process.pid}`, requestTimeoutMs: 10_000 });
-      await eventually('victim process started', async () => ((await shim.containers()).some((c) => c.containerId === victim.id) ? true : undefined), 60_000);
+      const ids = new Set(tasks.map((t) => t.id));
+      const listed = await eventually(
+        'a task process of the app listed by the shim',
+        async () => (await shim.containers()).find((c) => ids.has(c.containerId)),
+        120_000,
+        500,
+        () => containerViews(rmUrl, appId),
+      );
+      victim = tasks.find((t) => t.id === listed.containerId)!;
     }
     expect(await backend.apply({ kind: 'killContainer', containerId: victim.id, nodeId: victim.nodeId })).toMatchObject({ status: 'applied' });
-    await eventually('container gone from the RM', async () => ((await backend.snapshot()).containers.has(victim.id) ? undefined : true), 60_000);
+    await eventually('container gone from the RM', async () => ((await backend.snapshot()).containers.has(victim.id) ? undefined : true), 60_000, 250, () => containerViews(rmUrl, appId));
   });
 
   it('killApp kills the app', async () => {
