@@ -7,6 +7,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { parseArgs } from 'node:util';
 import type { AppView, QueueView } from '../src/core/model.js';
 import { buildSnapshot } from '../src/core/snapshot.js';
 import { AdmissionControl } from '../src/policies/bopf/admission.js';
@@ -14,8 +15,8 @@ import { allocate, type AllocQueue } from '../src/policies/shared/queues/allocat
 import { bopfPolicy } from '../src/policies/bopf/policy.js';
 import type { QueueSpec } from '../src/policies/bopf/spec.js';
 
-const argv = process.argv.slice(2);
-const runs = Number(argv[argv.indexOf('--runs') + 1] || 5) || 5;
+const { values: args } = parseArgs({ args: process.argv.slice(2), options: { runs: { type: 'string' }, write: { type: 'boolean', default: false } } });
+const runs = Number(args.runs || 5) || 5;
 const N = 10_000;
 // A cluster large enough for 20,000 queues to matter: 10,000 nodes × 32 cores × 64 GB.
 const C = { vcores: 320_000, memoryMB: 10_000 * 65_536 };
@@ -147,7 +148,7 @@ const lines = [
 ];
 const text = lines.join('\n');
 process.stdout.write(`${text}\n`);
-if (argv.includes('--write')) {
+if (args.write) {
   const path = new URL('../docs/benchmarks.md', import.meta.url);
   let doc = '';
   try {

@@ -12,30 +12,41 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { getPolicy } from '../src/policies/index.js';
 import { loadEagleTrace } from '../src/sim/workloads/eagle.js';
 import { simulate, type SimulateResult } from '../src/sim/simulate.js';
 import { taskCount, type Workload } from '../src/sim/workload.js';
 
 const argv = process.argv.slice(2);
-const opt = (name: string): string | undefined => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-};
-const runs = Number(opt('--runs') ?? 5);
+const { values: args } = parseArgs({
+  args: argv,
+  options: {
+    runs: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '2' },
+    trace: { type: 'string' },
+    nodes: { type: 'string', default: '4000' },
+    policies: { type: 'string', default: 'fifo,kairos,bigc' },
+    'max-jobs': { type: 'string' },
+    'budget-s': { type: 'string', default: '300' },
+    'no-backlog': { type: 'boolean', default: false },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+const runs = Number(args.runs);
 /**
  * Warm-up runs per configuration before the timed ones. V8 is still compiling during the second
  * run of a configuration: in a Kairos replay of the Yahoo excerpt, about 190 functions were
  * compiled (or compiled again) during the first run, 55 during the second, 10 during the third.
  * The first run's wall time is reported apart: it is what a single `schedbrain simulate` sees.
  */
-const warmups = Math.max(1, Number(opt('--warmup') ?? 2));
-const write = !argv.includes('--no-write');
-const trace = opt('--trace') ?? fileURLToPath(new URL('../../shared/traces/yahoo-sub-3363.tr', import.meta.url));
-const nodes = Number(opt('--nodes') ?? 4000);
-const wanted = (opt('--policies') ?? 'fifo,kairos,bigc').split(',');
-const maxJobs = opt('--max-jobs') === undefined ? undefined : Number(opt('--max-jobs'));
-const backlog = !argv.includes('--no-backlog') && opt('--trace') === undefined;
+const warmups = Math.max(1, Number(args.warmup));
+const write = !args['no-write'];
+const trace = args.trace ?? fileURLToPath(new URL('../../shared/traces/yahoo-sub-3363.tr', import.meta.url));
+const nodes = Number(args.nodes);
+const wanted = args.policies.split(',');
+const maxJobs = args['max-jobs'] === undefined ? undefined : Number(args['max-jobs']);
+const backlog = !args['no-backlog'] && args.trace === undefined;
 /**
  * The second replay: the Pigeon prototype's Yahoo-derived trace scaled for its 120 workers, at
  * 90 % load. About 1,600 applications wait at an average policy call, so a policy that walks
@@ -45,7 +56,7 @@ const BACKLOG = { trace: fileURLToPath(new URL('../../shared/traces/yahoo-scaled
 /** A policy whose warm-up run takes longer than this is timed on that single run. */
 const SLOW_S = 20;
 /** A run still going after this many wall seconds is abandoned (reported as such). */
-const budgetS = Number(opt('--budget-s') ?? 300);
+const budgetS = Number(args['budget-s']);
 
 class OverBudget extends Error {
   constructor(

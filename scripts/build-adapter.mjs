@@ -6,14 +6,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const force = args.includes('--force');
-const dirArg = args.indexOf('--adapter-dir');
-const adapterDir = resolve(
-  dirArg >= 0 ? args[dirArg + 1] : process.env.SCHEDBRAIN_ADAPTER_DIR || join(repoRoot, 'yarn-adapter'),
-);
+const { values: args } = parseArgs({ args: process.argv.slice(2), options: { force: { type: 'boolean', default: false }, 'adapter-dir': { type: 'string' } } });
+const force = args.force;
+const adapterDir = resolve(args['adapter-dir'] ?? (process.env.SCHEDBRAIN_ADAPTER_DIR || join(repoRoot, 'yarn-adapter')));
 const jar = join(adapterDir, 'target', 'yarn-adapter-0.1.0.jar');
 const libDir = join(adapterDir, 'target', 'lib');
 

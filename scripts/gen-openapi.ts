@@ -5,6 +5,7 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { loadRouteModules, openApiDocument } from '../src/api/server.js';
 
 export const OPENAPI_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'openapi', 'openapi.json');
@@ -16,8 +17,9 @@ export async function renderOpenApi(): Promise<string> {
 }
 
 async function main(): Promise<void> {
+  const { values } = parseArgs({ args: process.argv.slice(2), options: { check: { type: 'boolean', default: false } } });
   const text = await renderOpenApi();
-  if (process.argv.includes('--check')) {
+  if (values.check) {
     const current = readFileSync(OPENAPI_PATH, 'utf8');
     if (current !== text) {
       console.error(`${OPENAPI_PATH} is out of date: run npm run openapi`);

@@ -12,15 +12,16 @@
  * Set SCHEDBRAIN_IT_RM_URL + SCHEDBRAIN_IT_CONF_DIR to record from an already running cluster.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { repoRoot } from '../src/yarn/adapter-build.js';
 import { startMiniCluster, type MiniCluster } from '../src/yarn/minicluster.js';
 import { submitJob } from '../src/yarn/workload.js';
 
-const outArg = process.argv.indexOf('--out');
-const outDir = resolve(outArg >= 0 ? process.argv[outArg + 1] : join(repoRoot, 'test', 'fixtures', 'rm'));
+const { values: args } = parseArgs({ args: process.argv.slice(2), options: { out: { type: 'string' }, overwrite: { type: 'boolean', default: false } } });
+const outDir = resolve(args.out ?? join(repoRoot, 'test', 'fixtures', 'rm'));
 const USER = 'schedbrain';
-const overwrite = process.argv.includes('--overwrite');
+const overwrite = args.overwrite;
 const runAt = new Date().toISOString();
 
 interface Entry {

@@ -10,19 +10,18 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { resolveDemand } from '../src/policies/bopf/alpha.js';
 import { bopfMultiLqScenario, bopfScenario, type BopfBenchmark, type BopfScenario } from '../src/sim/workloads/bopf.js';
 import { runBopfScenario, type BopfRunResult } from '../src/sim/workloads/bopf-run.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const flag = (f: string) => args.includes(f);
-const opt = (f: string) => {
-  const i = args.indexOf(f);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-const only = new Set((opt('--only') ?? 'fig7,table4,fig9,fig10,fig12').split(','));
-const seed = Number(opt('--seed') ?? 1);
+const { values: args } = parseArgs({
+  args: process.argv.slice(2),
+  options: { only: { type: 'string', default: 'fig7,table4,fig9,fig10,fig12' }, seed: { type: 'string', default: '1' }, write: { type: 'boolean', default: false }, json: { type: 'string' } },
+});
+const only = new Set(args.only.split(','));
+const seed = Number(args.seed);
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
 const PAPER_T3: Record<BopfBenchmark, number[]> = { bb: [1.18, 1.42, 1.86, 4.66], tpcds: [1.35, 1.61, 2.29, 5.38], tpch: [1.1, 1.37, 2.01, 5.12] };
@@ -164,7 +163,7 @@ if (only.has('fig10')) {
     return `| ${q.slice(5)} | ${res.bopf.admission?.[q.slice(5)]} | ${res.nbopf.admission?.[q.slice(5)]} | ${pols.map(cell).join(' | ')} | ${pols.map((p) => f2(res[p].longTermShares[q])).join(' / ')} |`;
   });
   // Figures are docs: written with --write only, like the section.
-  if (flag('--write')) for (const p of pols) writeFileSync(resolve(ROOT, `docs/figures/bopf-shares-${p}.svg`), shareSvg(res[p], queues, `${LABEL[p]}: dominant share per queue (3 LQs + 1 TQ)`));
+  if (args.write) for (const p of pols) writeFileSync(resolve(ROOT, `docs/figures/bopf-shares-${p}.svg`), shareSvg(res[p], queues, `${LABEL[p]}: dominant share per queue (3 LQs + 1 TQ)`));
   json.fig10 = Object.fromEntries(pols.map((p) => [p, { lq: res[p].lq.byQueue, tq: res[p].tq.meanCompletion, shares: res[p].longTermShares, admission: res[p].admission }]));
   out.push(
     '### Three LQs and one TQ (paper Fig. 10, 11)',
@@ -275,8 +274,8 @@ ${legend.join('\n')}
 }
 
 const section = out.join('\n');
-if (opt('--json')) writeFileSync(opt('--json')!, JSON.stringify(json, null, 2));
-if (flag('--write')) {
+if (args.json) writeFileSync(args.json, JSON.stringify(json, null, 2));
+if (args.write) {
   const path = resolve(ROOT, 'docs/results.md');
   let text: string;
   try {

@@ -11,6 +11,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { getPolicy } from '../src/policies/index.js';
 import { cdfSvg, jobMetrics, kairosWorkload, resolveWorkload, Rng, Simulator, type Workload as SimWorkload } from '../src/sim/index.js';
 
@@ -22,15 +23,9 @@ interface Args {
   write: boolean;
 }
 
-function parseArgs(argv: string[]): Args {
-  const a: Args = { seeds: 10, jobs: 100, write: true };
-  for (let i = 0; i < argv.length; i++) {
-    const k = argv[i];
-    if (k === '--seeds') a.seeds = Number(argv[++i]);
-    else if (k === '--jobs') a.jobs = Number(argv[++i]);
-    else if (k === '--no-write') a.write = false;
-    else throw new Error(`unknown argument ${k}`);
-  }
+function readArgs(argv: string[]): Args {
+  const { values } = parseArgs({ args: argv, options: { seeds: { type: 'string', default: '10' }, jobs: { type: 'string', default: '100' }, 'no-write': { type: 'boolean', default: false } } });
+  const a: Args = { seeds: Number(values.seeds), jobs: Number(values.jobs), write: !values['no-write'] };
   if (!(Number.isInteger(a.seeds) && a.seeds >= 1)) throw new Error('--seeds must be a positive integer');
   if (!(Number.isInteger(a.jobs) && a.jobs >= 1)) throw new Error('--jobs must be a positive integer');
   return a;
@@ -242,7 +237,7 @@ function wins(a: number[], b: number[]): string {
 }
 
 function main(): void {
-  const args = parseArgs(process.argv.slice(2));
+  const args = readArgs(process.argv.slice(2));
   const t0 = Date.now();
   const K = (label: string, params: Record<string, unknown> = {}): Config => ({ label, policy: 'kairos', params });
   const seedsTxt = `seeds 1–${args.seeds}`;

@@ -4,6 +4,7 @@
  * an error names the key and where its value came from.
  */
 import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { SchedbrainError } from './core/errors.js';
@@ -192,26 +193,35 @@ export interface ParsedFlags {
   positional: string[];
 }
 
-/** Parses `serve`-style flags. Unknown flags are an error naming the flag. */
+/**
+ * Parses `serve`-style flags. Unknown flags are an error naming the flag. Node's `parseArgs`
+ * splits the words (`--name value`, `--name=value`, `-h`, `--`); what each flag means, `--no-`
+ * for booleans and the error messages are this module's.
+ */
 export function parseConfigFlags(argv: readonly string[], flags = CONFIG_FLAGS): ParsedFlags {
   const out: ParsedFlags = { values: {}, help: false, positional: [] };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--help' || a === '-h') {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } };
+  for (const [name, f] of Object.entries(flags)) options[name] = { type: f.kind === 'boolean' ? 'boolean' : 'string' };
+  const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
+  for (const t of tokens) {
+    if (t.kind === 'option-terminator') continue;
+    if (t.kind === 'positional') {
+      out.positional.push(t.value);
+      continue;
+    }
+    if (t.name === 'help') {
       out.help = true;
       continue;
     }
-    if (!a.startsWith('--')) {
-      out.positional.push(a);
+    // A single-dash word other than -h is not a flag of ours: an argument, as before.
+    if (!t.rawName.startsWith('--')) {
+      out.positional.push(argv[t.index]);
       continue;
     }
-    const eq = a.indexOf('=');
-    let name = eq >= 0 ? a.slice(2, eq) : a.slice(2);
-    let inline: string | undefined = eq >= 0 ? a.slice(eq + 1) : undefined;
+    let name = t.name;
     if (name === 'config') {
-      const v = inline ?? argv[++i];
-      if (v === undefined) throw new ConfigError('config', '--config', 'needs a file name');
-      out.configFile = v;
+      if (t.value === undefined) throw new ConfigError('config', '--config', 'needs a file name');
+      out.configFile = t.value;
       continue;
     }
     let negated = false;
@@ -222,14 +232,12 @@ export function parseConfigFlags(argv: readonly string[], flags = CONFIG_FLAGS):
     const f = flags[name];
     if (!f) throw new ConfigError(`--${name}`, 'command line', `unknown flag; known: --config, ${Object.keys(flags).map((k) => `--${k}`).join(', ')}`);
     if (f.kind === 'boolean') {
-      setPath(out.values, f.key, negated ? false : inline === undefined ? true : convert(inline, 'boolean', f.key, `--${name}`));
+      setPath(out.values, f.key, negated ? false : t.value === undefined ? true : convert(t.value, 'boolean', f.key, `--${name}`));
       continue;
     }
-    if (inline === undefined) {
-      inline = argv[++i];
-      if (inline === undefined || inline.startsWith('--')) throw new ConfigError(f.key, `--${name}`, 'needs a value');
-    }
-    setPath(out.values, f.key, convert(inline, f.kind, f.key, `--${name}`));
+    // parseArgs takes the next word as the value whatever it is; a flag there means none was given.
+    if (t.value === undefined || (!t.inlineValue && t.value.startsWith('--'))) throw new ConfigError(f.key, `--${name}`, 'needs a value');
+    setPath(out.values, f.key, convert(t.value, f.kind, f.key, `--${name}`));
   }
   return out;
 }

@@ -4,6 +4,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import pino, { type Logger } from 'pino';
 import { SchedbrainError, ValidationError } from '../core/errors.js';
 import { configHelp, ConfigError, loadConfig, type Config } from '../config.js';
@@ -210,15 +211,15 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
 
 export async function minicluster(argv: string[], io: Io = stdio, stop: Promise<unknown> = waitForSignal()): Promise<number> {
   let nodes = 2;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--help' || a === '-h') {
+  // Tokens in order, so that --help or an error is met where it stands, as with serve's flags.
+  const { tokens } = parseArgs({ args: argv, options: { nodes: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true, tokens: true });
+  for (const t of tokens) {
+    if (t.kind === 'option' && t.name === 'help' && (t.rawName === '-h' || t.value === undefined)) {
       io.out(MINI_HELP);
       return 0;
     }
-    const m = /^--nodes(?:=(.*))?$/.exec(a);
-    if (m) {
-      const v = m[1] ?? argv[++i];
+    if (t.kind === 'option' && t.rawName === '--nodes') {
+      const v = t.value;
       nodes = Number(v);
       if (!Number.isInteger(nodes) || nodes < 1 || nodes > 16) {
         io.err(`schedbrain minicluster: --nodes must be an integer 1..16, got "${v}"`);
@@ -226,7 +227,7 @@ export async function minicluster(argv: string[], io: Io = stdio, stop: Promise<
       }
       continue;
     }
-    io.err(`schedbrain minicluster: unknown argument "${a}"\n${MINI_HELP}`);
+    io.err(`schedbrain minicluster: unknown argument "${argv[t.index]}"\n${MINI_HELP}`);
     return 2;
   }
   const { startMiniCluster } = await import('../yarn/minicluster.js');
