@@ -68,8 +68,15 @@ export function createCapacityAllocator(ctx: AllocatorContext): Allocator {
     return l.absCap > 1e-12 ? u / l.absCap : 1e12 + u;
   };
 
-  const fitsUnderMax = (l: Leaf, r: Resources, total: Resources): boolean =>
-    l.q.used.memoryMB + r.memoryMB <= l.absMax * total.memoryMB + FIT_EPS && l.q.used.vcores + r.vcores <= l.absMax * total.vcores + FIT_EPS;
+  const underMax = (q: SimQueue, absMax: number, r: Resources, total: Resources): boolean =>
+    q.used.memoryMB + r.memoryMB <= absMax * total.memoryMB + FIT_EPS && q.used.vcores + r.vcores <= absMax * total.vcores + FIT_EPS;
+
+  /** Under the leaf's max-capacity and every ancestor's (CapacityScheduler checks each level). */
+  const fitsUnderMax = (l: Leaf, r: Resources, total: Resources): boolean => {
+    if (!underMax(l.q, l.absMax, r, total)) return false;
+    for (let q = l.q.parent; q && q.parent; q = q.parent) if (!underMax(q, q.absoluteMaxCapacity(), r, total)) return false;
+    return true;
+  };
 
   return {
     name: 'capacity',
