@@ -16,6 +16,10 @@ import { z } from 'zod';
 import { ValidationError } from './errors.js';
 import type { Resources } from './resources.js';
 
+/** Application tags that bind a YARN application to a request and to one of its jobs. */
+export const REQUEST_TAG = 'schedbrain.darss.request';
+export const JOB_TAG = 'schedbrain.darss.job';
+
 /** What one resource unit is: the thesis's atomic container of 1 core and 1 GB. */
 export const resourceUnitSchema = z
   .object({ vcores: z.number().int().positive().default(1), memoryMB: z.number().int().positive().default(1024) })

@@ -147,6 +147,8 @@ function humanReport(r: SimulateResult): string {
 export async function runSimulateCommand(argv: string[]): Promise<number> {
   // BoPF scenarios have their own options (--tqs, --lq-scale, …) and report: see workloads/bopf-cli.ts.
   if (argv.some((a, i) => (a === '--workload' && argv[i + 1]?.startsWith('bopf-')) || a.startsWith('--workload=bopf-'))) return (await import('./workloads/bopf-cli.js')).runBopfSimulate(argv);
+  // DARSS evaluation workloads: production workflows, deadlines, --compare (workloads/darss-cli.ts).
+  if (argv.some((a, i) => (a === '--workload' && argv[i + 1]?.startsWith('darss-')) || a.startsWith('--workload=darss-'))) return (await import('./workloads/darss-cli.js')).runDarssSimulate(argv);
   let args: Args;
   try {
     args = parseArgs(argv);

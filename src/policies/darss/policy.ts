@@ -20,13 +20,12 @@ import { z } from 'zod';
 import { decisionWithLazyReason, type Decision } from '../../core/actions.js';
 import { isActiveApp, findQueue, type AppView, type ClusterSnapshot, type QueueView } from '../../core/model.js';
 import { definePolicy } from '../../core/policy.js';
-import { checkWorkflow, resourceUnitSchema, unitsIn, workflowRequestSchema, type WorkflowRequest } from '../../core/rsl.js';
+import { checkWorkflow, JOB_TAG, REQUEST_TAG, resourceUnitSchema, unitsIn, workflowRequestSchema, type WorkflowRequest } from '../../core/rsl.js';
 import { admitWorkflow, productionCap, releaseBooking, type AdmissionDecision, type AdmissionParams, type Ledger } from './admission.js';
 import { dropBefore, maxOn, valueAt } from './ledger.js';
 import { timeToDeadline, TtdQueue } from './ttd.js';
 
-export const REQUEST_TAG = 'schedbrain.darss.request';
-export const JOB_TAG = 'schedbrain.darss.job';
+export { REQUEST_TAG, JOB_TAG };
 export const POLICY_NAME = 'darss';
 
 const groupShareSchema = z
@@ -59,10 +58,17 @@ export const darssParamsSchema = z
     requests: z.array(darssRequestSchema).default([]),
     /** A production task counts as due this long before its latest (or booked) start, ms. */
     holdLeadMs: z.number().int().nonnegative().default(0),
+    /**
+     * When production tasks at their latest start find fewer free units than they need, take the
+     * difference from the best-effort containers started last (the task runs again later). Beyond
+     * the thesis, which has no preemption: without it a best-effort task of hours holds its unit
+     * past a production task's latest start. CapacityScheduler does the same with preemption on.
+     */
+    preemptAtLatestStart: z.boolean().default(true),
     /** What happens to an application of a rejected or unknown request: killed, or run as best-effort. */
     rejectedApps: z.enum(['kill', 'best-effort']).default('kill'),
     /** Capacities are multiples of 10^-decimals percent. */
-    capacityDecimals: z.number().int().min(0).max(3).default(1),
+    capacityDecimals: z.number().int().min(0).max(3).default(2),
   })
   .strict();
 export type DarssParams = z.infer<typeof darssParamsSchema>;
@@ -189,6 +195,44 @@ function childrenOf(root: QueueView, path: string): readonly QueueView[] {
   return findQueue(root, path)?.children ?? [];
 }
 
+/** Free units of the cluster, node by node (a task holds its units on one node). */
+function freeUnits(s: ClusterSnapshot, unit: DarssParams['unit']): number {
+  let free = 0;
+  for (const n of s.nodes.values()) {
+    if (n.state !== 'RUNNING') continue;
+    free += unitsIn({ vcores: n.capacity.vcores - n.used.vcores, memoryMB: n.capacity.memoryMB - n.used.memoryMB }, unit);
+  }
+  return free;
+}
+
+/**
+ * Kills the best-effort containers started last until production tasks at their latest start
+ * would find units (see `preemptAtLatestStart`).
+ */
+export function preemptAtLatestStart(s: ClusterSnapshot, p: DarssParams, latePendingUnits: number): Decision[] {
+  const shortfall = latePendingUnits - freeUnits(s, p.unit);
+  if (shortfall <= 0) return [];
+  const be = p.bestEffortQueue;
+  const victims: { id: string; nodeId: string; startedAtMs: number; units: number }[] = [];
+  for (const c of s.containers.values()) {
+    if (c.appMaster) continue;
+    const app = s.apps.get(c.appId);
+    if (!app || !(app.queue === be || app.queue.startsWith(`${be}.`))) continue;
+    victims.push({ id: c.id, nodeId: c.nodeId, startedAtMs: c.startedAtMs, units: Math.max(1, unitsIn(c.resource, p.unit)) });
+  }
+  victims.sort((a, b) => b.startedAtMs - a.startedAtMs || (a.id < b.id ? -1 : 1));
+  const out: Decision[] = [];
+  let freed = 0;
+  for (const v of victims) {
+    if (freed >= shortfall) break;
+    freed += v.units;
+    out.push(
+      decisionWithLazyReason({ kind: 'killContainer', containerId: v.id, nodeId: v.nodeId }, POLICY_NAME, 'preemptAtLatestStart', () => `production tasks at their latest start need ${latePendingUnits} units, ${shortfall} more than are free: best-effort container started at ${v.startedAtMs} ms gives ${v.units}`),
+    );
+  }
+  return out;
+}
+
 export const darssPolicy = definePolicy<DarssParams, DarssState>({
   name: POLICY_NAME,
   description:
@@ -231,12 +275,14 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
       notes.push(`${d.rule}: ${r.id} ${d.reason}`);
     }
     state.nextRequest = next;
-    const wakeAtMs = next < reqs.length ? reqs[next].submittedAtMs : undefined;
+    // Asked again at the next submission, and when a waiting production job becomes due or late.
+    let wakeAtMs = next < reqs.length ? (reqs[next].submittedAtMs ?? now) : Infinity;
 
     // --- applications ---------------------------------------------------------------------------
     const production: ProductionApp[] = [];
     let running = 0;
     let duePending = 0;
+    let latePending = 0;
     const dueByGroup = new Map<string, number>();
     for (const app of snapshot.apps.values()) {
       const rid = app.tags[REQUEST_TAG];
@@ -268,6 +314,12 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
         due = app.pendingContainers * job.unitsPerTask;
         duePending += due;
       }
+      if (now >= job.latestStartMs) latePending += app.pendingContainers * job.unitsPerTask;
+      if (app.pendingContainers > 0) {
+        const dueAt = holdUntil(job, params.holdLeadMs);
+        if (dueAt > now) wakeAtMs = Math.min(wakeAtMs, dueAt);
+        else if (job.latestStartMs > now) wakeAtMs = Math.min(wakeAtMs, job.latestStartMs);
+      }
       dueByGroup.set(g, (dueByGroup.get(g) ?? 0) + due + app.runningContainers * job.unitsPerTask);
     }
 
@@ -275,10 +327,20 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
     if (C > 0) {
       const reservedNow = valueAt(state.ledger.production, now);
       const prodUnits = productionQueueCapacity(running, duePending, reservedNow, C);
-      const [prodPct, bePct] = splitPct([prodUnits, C - prodUnits], params.capacityDecimals);
+      // CapacityScheduler measures shares by the dominant resource of the whole cluster, whose
+      // cores or memory may not all form whole units: one unit's share is its larger fraction.
+      const total = snapshot.totalCapacity;
+      const unitPct = 100 * Math.max(total.vcores > 0 ? params.unit.vcores / total.vcores : 0, total.memoryMB > 0 ? params.unit.memoryMB / total.memoryMB : 0);
+      const scale = 10 ** params.capacityDecimals;
+      let bePct = Math.max(0, Math.round((100 - Math.ceil(prodUnits * unitPct * scale) / scale) * scale) / scale);
+      // Best-effort may use every idle unit, except while production tasks are due: then it is
+      // held to the units production leaves (its guarantee too: max-capacity never below it).
+      if (duePending > 0) bePct = Math.min(bePct, Math.floor((C - prodUnits) * unitPct * scale) / scale);
+      const beMax = duePending > 0 ? bePct : 100;
+      const prodPct = Math.round((100 - bePct) * scale) / scale;
       const update: { path: string; capacityPct: number; maxCapacityPct: number }[] = [
         { path: params.productionQueue, capacityPct: prodPct, maxCapacityPct: 100 },
-        { path: params.bestEffortQueue, capacityPct: bePct, maxCapacityPct: 100 },
+        { path: params.bestEffortQueue, capacityPct: bePct, maxCapacityPct: beMax },
       ];
       const kids = childrenOf(snapshot.rootQueue, params.productionQueue);
       if (kids.length > 0) {
@@ -290,10 +352,12 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
       }
       decisions.push(
         decisionWithLazyReason({ kind: 'updateQueues', add: [], update }, POLICY_NAME, 'productionQueueCapacity', () =>
-          `production ${prodUnits.toFixed(1)} of ${C} units (running ${running}, due pending ${duePending}, reserved now ${reservedNow.toFixed(1)}) → ${params.productionQueue} ${prodPct}%, ${params.bestEffortQueue} ${bePct}%; both may grow to 100% (work-conserving)`,
+          `production ${prodUnits.toFixed(1)} of ${C} units (running ${running}, due pending ${duePending}, reserved now ${reservedNow.toFixed(1)}) → ${params.productionQueue} ${prodPct}%, ${params.bestEffortQueue} ${bePct}% (max ${beMax}%${beMax < 100 ? ' while production is due' : ', work-conserving'})`,
         ),
       );
     }
+
+    if (params.preemptAtLatestStart && latePending > 0) decisions.push(...preemptAtLatestStart(snapshot, params, latePending));
 
     // --- priorities: time-to-deadline order -----------------------------------------------------
     const q = new TtdQueue<ProductionApp>();
@@ -307,6 +371,6 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
       decisions.push(decisionWithLazyReason({ kind: 'setAppPriority', appId: app.id, priority: prio }, POLICY_NAME, 'timeToDeadlineOrder', () => `${app.id} latest start ${latest} ms: priority ${prio} of ${production.length} production applications`));
     }
 
-    return { decisions, state, notes, ...(wakeAtMs !== undefined ? { wakeAtMs } : {}) };
+    return { decisions, state, notes, ...(Number.isFinite(wakeAtMs) ? { wakeAtMs } : {}) };
   },
 });

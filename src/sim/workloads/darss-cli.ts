@@ -1,0 +1,175 @@
+/**
+ * `schedbrain simulate --workload darss-…`: the DARSS evaluation (thesis §4.2), with its options.
+ *
+ *   schedbrain simulate --workload darss-google2011|darss-google2019 --policy darss[,rayon,capacity]
+ *       [--seed S] [--jobs N] [--production-share PCT] [--load X] [--groups G]
+ *       [--compare POLICY] [--period-ms P] [--set key=value …] [--json]
+ *
+ * Every policy runs on the CapacityScheduler-like allocator with the workload's queues (two per
+ * group); a policy whose parameters take `requests` gets the workload's workflow requests.
+ * JSON: `production.{accepted,acceptanceRate,metDeadlineRate,missedDeadline,…}` and
+ * `bestEffort.{completed,meanLatency,p50Latency,p99Latency}` (seconds); with `--compare P`,
+ * `bestEffort.fasterThan`: the share of best-effort jobs that finished sooner than under P.
+ */
+import { z } from 'zod';
+import type { AnyPolicy } from '../../core/policy.js';
+import { createCapacityAllocator } from '../capacity-allocator.js';
+import { buildParams } from '../params.js';
+import { lookupPolicy, simulate, type SimulateResult } from '../simulate.js';
+import type { Workload } from '../workload.js';
+import { DARSS_TRACES, darssWorkload, type DarssTrace } from './darss.js';
+import { darssMetrics, fasterShare, type DarssMetrics } from './darss-metrics.js';
+
+export function isDarssWorkload(argv: readonly string[]): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--workload') return (argv[i + 1] ?? '').startsWith('darss-');
+    if (argv[i].startsWith('--workload=')) return argv[i].slice(11).startsWith('darss-');
+  }
+  return false;
+}
+
+const USAGE = `usage: schedbrain simulate --workload darss-google2011|darss-google2019 --policy NAME[,NAME...]
+  [--seed S] [--jobs N] [--production-share PCT] [--load X] [--groups G] [--compare POLICY]
+  [--period-ms P] [--set key=value ...] [--json]`;
+
+class Usage extends Error {}
+
+export interface DarssOptions {
+  readonly trace: DarssTrace;
+  readonly seed?: number;
+  readonly jobs?: number;
+  readonly productionSharePct?: number;
+  readonly load?: number;
+  readonly groups?: number;
+  readonly periodMs?: number;
+}
+
+export interface DarssRun extends DarssMetrics {
+  readonly workload: string;
+  readonly policy: string;
+  readonly seed: number;
+  readonly productionSharePct: number;
+  readonly jobs: number;
+  readonly unfinished: number;
+  readonly wallSeconds: number;
+}
+
+function takesRequests(p: AnyPolicy): boolean {
+  let s: z.ZodTypeAny = p.paramsSchema as z.ZodTypeAny;
+  while (s instanceof z.ZodEffects || s instanceof z.ZodDefault || s instanceof z.ZodOptional) s = s instanceof z.ZodEffects ? s.innerType() : s._def.innerType;
+  return s instanceof z.ZodObject && 'requests' in s.shape;
+}
+
+/** One run of a DARSS workload under a policy: the simulator's result and the DARSS metrics. */
+export function runDarss(workload: Workload, policy: AnyPolicy, params: Record<string, unknown>, o: DarssOptions): { result: SimulateResult; run: DarssRun } {
+  const result = simulate({
+    workload,
+    policy,
+    params: takesRequests(policy) ? { requests: workload.requests ?? [], ...params } : params,
+    seed: o.seed ?? 1,
+    allocator: createCapacityAllocator,
+    periodMs: o.periodMs,
+  });
+  const m = darssMetrics(result.records);
+  return {
+    result,
+    run: {
+      workload: workload.name,
+      policy: policy.name,
+      seed: o.seed ?? 1,
+      productionSharePct: o.productionSharePct ?? 20,
+      jobs: workload.jobs.length,
+      unfinished: result.unfinished,
+      wallSeconds: result.wallSeconds,
+      ...m,
+    },
+  };
+}
+
+export function darssWorkloadFor(o: DarssOptions): Workload {
+  return darssWorkload(o.trace, { seed: o.seed, jobs: o.jobs, productionSharePct: o.productionSharePct, load: o.load, groups: o.groups });
+}
+
+const f1 = (x: number): string => (Number.isFinite(x) ? x.toFixed(1) : '-');
+const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
+
+function human(r: DarssRun & { bestEffort: DarssMetrics['bestEffort'] & { fasterThan?: { policy: string; share: number } } }): string {
+  const p = r.production;
+  const b = r.bestEffort;
+  return [
+    `${r.workload} under ${r.policy} (seed ${r.seed}, production ${r.productionSharePct} % of ${r.jobs} jobs)`,
+    `  production workflows: ${p.submitted} submitted, ${p.accepted} accepted (${pct(p.acceptanceRate)}), ${p.metDeadline} met their deadline (${pct(p.metDeadlineRate)} of accepted), ${p.missedDeadline} missed`,
+    `  best-effort jobs: ${b.completed} completed (${b.completedByLastArrival} by the last arrival); latency mean ${f1(b.meanLatency)} s, p50 ${f1(b.p50Latency)} s, p99 ${f1(b.p99Latency)} s`,
+    ...(b.fasterThan ? [`  best-effort jobs faster than under ${b.fasterThan.policy}: ${pct(b.fasterThan.share)}`] : []),
+  ].join('\n');
+}
+
+export async function runDarssSimulate(argv: readonly string[]): Promise<number> {
+  const o: { workload?: string; policies: string[]; seed: number; jobs?: number; share?: number; load?: number; groups?: number; compare?: string; periodMs?: number; sets: string[]; json: boolean } = { policies: [], seed: 1, sets: [], json: false };
+  try {
+    for (let i = 0; i < argv.length; i++) {
+      const raw = argv[i];
+      const eq = raw.startsWith('--') ? raw.indexOf('=') : -1;
+      const flag = eq > 0 ? raw.slice(0, eq) : raw;
+      const val = (): string => {
+        const v = eq > 0 ? raw.slice(eq + 1) : argv[++i];
+        if (v === undefined) throw new Usage(`${flag} needs a value`);
+        return v;
+      };
+      const num = (integer: boolean, min: number): number => {
+        const v = val();
+        const n = Number(v);
+        if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min) throw new Usage(`${flag}: expected ${integer ? 'an integer' : 'a number'} ≥ ${min}, got ${v}`);
+        return n;
+      };
+      switch (flag) {
+        case '--workload': o.workload = val(); break;
+        case '--policy': o.policies.push(...val().split(',').map((s) => s.trim()).filter(Boolean)); break;
+        case '--seed': o.seed = num(true, 0); break;
+        case '--jobs': o.jobs = num(true, 1); break;
+        case '--production-share': o.share = num(false, 0); break;
+        case '--load': o.load = num(false, Number.MIN_VALUE); break;
+        case '--groups': o.groups = num(true, 1); break;
+        case '--compare': o.compare = val(); break;
+        case '--period-ms': o.periodMs = num(false, Number.MIN_VALUE); break;
+        case '--set': o.sets.push(val()); break;
+        case '--json': o.json = true; break;
+        case '-h':
+        case '--help':
+          process.stdout.write(`${USAGE}\n`);
+          return 0;
+        default: throw new Usage(`unknown argument ${raw}`);
+      }
+    }
+    const trace = o.workload?.slice('darss-'.length) as DarssTrace;
+    if (!DARSS_TRACES.includes(trace)) throw new Usage(`unknown workload ${o.workload}: expected ${DARSS_TRACES.map((t) => `darss-${t}`).join(' or ')}`);
+    if (o.share !== undefined && o.share > 100) throw new Usage('--production-share: a percentage, 0–100');
+    if (o.policies.length === 0) throw new Usage('--policy is required');
+    const policies = o.policies.map((name) => {
+      try {
+        return lookupPolicy(name);
+      } catch (e) {
+        throw new Usage((e as Error).message);
+      }
+    });
+    const compare = o.compare !== undefined ? lookupPolicy(o.compare) : undefined;
+    const params = policies.map((p) => buildParams(p, policies.length > 1 ? o.sets.filter((s) => s.startsWith(`${p.name}.`)).map((s) => s.slice(p.name.length + 1)) : o.sets));
+    const opts: DarssOptions = { trace, seed: o.seed, jobs: o.jobs, productionSharePct: o.share, load: o.load, groups: o.groups, periodMs: o.periodMs };
+    const workload = darssWorkloadFor(opts);
+    const results = policies.map((p, i) => runDarss(workload, p, params[i], opts));
+    const baseline = compare ? (results.find((r) => r.run.policy === compare.name) ?? runDarss(workload, compare, {}, opts)) : undefined;
+    const runs = results.map(({ result, run }) =>
+      baseline ? { ...run, bestEffort: { ...run.bestEffort, fasterThan: { policy: baseline.run.policy, ...fasterShare(result.records, baseline.result.records) } } } : run,
+    );
+    if (o.json) process.stdout.write(`${JSON.stringify(runs.length === 1 ? runs[0] : { runs })}\n`);
+    else process.stdout.write(`${runs.map(human).join('\n\n')}\n`);
+    return runs.some((r) => r.unfinished > 0) ? 1 : 0;
+  } catch (e) {
+    process.stderr.write(`schedbrain simulate: ${(e as Error).message}\n`);
+    if (e instanceof Usage) {
+      process.stderr.write(`${USAGE}\n`);
+      return 2;
+    }
+    return 1;
+  }
+}
