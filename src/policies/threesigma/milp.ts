@@ -1,0 +1,222 @@
+/**
+ * The plan as a mixed-integer linear programme (§4.3.3, §4.3.5), solved with HiGHS compiled to
+ * WebAssembly (npm `highs`), or by a greedy packing when the solver is not available or returns
+ * no usable answer.
+ *
+ *   maximise   Σ U_jo·I_jo − Σ P_r·I_r
+ *   subject to Σ_o I_jo ≤ 1                                   for every job j
+ *              Σ use_jo[t,d]·I_jo − Σ credit_r[t,d]·I_r ≤ C[t,d] for every slice t, resource d
+ *              I binary
+ *
+ * `use` is a job's expected consumption (demand × survival, §3.2) and `credit` what preempting a
+ * running job gives back; both and C are fractions of the cluster's capacity.
+ */
+import highsModule, { type Highs, type InitOptions } from 'highs';
+
+// The package's one declaration file is read as CommonJS (its default is then the module object);
+// Node's ESM resolution gives the loader itself. Either way, this is the loader.
+const loadHighs = ((highsModule as unknown as { default?: unknown }).default ?? highsModule) as (options?: InitOptions) => Promise<Highs>;
+
+export interface PlanOption {
+  /** Index of the job (0-based, < `jobs`). */
+  readonly job: number;
+  readonly utility: number;
+  /** Expected use per slice and resource: index t·resources + d. */
+  readonly use: ArrayLike<number>;
+}
+
+export interface PlanPreemption {
+  readonly cost: number;
+  /** Capacity given back per slice and resource: index t·resources + d. */
+  readonly credit: ArrayLike<number>;
+}
+
+export interface PlanProblem {
+  readonly jobs: number;
+  readonly slices: number;
+  readonly resources: number;
+  /** Capacity left per slice and resource once running jobs are counted: index t·resources + d. */
+  readonly capacity: ArrayLike<number>;
+  readonly options: readonly PlanOption[];
+  readonly preemptions: readonly PlanPreemption[];
+  /** A known feasible choice to start from (last cycle's plan): option index per job or −1. */
+  readonly seed?: readonly number[];
+}
+
+export interface SolverLimits {
+  /** Branch-and-bound nodes (deterministic; use it in replays). */
+  readonly maxNodes: number;
+  /** Relative gap at which a solution counts as optimal. */
+  readonly relativeGap: number;
+  /** Wall-clock limit, ms; undefined in replays (a time limit makes runs differ). */
+  readonly timeLimitMs?: number;
+}
+
+export interface PlanSolution {
+  /** Chosen option index per job, −1 for none. */
+  readonly chosen: number[];
+  /** Whether each running job of `preemptions` is preempted. */
+  readonly preempted: boolean[];
+  readonly objective: number;
+  readonly solver: 'highs' | 'greedy';
+  /** Solver status, or why the greedy packing was used. */
+  readonly status: string;
+  readonly columns: number;
+  readonly rows: number;
+  readonly nonzeros: number;
+}
+
+/** Tolerance of the capacity check on a solution (the solver's own is 1e-7 on rows). */
+const FEASIBILITY_TOLERANCE = 1e-6;
+
+let highs: Highs | undefined;
+let highsLoadError: string | undefined;
+try {
+  // Loaded once when the module is imported, so that `decide` stays synchronous and every
+  // cycle of a replay solves the same way.
+  highs = await loadHighs();
+} catch (e) {
+  highsLoadError = e instanceof Error ? e.message : String(e);
+}
+
+/** Whether HiGHS loaded; otherwise why not. */
+export function solverAvailability(): { available: boolean; error?: string } {
+  return highs ? { available: true } : { available: false, error: highsLoadError };
+}
+
+/** Whether the choice respects one option per job and every capacity row. */
+export function isFeasible(p: PlanProblem, chosen: readonly number[], preempted: readonly boolean[]): boolean {
+  const rows = p.slices * p.resources;
+  const load = new Float64Array(rows);
+  const seen = new Set<number>();
+  for (let j = 0; j < chosen.length; j++) {
+    const o = chosen[j];
+    if (o < 0) continue;
+    const opt = p.options[o];
+    if (opt.job !== j || seen.has(j)) return false;
+    seen.add(j);
+    for (let r = 0; r < rows; r++) load[r] += opt.use[r];
+  }
+  for (let i = 0; i < p.preemptions.length; i++) if (preempted[i]) for (let r = 0; r < rows; r++) load[r] -= p.preemptions[i].credit[r];
+  for (let r = 0; r < rows; r++) if (load[r] > p.capacity[r] + FEASIBILITY_TOLERANCE) return false;
+  return true;
+}
+
+function objectiveOf(p: PlanProblem, chosen: readonly number[], preempted: readonly boolean[]): number {
+  let z = 0;
+  for (const o of chosen) if (o >= 0) z += p.options[o].utility;
+  for (let i = 0; i < p.preemptions.length; i++) if (preempted[i]) z -= p.preemptions[i].cost;
+  return z;
+}
+
+/**
+ * Greedy packing: options by utility (highest first; ties to the earlier job, then the earlier
+ * option), each taken when its job has none yet and it fits what is left. Never preempts.
+ */
+export function solveGreedy(p: PlanProblem, why: string): PlanSolution {
+  const rows = p.slices * p.resources;
+  const left = Float64Array.from(p.capacity as ArrayLike<number>);
+  const chosen = new Array<number>(p.jobs).fill(-1);
+  const order = p.options.map((_, i) => i).sort((a, b) => p.options[b].utility - p.options[a].utility || p.options[a].job - p.options[b].job || a - b);
+  for (const o of order) {
+    const opt = p.options[o];
+    if (opt.utility <= 0 || chosen[opt.job] >= 0) continue;
+    let fits = true;
+    for (let r = 0; r < rows && fits; r++) if (opt.use[r] > left[r] + FEASIBILITY_TOLERANCE) fits = false;
+    if (!fits) continue;
+    chosen[opt.job] = o;
+    for (let r = 0; r < rows; r++) left[r] -= opt.use[r];
+  }
+  const preempted = p.preemptions.map(() => false);
+  return { chosen, preempted, objective: objectiveOf(p, chosen, preempted), solver: 'greedy', status: why, ...sizeOf(p) };
+}
+
+function sizeOf(p: PlanProblem): { columns: number; rows: number; nonzeros: number } {
+  let nonzeros = p.options.length;
+  for (const o of p.options) for (let r = 0; r < o.use.length; r++) if (o.use[r] !== 0) nonzeros++;
+  for (const x of p.preemptions) for (let r = 0; r < x.credit.length; r++) if (x.credit[r] !== 0) nonzeros++;
+  return { columns: p.options.length + p.preemptions.length, rows: p.jobs + p.slices * p.resources, nonzeros };
+}
+
+/** Solves the plan with HiGHS; falls back to the greedy packing when that gives no usable answer. */
+export function solvePlan(p: PlanProblem, limits: SolverLimits): PlanSolution {
+  if (p.options.length === 0 && p.preemptions.length === 0) return { chosen: new Array<number>(p.jobs).fill(-1), preempted: [], objective: 0, solver: 'highs', status: 'empty', columns: 0, rows: 0, nonzeros: 0 };
+  if (!highs) return solveGreedy(p, `HiGHS unavailable: ${highsLoadError ?? 'not loaded'}`);
+  try {
+    return solveWithHighs(highs, p, limits);
+  } catch (e) {
+    return solveGreedy(p, `HiGHS failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function solveWithHighs(h: Highs, p: PlanProblem, limits: SolverLimits): PlanSolution {
+  const rowsCap = p.slices * p.resources;
+  const numRows = p.jobs + rowsCap;
+  const numCols = p.options.length + p.preemptions.length;
+  // Column-wise: each option has its job's row and its capacity rows; each preemption its credits.
+  const starts: number[] = [0];
+  const indices: number[] = [];
+  const values: number[] = [];
+  const colCost: number[] = [];
+  for (const o of p.options) {
+    indices.push(o.job);
+    values.push(1);
+    for (let r = 0; r < rowsCap; r++) {
+      if (o.use[r] === 0) continue;
+      indices.push(p.jobs + r);
+      values.push(o.use[r]);
+    }
+    starts.push(indices.length);
+    colCost.push(o.utility);
+  }
+  for (const x of p.preemptions) {
+    for (let r = 0; r < rowsCap; r++) {
+      if (x.credit[r] === 0) continue;
+      indices.push(p.jobs + r);
+      values.push(-x.credit[r]);
+    }
+    starts.push(indices.length);
+    colCost.push(-x.cost);
+  }
+  const rowUpper = new Array<number>(numRows);
+  for (let j = 0; j < p.jobs; j++) rowUpper[j] = 1;
+  for (let r = 0; r < rowsCap; r++) rowUpper[p.jobs + r] = Math.max(0, p.capacity[r]);
+  const size = { columns: numCols, rows: numRows, nonzeros: values.length };
+
+  return h.withModel(
+    {
+      numCols,
+      numRows,
+      sense: h.constants.objectiveSense.maximize,
+      colCost,
+      colLower: new Array<number>(numCols).fill(0),
+      colUpper: new Array<number>(numCols).fill(1),
+      rowLower: new Array<number>(numRows).fill(-h.infinity),
+      rowUpper,
+      matrix: { format: 'csc', numRows, numCols, starts, indices, values },
+      integrality: new Array<0 | 1>(numCols).fill(h.constants.variableType.integer),
+    },
+    (model): PlanSolution => {
+      model.options.set({ output_flag: false, random_seed: 0, mip_max_nodes: limits.maxNodes, mip_rel_gap: limits.relativeGap });
+      if (limits.timeLimitMs !== undefined) model.options.set('time_limit', limits.timeLimitMs / 1000);
+      if (p.seed) {
+        const start = new Array<number>(numCols).fill(0);
+        for (const o of p.seed) if (o >= 0) start[o] = 1;
+        if (isFeasible(p, p.seed, p.preemptions.map(() => false))) model.setSolution({ colValue: start });
+      }
+      const run = model.run();
+      const x = model.getSolution().colValue;
+      const chosen = new Array<number>(p.jobs).fill(-1);
+      for (let o = 0; o < p.options.length; o++) if (x[o] > 0.5) chosen[p.options[o].job] = o;
+      const preempted = p.preemptions.map((_, i) => x[p.options.length + i] > 0.5);
+      const status = statusName(h, run.modelStatus);
+      if (x.length !== numCols || !isFeasible(p, chosen, preempted)) return { ...solveGreedy(p, `HiGHS gave no feasible plan (${status})`), ...size };
+      return { chosen, preempted, objective: objectiveOf(p, chosen, preempted), solver: 'highs', status, ...size };
+    },
+  );
+}
+
+function statusName(h: Highs, code: number): string {
+  for (const [name, value] of Object.entries(h.constants.modelStatus)) if (value === code) return name;
+  return String(code);
+}

@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import * as fc from 'fast-check';
+import { fromWeighted, pointMass } from '../../src/policies/threesigma/distribution.js';
+import { isFeasible, solveGreedy, solvePlan, solverAvailability, type PlanProblem } from '../../src/policies/threesigma/milp.js';
+import { threeSigmaParamsSchema } from '../../src/policies/threesigma/params.js';
+import { expectedUse, extendUnderestimate, handlesOverestimate, planCycle, remainingRuntime, type JobToPlan, type RunningJobToPlan } from '../../src/policies/threesigma/plan.js';
+import { expectedUtility, utilityAt } from '../../src/policies/threesigma/utility.js';
+
+const MIN = 60_000;
+// The paper's §2.3 / §4.3.2 example: one node, 2.5 min slices, a window of [0, 20) min.
+const params = threeSigmaParamsSchema.parse({ sliceMs: 150_000, planAheadMs: 20 * MIN });
+const uniform0to10 = fromWeighted([2.5 * MIN, 5 * MIN, 7.5 * MIN, 10 * MIN], [1, 1, 1, 1]);
+const uniform2_5to7_5 = fromWeighted([5 * MIN, 7.5 * MIN], [1, 1]);
+const whole = [1, 1];
+
+const slo = (over: Partial<JobToPlan> = {}): JobToPlan => ({ id: 'slo', kind: 'slo', submittedAtMs: 0, deadlineMs: 15 * MIN, demand: whole, distribution: uniform0to10, ...over });
+const be = (over: Partial<JobToPlan> = {}): JobToPlan => ({ id: 'be', kind: 'bestEffort', submittedAtMs: 0, demand: whole, distribution: uniform0to10, ...over });
+
+describe('3Sigma expected utility and consumption (§3)', () => {
+  it('values an SLO job’s start by its chance to meet the deadline (Fig. 5e)', () => {
+    const curve = { kind: 'slo' as const, maxUtility: 1, deadlineMs: 15 * MIN };
+    expect([0, 2.5, 5, 7.5, 10, 12.5, 15].map((s) => expectedUtility(uniform0to10, s * MIN, curve))).toEqual([1, 1, 1, 0.75, 0.5, 0.25, 0]);
+  });
+
+  it('expects a job to hold its resources with the probability it still runs (§4.3.4)', () => {
+    expect([...expectedUse(uniform0to10, [1, 0.5], 0, 5, 2.5 * MIN)]).toEqual([1, 0.5, 0.75, 0.375, 0.5, 0.25, 0.25, 0.125, 0, 0]);
+    expect([...expectedUse(uniform2_5to7_5, [1, 1], 1, 4, 2.5 * MIN)]).toEqual([0, 0, 1, 1, 1, 1, 0.5, 0.5]);
+  });
+
+  it('decays a best-effort job’s utility linearly to its floor', () => {
+    const u = { kind: 'bestEffort' as const, maxUtility: 0.2, submittedAtMs: 0, decayMs: 60 * MIN, floorFraction: 0.05 };
+    expect(utilityAt(u, 0)).toBe(0.2);
+    expect(utilityAt(u, 30 * MIN)).toBeCloseTo(0.1, 12);
+    expect(utilityAt(u, 600 * MIN)).toBeCloseTo(0.01, 12);
+  });
+});
+
+describe('3Sigma plan: the paper’s two-job example (§4.3.2)', () => {
+  it('scenario 1, runtimes ~ U(0, 10) min: the SLO job goes first, the best-effort job waits for the node', () => {
+    const plan = planCycle(0, [be(), slo()], [], params);
+    expect(plan.solution.solver).toBe('highs');
+    expect(plan.pending.find((j) => j.id === 'slo')!.startSlice).toBe(0);
+    expect(plan.pending.find((j) => j.id === 'be')!.startSlice).toBe(4);
+  });
+
+  it('scenario 2, runtimes ~ U(2.5, 7.5) min: the best-effort job goes first and the SLO job still meets its deadline', () => {
+    const plan = planCycle(0, [be({ distribution: uniform2_5to7_5 }), slo({ distribution: uniform2_5to7_5 })], [], params);
+    const s = plan.pending.find((j) => j.id === 'slo')!;
+    expect(plan.pending.find((j) => j.id === 'be')!.startSlice).toBe(0);
+    expect(s.startSlice).toBe(3);
+    expect(s.expectedUtility).toBe(1);
+  });
+
+  it('an SLO job with a tight deadline goes before a best-effort job submitted earlier', () => {
+    const plan = planCycle(MIN, [be({ submittedAtMs: 0, distribution: pointMass(5 * MIN) }), slo({ submittedAtMs: MIN, deadlineMs: 7 * MIN, distribution: pointMass(5 * MIN) })], [], params);
+    expect(plan.pending.map((j) => [j.id, j.startSlice])).toEqual([
+      ['be', 2],
+      ['slo', 0],
+    ]);
+  });
+});
+
+describe('3Sigma mis-estimate handling (§4.2)', () => {
+  it('an over-estimated SLO job gets utility past its deadline and is started on a free cluster, not starved', () => {
+    const job = slo({ deadlineMs: 10 * MIN, distribution: pointMass(30 * MIN) });
+    expect(handlesOverestimate(job, params)).toBe(true);
+    const plan = planCycle(0, [job], [], params);
+    expect(plan.pending[0]).toMatchObject({ startSlice: 0, hasUtility: true, overestimateHandled: true });
+    expect(plan.pending[0].expectedUtility).toBeGreaterThan(0);
+    expect(plan.pending[0].expectedUtility).toBeLessThan(params.overestimate.startFraction);
+  });
+
+  it('without over-estimate handling (NoOE) the same job has no utility and is not planned', () => {
+    const off = threeSigmaParamsSchema.parse({ ...params, overestimate: { mode: 'off' } });
+    const plan = planCycle(0, [slo({ deadlineMs: 10 * MIN, distribution: pointMass(30 * MIN) })], [], off);
+    expect(plan.pending[0]).toMatchObject({ hasUtility: false, overestimateHandled: false });
+    expect(plan.pending[0].startSlice).toBeUndefined();
+  });
+
+  it('adaptive handling leaves alone a job whose history says it can meet its deadline', () => {
+    expect(handlesOverestimate(slo({ distribution: pointMass(5 * MIN) }), params)).toBe(false);
+  });
+
+  it('a job past its deadline with no utility left is not planned', () => {
+    const plan = planCycle(20 * MIN, [slo({ distribution: pointMass(5 * MIN) })], [], params);
+    expect(plan.pending[0]).toMatchObject({ hasUtility: false, expectedUtility: 0 });
+    expect(plan.pending[0].startSlice).toBeUndefined();
+  });
+
+  it('extends an outlived estimate by 1, 2, 4, 8 … steps (exp-inc)', () => {
+    expect([10, 11, 12, 13, 14, 17, 25].map((now) => extendUnderestimate(0, 10, now, 1))).toEqual([11, 13, 13, 17, 17, 25, 41]);
+    const running: RunningJobToPlan = { ...be(), runningSinceMs: 0, distribution: pointMass(10 * MIN) };
+    expect(remainingRuntime(running, 5 * MIN, params)).toEqual({ distribution: pointMass(10 * MIN) });
+    expect(remainingRuntime(running, 10 * MIN, params)).toEqual({ distribution: pointMass(12.5 * MIN), underestimateFinishMs: 12.5 * MIN });
+  });
+});
+
+describe('3Sigma preemption (§4.3.5)', () => {
+  const runningBe: RunningJobToPlan = { ...be({ id: 'old-be', submittedAtMs: -MIN }), runningSinceMs: -MIN, distribution: pointMass(60 * MIN) };
+  const tight = slo({ id: 'tight', submittedAtMs: 0, deadlineMs: 12 * MIN, distribution: pointMass(10 * MIN) });
+
+  it('preempts a running best-effort job when an SLO job can only meet its deadline by starting now', () => {
+    const plan = planCycle(0, [tight], [runningBe], params);
+    expect(plan.running).toMatchObject([{ id: 'old-be', preempt: true }]);
+    expect(plan.pending[0].startSlice).toBe(0);
+  });
+
+  it('does not preempt when it is disabled, nor for a job that can wait', () => {
+    const off = threeSigmaParamsSchema.parse({ ...params, preemption: { enabled: false } });
+    expect(planCycle(0, [tight], [runningBe], off).running[0].preempt).toBe(false);
+    const patient = slo({ id: 'patient', deadlineMs: 200 * MIN, distribution: pointMass(10 * MIN) });
+    const shortBe: RunningJobToPlan = { ...runningBe, distribution: pointMass(6 * MIN) };
+    const plan = planCycle(0, [patient], [shortBe], params);
+    expect(plan.running[0].preempt).toBe(false);
+    expect(plan.pending[0].startSlice).toBe(3);
+  });
+});
+
+describe('3Sigma MILP', () => {
+  it('loads HiGHS here', () => {
+    expect(solverAvailability()).toEqual({ available: true });
+  });
+
+  const problems = fc
+    .record({ jobs: fc.integer({ min: 1, max: 6 }), slices: fc.integer({ min: 1, max: 4 }) })
+    .chain(({ jobs, slices }) =>
+      fc.record({
+        jobs: fc.constant(jobs),
+        slices: fc.constant(slices),
+        capacity: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: slices * 2, maxLength: slices * 2 }),
+        options: fc.array(
+          fc.record({
+            job: fc.integer({ min: 0, max: jobs - 1 }),
+            utility: fc.double({ min: 0.01, max: 1, noNaN: true }),
+            use: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: slices * 2, maxLength: slices * 2 }),
+          }),
+          { maxLength: 12 },
+        ),
+      }),
+    )
+    .map((x): PlanProblem => ({ ...x, resources: 2, preemptions: [] }));
+
+  it('finds a feasible plan at least as good as the greedy packing', () => {
+    fc.assert(
+      fc.property(problems, (p) => {
+        const exact = solvePlan(p, { maxNodes: 10_000, relativeGap: 0 });
+        const greedy = solveGreedy(p, 'comparison');
+        expect(exact.solver).toBe('highs');
+        expect(isFeasible(p, exact.chosen, exact.preempted)).toBe(true);
+        expect(isFeasible(p, greedy.chosen, greedy.preempted)).toBe(true);
+        expect(exact.objective).toBeGreaterThanOrEqual(greedy.objective - 1e-6);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
