@@ -11,6 +11,8 @@ import { bopfPolicy, nbopfPolicy } from './bopf/index.js';
 import { drfPolicy } from './drf/index.js';
 import { spPolicy } from './sp/index.js';
 import { darssPolicy } from './darss/index.js';
+import { rayonPolicy } from './rayon/index.js';
+import { capacityPolicy } from './capacity/index.js';
 
 export const POLICIES: Record<string, AnyPolicy> = {
   fifo: fifoPolicy,
@@ -22,6 +24,8 @@ export const POLICIES: Record<string, AnyPolicy> = {
   drf: drfPolicy,
   sp: spPolicy,
   darss: darssPolicy,
+  rayon: rayonPolicy,
+  capacity: capacityPolicy,
 };
 
 export function getPolicy(name: string): AnyPolicy | undefined {

@@ -14,7 +14,7 @@ import {
   type AdmissionParams,
   type Ledger,
 } from '../../src/policies/darss/index.js';
-import { addSteps, emptySteps, forEachSegment, integral, valueAt } from '../../src/policies/darss/ledger.js';
+import { addSteps, emptySteps, forEachSegment, integral, valueAt } from '../../src/policies/shared/step-function.js';
 import { Rng } from '../../src/sim/rng.js';
 
 const S = 1000; // one thesis time unit = 1 s

@@ -16,7 +16,7 @@
  * JSON ledger: the admin API can call `admitWorkflow` as the policy does.
  */
 import { criticalPathMs, jobsInOrder, jobSpanMs, workUnitMs, type WorkflowRequest } from '../../core/rsl.js';
-import { addSteps, changePointsIn, copySteps, emptySteps, forEachSegment, integral, valueAt, type StepFunction } from './ledger.js';
+import { addSteps, changePointsIn, copySteps, emptySteps, forEachSegment, integral, valueAt, type StepFunction } from '../shared/step-function.js';
 
 export type AdmissionTest = 'critical-path' | 'count-only';
 

@@ -23,4 +23,4 @@ export {
   type GroupShare,
 } from './admission.js';
 export { timeToDeadline, ttdList, TtdQueue, type JobDeadlines, type TtdEntry } from './ttd.js';
-export { addSteps, valueAt, integral, forEachSegment, emptySteps, maxOn, type StepFunction } from './ledger.js';
+export { addSteps, valueAt, integral, forEachSegment, emptySteps, maxOn, type StepFunction } from '../shared/step-function.js';

@@ -22,7 +22,8 @@ import { isActiveApp, findQueue, type AppView, type ClusterSnapshot, type QueueV
 import { definePolicy } from '../../core/policy.js';
 import { checkWorkflow, JOB_TAG, REQUEST_TAG, resourceUnitSchema, unitsIn, workflowRequestSchema, type WorkflowRequest } from '../../core/rsl.js';
 import { admitWorkflow, productionCap, releaseBooking, type AdmissionDecision, type AdmissionParams, type Ledger } from './admission.js';
-import { dropBefore, maxOn, valueAt } from './ledger.js';
+import { freeUnits, inQueue, preemptYoungest, unitSharePct } from '../shared/preempt.js';
+import { dropBefore, maxOn, valueAt } from '../shared/step-function.js';
 import { timeToDeadline, TtdQueue } from './ttd.js';
 
 export { REQUEST_TAG, JOB_TAG };
@@ -42,6 +43,11 @@ export const darssParamsSchema = z
   .object({
     /** Leaf (or parent of per-group leaves named by group) for production applications. */
     productionQueue: z.string().min(1).default('root.production'),
+    /**
+     * When the production queue has children (per-group leaves), production applications are
+     * moved into this leaf of it, created when missing.
+     */
+    productionLeafName: z.string().min(1).regex(/^[A-Za-z0-9_-]+$/).default('darss'),
     /** Its sibling for best-effort applications. */
     bestEffortQueue: z.string().min(1).default('root.besteffort'),
     /** One resource unit (thesis: 1 core and 1 GB). */
@@ -173,64 +179,29 @@ export function productionQueueCapacity(running: number, duePending: number, res
   return Math.min(capacityUnits, Math.max(running + duePending, reservedNow));
 }
 
-/** Percentages for `units` that sum to exactly 100 at `decimals` (largest remainder). */
-function splitPct(weights: readonly number[], decimals: number): number[] {
-  const scale = 10 ** decimals;
-  const total = weights.reduce((a, b) => a + b, 0);
-  const w = total > 0 ? weights : weights.map(() => 1);
-  const t = total > 0 ? total : w.length;
-  const raw = w.map((x) => (x / t) * 100 * scale);
-  const floor = raw.map(Math.floor);
-  let left = 100 * scale - floor.reduce((a, b) => a + b, 0);
-  const order = raw.map((r, i) => [r - Math.floor(r), i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
-  for (const [, i] of order) {
-    if (left <= 0) break;
-    floor[i]++;
-    left--;
-  }
-  return floor.map((x) => x / scale);
-}
-
 function childrenOf(root: QueueView, path: string): readonly QueueView[] {
   return findQueue(root, path)?.children ?? [];
 }
 
-/** Free units of the cluster, node by node (a task holds its units on one node). */
-function freeUnits(s: ClusterSnapshot, unit: DarssParams['unit']): number {
-  let free = 0;
-  for (const n of s.nodes.values()) {
-    if (n.state !== 'RUNNING') continue;
-    free += unitsIn({ vcores: n.capacity.vcores - n.used.vcores, memoryMB: n.capacity.memoryMB - n.used.memoryMB }, unit);
-  }
-  return free;
+/**
+ * Kills the best-effort containers started last, then those of production jobs running more
+ * than their booking holds now (ahead of plan, with slack to run again), until production tasks
+ * at their latest start would find units (see `preemptAtLatestStart`).
+ */
+export function preemptAtLatestStart(s: ClusterSnapshot, p: DarssParams, latePendingUnits: number, aheadOfPlan: ReadonlyMap<string, number>): Decision[] {
+  const shortfall = latePendingUnits - freeUnits(s, p.unit);
+  const why = `production tasks at their latest start need ${latePendingUnits} units, ${shortfall} more than are free`;
+  const fromBestEffort = preemptYoungest(s, (a) => (inQueue(a, p.bestEffortQueue) ? Infinity : 0), shortfall, p.unit, POLICY_NAME, 'preemptAtLatestStart', why);
+  const rest = shortfall - fromBestEffort.length;
+  return rest > 0 ? [...fromBestEffort, ...preemptYoungest(s, (a) => aheadOfPlan.get(a.id) ?? 0, rest, p.unit, POLICY_NAME, 'preemptAtLatestStart', why)] : fromBestEffort;
 }
 
-/**
- * Kills the best-effort containers started last until production tasks at their latest start
- * would find units (see `preemptAtLatestStart`).
- */
-export function preemptAtLatestStart(s: ClusterSnapshot, p: DarssParams, latePendingUnits: number): Decision[] {
-  const shortfall = latePendingUnits - freeUnits(s, p.unit);
-  if (shortfall <= 0) return [];
-  const be = p.bestEffortQueue;
-  const victims: { id: string; nodeId: string; startedAtMs: number; units: number }[] = [];
-  for (const c of s.containers.values()) {
-    if (c.appMaster) continue;
-    const app = s.apps.get(c.appId);
-    if (!app || !(app.queue === be || app.queue.startsWith(`${be}.`))) continue;
-    victims.push({ id: c.id, nodeId: c.nodeId, startedAtMs: c.startedAtMs, units: Math.max(1, unitsIn(c.resource, p.unit)) });
-  }
-  victims.sort((a, b) => b.startedAtMs - a.startedAtMs || (a.id < b.id ? -1 : 1));
-  const out: Decision[] = [];
-  let freed = 0;
-  for (const v of victims) {
-    if (freed >= shortfall) break;
-    freed += v.units;
-    out.push(
-      decisionWithLazyReason({ kind: 'killContainer', containerId: v.id, nodeId: v.nodeId }, POLICY_NAME, 'preemptAtLatestStart', () => `production tasks at their latest start need ${latePendingUnits} units, ${shortfall} more than are free: best-effort container started at ${v.startedAtMs} ms gives ${v.units}`),
-    );
-  }
-  return out;
+/** Units a job's booking holds at `t`. */
+function bookedAt(l: Ledger, rid: string, job: string, t: number): number {
+  let u = 0;
+  const jobs = l.bookings[rid];
+  for (const [a, b, x] of jobs?.[job] ?? jobs?.['(workflow)'] ?? []) if (a <= t && t < b) u += x;
+  return u;
 }
 
 export const darssPolicy = definePolicy<DarssParams, DarssState>({
@@ -283,7 +254,10 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
     let running = 0;
     let duePending = 0;
     let latePending = 0;
-    const dueByGroup = new Map<string, number>();
+    const aheadOfPlan = new Map<string, number>();
+    const kidsNow = childrenOf(snapshot.rootQueue, params.productionQueue);
+    const leaf = kidsNow.length > 0 ? `${params.productionQueue}.${params.productionLeafName}` : params.productionQueue;
+    const moves: Decision[] = [];
     for (const app of snapshot.apps.values()) {
       const rid = app.tags[REQUEST_TAG];
       if (rid === undefined) continue;
@@ -307,20 +281,22 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
         continue;
       }
       production.push({ app, request, job });
-      running += app.runningContainers * job.unitsPerTask;
-      const g = request.group;
-      let due = 0;
-      if (now >= holdUntil(job, params.holdLeadMs)) {
-        due = app.pendingContainers * job.unitsPerTask;
-        duePending += due;
+      if (app.queue !== leaf && leaf !== params.productionQueue) {
+        const from = app.queue;
+        moves.push(decisionWithLazyReason({ kind: 'moveApp', appId: app.id, queue: leaf }, POLICY_NAME, 'productionLeaf', () => `${app.id} of admitted request ${rid} from ${from} to ${leaf}, where production goes in time-to-deadline order`));
       }
+      if (app.runningContainers > 0 && jobName !== undefined) {
+        const ahead = app.runningContainers * job.unitsPerTask - (now < holdUntil(job, params.holdLeadMs) ? 0 : bookedAt(state.ledger, rid, jobName, now));
+        if (ahead > 0) aheadOfPlan.set(app.id, ahead);
+      }
+      running += app.runningContainers * job.unitsPerTask;
+      if (now >= holdUntil(job, params.holdLeadMs)) duePending += app.pendingContainers * job.unitsPerTask;
       if (now >= job.latestStartMs) latePending += app.pendingContainers * job.unitsPerTask;
       if (app.pendingContainers > 0) {
         const dueAt = holdUntil(job, params.holdLeadMs);
         if (dueAt > now) wakeAtMs = Math.min(wakeAtMs, dueAt);
         else if (job.latestStartMs > now) wakeAtMs = Math.min(wakeAtMs, job.latestStartMs);
       }
-      dueByGroup.set(g, (dueByGroup.get(g) ?? 0) + due + app.runningContainers * job.unitsPerTask);
     }
 
     // --- queue capacities -----------------------------------------------------------------------
@@ -329,8 +305,7 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
       const prodUnits = productionQueueCapacity(running, duePending, reservedNow, C);
       // CapacityScheduler measures shares by the dominant resource of the whole cluster, whose
       // cores or memory may not all form whole units: one unit's share is its larger fraction.
-      const total = snapshot.totalCapacity;
-      const unitPct = 100 * Math.max(total.vcores > 0 ? params.unit.vcores / total.vcores : 0, total.memoryMB > 0 ? params.unit.memoryMB / total.memoryMB : 0);
+      const unitPct = unitSharePct(snapshot.totalCapacity, params.unit);
       const scale = 10 ** params.capacityDecimals;
       let bePct = Math.max(0, Math.round((100 - Math.ceil(prodUnits * unitPct * scale) / scale) * scale) / scale);
       // Best-effort may use every idle unit, except while production tasks are due: then it is
@@ -342,22 +317,24 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
         { path: params.productionQueue, capacityPct: prodPct, maxCapacityPct: 100 },
         { path: params.bestEffortQueue, capacityPct: bePct, maxCapacityPct: beMax },
       ];
+      // With per-group leaves under the production queue, production runs in a leaf of DARSS's
+      // own (created here), where applications go in time-to-deadline order; CapacityScheduler
+      // would otherwise serve the groups' leaves by their shares, not by urgency.
       const kids = childrenOf(snapshot.rootQueue, params.productionQueue);
+      const add: { path: string; capacityPct: number; maxCapacityPct: number }[] = [];
       if (kids.length > 0) {
-        const pct = splitPct(
-          kids.map((k) => dueByGroup.get(k.name) ?? 0),
-          params.capacityDecimals,
-        );
-        kids.forEach((k, i) => update.push({ path: k.path, capacityPct: pct[i], maxCapacityPct: 100 }));
+        if (!kids.some((k) => k.path === leaf)) add.push({ path: leaf, capacityPct: 100, maxCapacityPct: 100 });
+        for (const k of kids) update.push({ path: k.path, capacityPct: k.path === leaf ? 100 : 0, maxCapacityPct: 100 });
       }
       decisions.push(
-        decisionWithLazyReason({ kind: 'updateQueues', add: [], update }, POLICY_NAME, 'productionQueueCapacity', () =>
+        decisionWithLazyReason({ kind: 'updateQueues', add, update }, POLICY_NAME, 'productionQueueCapacity', () =>
           `production ${prodUnits.toFixed(1)} of ${C} units (running ${running}, due pending ${duePending}, reserved now ${reservedNow.toFixed(1)}) → ${params.productionQueue} ${prodPct}%, ${params.bestEffortQueue} ${bePct}% (max ${beMax}%${beMax < 100 ? ' while production is due' : ', work-conserving'})`,
         ),
       );
     }
 
-    if (params.preemptAtLatestStart && latePending > 0) decisions.push(...preemptAtLatestStart(snapshot, params, latePending));
+    decisions.push(...moves);
+    if (params.preemptAtLatestStart && latePending > 0) decisions.push(...preemptAtLatestStart(snapshot, params, latePending, aheadOfPlan));
 
     // --- priorities: time-to-deadline order -----------------------------------------------------
     const q = new TtdQueue<ProductionApp>();

@@ -1,10 +1,11 @@
 /**
- * The DARSS reservation file (thesis §3.1.3.2): units reserved for production over time, kept as
- * a run-length step function — a sorted list of change points, each with the units reserved from
- * it to the next — rather than one cell per second (like YARN's RLESparseResourceAllocation).
- * A 30-day ledger of a busy cluster has as many entries as bookings start and end, not 2.6 million.
+ * Units reserved over time as a run-length step function — a sorted list of change points, each
+ * with the units reserved from it to the next — rather than one cell per second (like YARN's
+ * RLESparseResourceAllocation). DARSS's reservation file and the Rayon baseline's plan are both
+ * one: a 30-day ledger of a busy cluster has as many entries as bookings start and end, not 2.6
+ * million.
  *
- * Plain arrays only, so the ledger is its own JSON form (policy state, store).
+ * Plain arrays only, so a step function is its own JSON form (policy state, store).
  */
 
 /** `units[i]` units are reserved over [times[i], times[i+1]); after the last point, `units` at it. */
