@@ -59,6 +59,27 @@ export const configSchema = z
       .strict()
       .default({}),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Who may call the admin API (src/api/auth.ts). Tokens also come from SCHEDBRAIN_API_TOKENS. */
+    auth: z
+      .object({
+        /** YAML/JSON list of { name, role: read|operate|admin, token }. */
+        tokensFile: z.string().min(1).optional(),
+        /** GET routes answer without a token. */
+        openReads: z.boolean().default(false),
+        /** /livez, /healthz and /metrics answer without a token. */
+        openProbes: z.boolean().default(true),
+        /** Host names the `Host` header may carry besides loopback, this host's name and `host`. */
+        allowedHosts: z.array(z.string().min(1).max(253)).default([]),
+      })
+      .strict()
+      .default({}),
+    /** TLS for the admin API; with clientCaFile, clients must present a certificate it signed. */
+    tls: z
+      .object({ certFile: z.string().min(1), keyFile: z.string().min(1), clientCaFile: z.string().min(1).optional() })
+      .strict()
+      .optional(),
+    /** Serve the admin API on a non-loopback address without TLS (tokens then cross the network in clear). */
+    allowInsecureBind: z.boolean().default(false),
     /** Embedded mini YARN (used when rmUrl is empty). */
     miniCluster: z
       .object({
@@ -105,6 +126,9 @@ export const ENV_VARS: Record<string, { key: string; kind: Kind }> = {
   SCHEDBRAIN_LOG_LEVEL: { key: 'logLevel', kind: 'string' },
   SCHEDBRAIN_SHIM_URLS: { key: 'shim.urls', kind: 'list' },
   SCHEDBRAIN_MINI_NODES: { key: 'miniCluster.nodes', kind: 'number' },
+  SCHEDBRAIN_TOKENS_FILE: { key: 'auth.tokensFile', kind: 'string' },
+  SCHEDBRAIN_OPEN_READS: { key: 'auth.openReads', kind: 'boolean' },
+  SCHEDBRAIN_ALLOWED_HOSTS: { key: 'auth.allowedHosts', kind: 'list' },
 };
 
 /** Command-line flags (`--flag VALUE` or `--flag=VALUE`; booleans take no value) of `serve`. */
@@ -123,6 +147,13 @@ export const CONFIG_FLAGS: Record<string, { key: string; kind: Kind; help: strin
   'shim-urls': { key: 'shim.urls', kind: 'list', help: 'NodeManager shim URLs, comma-separated (default: none)' },
   'log-level': { key: 'logLevel', kind: 'string', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
   nodes: { key: 'miniCluster.nodes', kind: 'number', help: 'NodeManagers of the embedded mini YARN (default 2)' },
+  'tokens-file': { key: 'auth.tokensFile', kind: 'string', help: 'admin API tokens: YAML list of {name, role: read|operate|admin, token} (default: <state-dir>/admin.token, made on first start)' },
+  'open-reads': { key: 'auth.openReads', kind: 'boolean', help: 'GET routes answer without a token (default off)' },
+  'allowed-hosts': { key: 'auth.allowedHosts', kind: 'list', help: 'Host header names accepted besides loopback and this host, comma-separated' },
+  'tls-cert': { key: 'tls.certFile', kind: 'string', help: 'admin API TLS certificate (PEM); with --tls-key' },
+  'tls-key': { key: 'tls.keyFile', kind: 'string', help: 'admin API TLS private key (PEM)' },
+  'tls-client-ca': { key: 'tls.clientCaFile', kind: 'string', help: 'require client certificates signed by this CA (mTLS)' },
+  'allow-insecure-bind': { key: 'allowInsecureBind', kind: 'boolean', help: 'serve on a non-loopback address without TLS (default: refuse)' },
 };
 
 type Tree = Record<string, unknown>;
@@ -335,5 +366,6 @@ export function configHelp(): string {
     '',
     'Environment (flags > environment > file > defaults):',
     ...envLines,
+    `  ${'SCHEDBRAIN_API_TOKENS'.padEnd(34)}admin API tokens, name:role:token[,name:role:token...]`,
   ].join('\n');
 }

@@ -138,6 +138,8 @@ export interface ApiRoute {
   readonly body?: ZodTypeAny;
   /** Response schemas by status; a string means a text/plain body with that description. */
   readonly responses: Readonly<Record<number, ZodTypeAny | string>>;
+  /** Answers without a bearer token (the probes). */
+  readonly open?: boolean;
 }
 
 export function buildOpenApi(routes: readonly ApiRoute[], info: { title: string; version: string; description?: string }): JsonSchema {
@@ -146,6 +148,7 @@ export function buildOpenApi(routes: readonly ApiRoute[], info: { title: string;
   for (const r of routes) {
     const op: Record<string, unknown> = { summary: r.summary, operationId: `${r.method}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}` };
     if (r.tags) op.tags = r.tags;
+    if (r.open) op.security = [];
     const q = r.query;
     if (q) {
       op.parameters = Object.entries(q.shape as Record<string, ZodTypeAny>).map(([name, s]) => {
@@ -168,5 +171,14 @@ export function buildOpenApi(routes: readonly ApiRoute[], info: { title: string;
     (paths[r.path] ??= {})[r.method] = op;
   }
   const sortedComponents = Object.fromEntries(Object.entries(conv.components).sort(([a], [b]) => a.localeCompare(b)));
-  return { openapi: '3.0.3', info, paths, components: { schemas: sortedComponents } };
+  return {
+    openapi: '3.0.3',
+    info,
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      schemas: sortedComponents,
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A token of role read, operate or admin (see the operator guide)' } },
+    },
+  };
 }

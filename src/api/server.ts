@@ -5,6 +5,10 @@
  *
  * Extra route plugins (e.g. src/api/routes/bopf.ts) receive `{ engine, store }` as options and
  * find the same on `app.schedbrain`; see `RoutePlugin` and `loadRoutePlugins`.
+ *
+ * Every request passes two checks first (./auth.ts): the `Host` header names this service, and
+ * the bearer token's role covers the route's (`config: { role }` on a route, else `read` for
+ * GET and `operate` for the rest). Every other request is audited: log and journal.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyReply } from 'fastify';
 import { readdir } from 'node:fs/promises';
@@ -17,6 +21,7 @@ import type { Engine } from '../engine/engine.js';
 import { REGISTRY } from '../engine/engine.js';
 import { PROMETHEUS_CONTENT_TYPE } from '../engine/metrics.js';
 import { StoreDecodeError } from '../store/codec.js';
+import { defaultRole, roleAtLeast, type ApiAuth, type Role } from './auth.js';
 import type { Store } from '../store/store.js';
 import { buildOpenApi, type ApiRoute } from './openapi.js';
 import * as S from './schemas.js';
@@ -40,6 +45,16 @@ declare module 'fastify' {
   interface FastifyInstance {
     schedbrain: RoutePluginOptions;
   }
+  interface FastifyContextConfig {
+    /** The least role that may call the route (default: `read` for GET, `operate` otherwise). */
+    role?: Role;
+  }
+  interface FastifyRequest {
+    /** The name of the token the request came with; undefined on open routes. */
+    principal?: string;
+    /** What a mutating route changed, for the audit trail. */
+    audit?: { before?: unknown; after?: unknown };
+  }
 }
 
 export interface ApiOptions {
@@ -48,13 +63,17 @@ export interface ApiOptions {
   readonly logger?: Logger;
   /** Extra route plugins, registered after the built-in routes. */
   readonly plugins?: readonly RoutePlugin[];
+  /** Who may call what (required: there is no unauthenticated mode). */
+  readonly auth: ApiAuth;
+  /** TLS (node:https server options); plain HTTP when absent. */
+  readonly https?: Record<string, unknown>;
 }
 
 /** The built-in routes, as documented in openapi/openapi.json. */
 export const API_ROUTES: readonly ApiRoute[] = [
-  { method: 'get', path: '/livez', summary: 'Liveness: the process answers (200 even when the RM is down; use /healthz for readiness)', tags: ['ops'], responses: { 200: S.livezBody } },
-  { method: 'get', path: '/healthz', summary: 'Liveness and readiness: is the RM reachable, did the last cycle succeed, is the engine advisory?', tags: ['ops'], responses: { 200: S.healthBody, 503: S.healthBody } },
-  { method: 'get', path: '/metrics', summary: 'Prometheus metrics (text exposition format 0.0.4)', tags: ['ops'], responses: { 200: 'Prometheus text exposition' } },
+  { method: 'get', path: '/livez', summary: 'Liveness: the process answers (200 even when the RM is down; use /healthz for readiness)', tags: ['ops'], open: true, responses: { 200: S.livezBody } },
+  { method: 'get', path: '/healthz', summary: 'Liveness and readiness: is the RM reachable, did the last cycle succeed, is the engine advisory?', tags: ['ops'], open: true, responses: { 200: S.healthBody, 503: S.healthBody } },
+  { method: 'get', path: '/metrics', summary: 'Prometheus metrics (text exposition format 0.0.4)', tags: ['ops'], open: true, responses: { 200: 'Prometheus text exposition' } },
   { method: 'get', path: '/v1/snapshot', summary: 'A fresh cluster snapshot (nodes, queues, apps, containers)', tags: ['cluster'], responses: { 200: S.snapshotBody, 503: S.errorBody } },
   { method: 'get', path: '/v1/decisions', summary: 'The decision journal (newest first by default)', tags: ['engine'], query: S.decisionsQuery, responses: { 200: S.decisionsBody, 400: S.errorBody } },
   { method: 'get', path: '/v1/policy', summary: 'The running policy, its parameters and the dry-run flag', tags: ['engine'], responses: { 200: S.policyBody } },
@@ -70,7 +89,9 @@ export const API_ROUTES: readonly ApiRoute[] = [
 ];
 
 export function openApiDocument(extra: readonly ApiRoute[] = []): Record<string, unknown> {
-  return buildOpenApi([...API_ROUTES, ...extra], {
+  // Every route refuses a foreign Host (403); the others also a missing or weak token (401, 403).
+  const withAuthErrors = (r: ApiRoute): ApiRoute => ({ ...r, responses: r.open ? { ...r.responses, 403: S.errorBody } : { ...r.responses, 401: S.errorBody, 403: S.errorBody } });
+  return buildOpenApi([...API_ROUTES, ...extra].map(withAuthErrors), {
     title: 'schedbrain admin API',
     version: '1',
     description: 'Control and inspect the schedbrain engine: policy, decision journal, dry-run, cluster snapshot, health and metrics.',
@@ -103,8 +124,17 @@ function reasonOf(e: ValidationError): string {
 
 type ErrorCode = z.infer<typeof S.errorBody>['error'];
 
+/** Errors quote input back; a quote is cut so that no request makes a large error body. */
+export const MAX_ECHO_CHARS = 200;
+
+export function truncateEcho(text: string, max = MAX_ECHO_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
 function sendError(reply: FastifyReply, status: number, error: ErrorCode, reason: string, field?: string): FastifyReply {
-  return reply.code(status).type('application/json').send(field !== undefined ? { error, field, reason } : { error, reason });
+  // The reason holds the field name and the rule besides the quoted value: a little more room.
+  const r = truncateEcho(reason, 2 * MAX_ECHO_CHARS);
+  return reply.code(status).type('application/json').send(field !== undefined ? { error, field: truncateEcho(field), reason: r } : { error, reason: r });
 }
 
 class MalformedJsonError extends SchedbrainError {}
@@ -116,8 +146,54 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
     // Health checks and scrapes would flood the log; errors are logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
-  });
+    ...(opts.https ? { https: opts.https } : {}),
+  }) as unknown as FastifyInstance;
   app.decorate('schedbrain', { engine, store });
+  app.decorateRequest('principal', undefined);
+  app.decorateRequest('audit', undefined);
+  const auth = opts.auth;
+
+  app.addHook('onRequest', async (req, reply) => {
+    if (!auth.hostAllowed(req.headers.host)) {
+      return sendError(reply, 403, 'forbidden', `Host '${req.headers.host ?? ''}' does not name this service (allowed: loopback names and the configured auth.allowedHosts)`);
+    }
+    const path = req.url.split('?')[0]!;
+    const role = req.routeOptions.config?.role ?? defaultRole(req.method);
+    const token = auth.identify(req.headers.authorization);
+    if (token) req.principal = token.name;
+    if (auth.isOpen(req.method, path, role)) return;
+    if (!token) {
+      reply.header('www-authenticate', 'Bearer realm="schedbrain"');
+      return sendError(reply, 401, 'unauthorized', req.headers.authorization ? 'the bearer token is not valid' : 'a bearer token is required (Authorization: Bearer <token>)');
+    }
+    if (!roleAtLeast(token.role, role)) return sendError(reply, 403, 'forbidden', `token '${token.name}' has role ${token.role}; ${req.method} ${path} needs ${role}`);
+  });
+
+  // Every request that may change something is audited, whatever became of it, before the
+  // caller gets the answer.
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || reply.statusCode === 401 || (reply.statusCode === 403 && !req.principal)) return payload;
+    const path = req.url.split('?')[0]!;
+    const record = { who: req.principal ?? 'anonymous', from: req.ip, method: req.method, path, status: reply.statusCode, ...(req.audit ?? {}) };
+    opts.logger?.info({ audit: record }, `audit: ${record.who} ${req.method} ${path} -> ${reply.statusCode}`);
+    // A dry-run changes nothing: the log is enough; the journal keeps what changed the brain.
+    if (req.routeOptions.config?.role === 'read') return payload;
+    try {
+      await store.journal.append(Date.now(), [
+        {
+          cycleId: 'api',
+          policy: engine.config().name,
+          rule: 'api.audit',
+          reason: `${record.who} from ${record.from}: ${req.method} ${path} -> ${reply.statusCode}`,
+          result: reply.statusCode < 400 ? 'applied' : 'failed',
+          detail: truncateEcho(JSON.stringify(req.audit ?? {}), 4000),
+        },
+      ]);
+    } catch (err) {
+      req.log.error({ err }, 'could not journal the audit record');
+    }
+    return payload;
+  });
 
   // JSON bodies: an empty body is "no body"; malformed JSON is a 400 naming `body`.
   app.removeAllContentTypeParsers();
@@ -195,14 +271,19 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
     return { policy: name, state: engine.policyState() ?? null, savedAtMs: saved?.savedAtMs ?? null, savedByCycle: saved?.cycleId ?? null };
   });
 
-  app.put('/v1/policy', async (req) => {
+  app.put('/v1/policy', { config: { role: 'admin' } }, async (req) => {
     if (req.body === undefined) throw new ValidationError('body', 'a JSON body { name, params?, dryRun? } is required');
     const body = parse(S.putPolicyBody, req.body, '');
+    const { name, params, dryRun } = engine.config();
+    req.audit = { before: { name, params, dryRun } };
     await engine.setPolicy(body);
+    const after = engine.config();
+    req.audit.after = { name: after.name, params: after.params, dryRun: after.dryRun };
     return policyView();
   });
 
-  app.post('/v1/dry-run', async (req) => {
+  // Writes nothing: whoever may read may ask what a policy would do.
+  app.post('/v1/dry-run', { config: { role: 'read' } }, async (req) => {
     const body = req.body === undefined ? {} : parse(S.dryRunBody, req.body, '');
     const r = await engine.dryRun(body);
     return {

@@ -2,11 +2,13 @@
  * `schedbrain` commands: serve, minicluster, simulate. Returns an exit code; bin/schedbrain.mjs
  * calls `main(process.argv.slice(2))`.
  */
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino, { type Logger } from 'pino';
 import { SchedbrainError, ValidationError } from '../core/errors.js';
+import { ApiAuth, AuthConfigError, defaultAllowedHosts, ensureAdminTokenFile, isLoopback, parseTokenList, readTokensFile, type ApiToken } from '../api/auth.js';
 import { configHelp, ConfigError, loadConfig, type Config } from '../config.js';
 
 const MAIN_HELP = `schedbrain: a scheduling brain for Apache Hadoop YARN
@@ -79,6 +81,49 @@ export function defaultShimUrls(configured: readonly string[], miniShimUrl: stri
   return miniShimUrl ? [miniShimUrl] : [];
 }
 
+interface AdminAccess {
+  readonly auth: ApiAuth;
+  readonly https?: { key: Buffer; cert: Buffer; ca?: Buffer; requestCert: boolean; rejectUnauthorized: boolean };
+  /** Set when the first-start admin token is in use. */
+  readonly adminTokenFile?: string;
+}
+
+/**
+ * Who may reach the admin API, decided before anything starts: tokens from the tokens file and
+ * SCHEDBRAIN_API_TOKENS, else the state directory's admin token; TLS files read; a non-loopback
+ * bind without TLS refused unless allowed.
+ */
+export function adminAccess(cfg: Config, env: NodeJS.ProcessEnv): AdminAccess {
+  const tokens: ApiToken[] = [];
+  if (cfg.auth.tokensFile) tokens.push(...readTokensFile(cfg.auth.tokensFile));
+  if (env.SCHEDBRAIN_API_TOKENS) tokens.push(...parseTokenList(env.SCHEDBRAIN_API_TOKENS, 'SCHEDBRAIN_API_TOKENS'));
+  let adminTokenFile: string | undefined;
+  if (tokens.length === 0) {
+    const first = ensureAdminTokenFile(cfg.stateDir);
+    tokens.push(first.token);
+    adminTokenFile = first.path;
+  }
+  let https: AdminAccess['https'];
+  if (cfg.tls) {
+    const read = (what: string, file: string) => {
+      try {
+        return readFileSync(file);
+      } catch (e) {
+        throw new AuthConfigError(`tls.${what}: cannot read ${file}: ${(e as Error).message}`);
+      }
+    };
+    const ca = cfg.tls.clientCaFile ? read('clientCaFile', cfg.tls.clientCaFile) : undefined;
+    https = { key: read('keyFile', cfg.tls.keyFile), cert: read('certFile', cfg.tls.certFile), ...(ca ? { ca } : {}), requestCert: ca !== undefined, rejectUnauthorized: ca !== undefined };
+  }
+  if (!isLoopback(cfg.host) && !https && !cfg.allowInsecureBind) {
+    throw new AuthConfigError(
+      `host ${cfg.host} is not a loopback address and the admin API has no TLS: tokens would cross the network in clear. Give --tls-cert and --tls-key, or --allow-insecure-bind to accept that`,
+    );
+  }
+  const auth = new ApiAuth({ tokens, openReads: cfg.auth.openReads, openProbes: cfg.auth.openProbes, allowedHosts: [...defaultAllowedHosts(cfg.host), ...cfg.auth.allowedHosts] });
+  return { auth, ...(https ? { https } : {}), ...(adminTokenFile ? { adminTokenFile } : {}) };
+}
+
 /** The lease must outlive a few engine periods, or it lapses between two healthy cycles. */
 export function leaseTtlFor(leaseTtlMs: number, periodMs: number): number {
   return Math.max(leaseTtlMs, 3 * periodMs);
@@ -104,6 +149,16 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
     return 2;
   }
   const cfg = loaded.config;
+  let access: AdminAccess;
+  try {
+    access = adminAccess(cfg, process.env);
+  } catch (e) {
+    if (e instanceof AuthConfigError) {
+      io.err(`schedbrain serve: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  }
   const log = makeLogger(cfg.logLevel);
   const cleanups: Array<[string, () => Promise<unknown>]> = [];
   const cleanup = async () => {
@@ -188,13 +243,15 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
     }
     const { buildApi, loadRouteModules } = await import('../api/server.js');
     const plugins = (await loadRouteModules()).map((m) => m.default);
-    const app = await buildApi({ engine, store, logger: log.child({ mod: 'api' }), plugins });
+    const app = await buildApi({ engine, store, logger: log.child({ mod: 'api' }), plugins, auth: access.auth, https: access.https });
     cleanups.push(['close the admin API', () => app.close()]);
-    const address = await app.listen({ host: cfg.host, port: cfg.port });
+    await app.listen({ host: cfg.host, port: cfg.port });
+    const address = `${access.https ? 'https' : 'http'}://${cfg.host.includes(':') && !cfg.host.startsWith('[') ? `[${cfg.host}]` : cfg.host}:${(app.server.address() as AddressInfo).port}`;
     cleanups.push(['stop the engine', () => engine.stop()]);
     engine.start();
     const c = engine.config();
     io.out(`schedbrain: admin API ${address} (policy ${c.name}${c.dryRun ? ', dry-run' : ''}, period ${cfg.periodMs} ms, state ${cfg.stateDir})`);
+    if (access.adminTokenFile) io.out(`schedbrain: the admin token is in ${access.adminTokenFile} (send it as "Authorization: Bearer <token>")`);
     log.info({ rmUrl, admin: address, policy: c.name, dryRun: c.dryRun, periodMs: cfg.periodMs, stateDir: cfg.stateDir }, 'serving');
     const sig = await stop;
     log.info({ signal: sig }, 'shutting down: stopping the loop, closing the store');

@@ -13,6 +13,7 @@ import { buildApi } from '../../src/api/server.js';
 import { Engine } from '../../src/engine/engine.js';
 import { Store } from '../../src/store/store.js';
 import { YarnBackend } from '../../src/yarn/backend.js';
+import { asAdmin, testAuth } from '../support/api-auth.js';
 
 const rmUrl = inject('rmUrl');
 const testQueue = `root.sbapi${Date.now() % 100_000}`;
@@ -35,7 +36,7 @@ describe('admin API on a real ResourceManager', () => {
     store = await Store.open(dir);
     engine = new Engine({ backend: new YarnBackend({ rmUrl }), store, periodMs: 60_000, initial: { policy: 'capacity-targets', params: { targets: {} }, dryRun: true } });
     await engine.init();
-    app = await buildApi({ engine, store });
+    app = asAdmin(await buildApi({ engine, store, auth: testAuth() }));
   });
 
   afterAll(async () => {

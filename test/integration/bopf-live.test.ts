@@ -38,6 +38,7 @@ import { Store } from '../../src/store/store.js';
 import { YarnBackend } from '../../src/yarn/backend.js';
 import { submitJob } from '../../src/yarn/workload.js';
 import { eventually } from './helpers.js';
+import { asAdmin, testAuth } from '../support/api-auth.js';
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
@@ -202,7 +203,7 @@ describe('BoPF live on a real ResourceManager', () => {
       if (!cycles.includes(r)) cycles.push(r);
       return r;
     };
-    api = await buildApi({ engine, store, plugins: [bopfRoutes] });
+    api = asAdmin(await buildApi({ engine, store, plugins: [bopfRoutes], auth: testAuth() }));
   });
 
   afterAll(async () => {

@@ -16,7 +16,7 @@
  * containers resume), withdraws the ranking and restores node capacities; the test checks that,
  * and afterAll repeats it as a safety net.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -126,6 +126,8 @@ interface Journaled {
 /** A running `schedbrain serve`, in-process, stopped through its stop signal. */
 interface Brain {
   adminUrl: string;
+  /** The first-start admin token serve made in its state directory. */
+  token: string;
   out: string[];
   stop: () => Promise<number>;
 }
@@ -157,6 +159,7 @@ async function startBrain(stateDir: string, shim: string): Promise<Brain> {
   const adminUrl = /admin API (\S+)/.exec(line)![1]!;
   return {
     adminUrl,
+    token: readFileSync(join(stateDir, 'admin.token'), 'utf8').trim(),
     out,
     stop: async () => {
       signal('SIGTERM');
@@ -166,12 +169,12 @@ async function startBrain(stateDir: string, shim: string): Promise<Brain> {
 }
 
 /** Every journal entry of the running brain, oldest first (paged through the admin API). */
-async function journal(adminUrl: string): Promise<Journaled[]> {
+async function journal(adminUrl: string, token: string): Promise<Journaled[]> {
   const all: (Journaled & { id: string; timeMs: number })[] = [];
   let since: number | undefined;
   const seen = new Set<string>();
   for (;;) {
-    const res = await fetch(`${adminUrl}/v1/decisions?order=asc&limit=1000&policy=kairos${since !== undefined ? `&since=${since}` : ''}`);
+    const res = await fetch(`${adminUrl}/v1/decisions?order=asc&limit=1000&policy=kairos${since !== undefined ? `&since=${since}` : ''}`, { headers: { authorization: `Bearer ${token}` } });
     const { entries } = (await res.json()) as { entries: (Journaled & { id: string; timeMs: number })[] };
     const fresh = entries.filter((e) => !seen.has(e.id));
     for (const e of fresh) {
@@ -310,7 +313,7 @@ describe.skipIf(!url)('Kairos live on YARN (serve --policy kairos) vs the stock 
       return Object.entries(baseline).every(([id, r]) => now[id]?.vcores === r.vcores + KAIROS_PARAMS.queueSlots) ? now : undefined;
     }, 60_000);
     const kairos = await runWorkload('kairos');
-    const decisions = await journal(brain.adminUrl);
+    const decisions = await journal(brain.adminUrl, brain.token);
     expect(await brain.stop()).toBe(0);
     brain = undefined;
 

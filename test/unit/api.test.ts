@@ -9,6 +9,7 @@ import { FakeClock } from '../../src/engine/clock.js';
 import { Engine } from '../../src/engine/engine.js';
 import { InMemoryBackend } from '../../src/engine/fake-backend.js';
 import { Store } from '../../src/store/store.js';
+import { asAdmin, testAuth } from '../support/api-auth.js';
 
 let dir: string;
 let store: Store;
@@ -25,7 +26,7 @@ async function setup(plugins: RoutePlugin[] = []) {
   backend = new InMemoryBackend({ now: () => clock.now() });
   engine = new Engine({ backend, store, clock, periodMs: 10_000, initial: { policy: 'capacity-targets', params: targets(50, 50) } });
   await engine.init();
-  app = await buildApi({ engine, store, plugins });
+  app = asAdmin(await buildApi({ engine, store, plugins, auth: testAuth() }));
 }
 
 beforeEach(async () => {

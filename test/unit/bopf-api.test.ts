@@ -10,6 +10,7 @@ import { Engine } from '../../src/engine/engine.js';
 import { InMemoryBackend } from '../../src/engine/fake-backend.js';
 import { bookSchema } from '../../src/policies/bopf/policy.js';
 import { Store } from '../../src/store/store.js';
+import { asAdmin, testAuth } from '../support/api-auth.js';
 
 // The in-memory backend's cluster: 2 nodes × <8192 MB, 8 vcores> = 16 vcores, 16384 MB.
 let dir: string;
@@ -24,7 +25,7 @@ async function start(policy = 'bopf') {
   backend = new InMemoryBackend({ now: () => clock.now() });
   engine = new Engine({ backend, store, clock, periodMs: 10_000, initial: { policy, params: {} } });
   await engine.init();
-  app = await buildApi({ engine, store, plugins: [bopfRoutes] });
+  app = asAdmin(await buildApi({ engine, store, plugins: [bopfRoutes], auth: testAuth() }));
 }
 async function stop() {
   await app.close();
