@@ -1,0 +1,294 @@
+/**
+ * 3Sigma (Park et al., EuroSys'18) as a policy: runtimes predicted as distributions from the
+ * cluster's own history (3σPredict), and each cycle a plan that maximises expected utility over
+ * the plan-ahead window for SLO jobs (deadline tag) and best-effort jobs (3σSched).
+ *
+ * Each cycle:
+ * 1. applications seen finishing teach the predictor their runtime (from when they last started
+ *    running to the first snapshot that shows them FINISHED); new ones are described and predicted;
+ * 2. pending applications (holding no task container) get placement options, running ones are
+ *    counted with their conditional distribution and may be preempted (`plan.ts`, `milp.ts`);
+ * 3. the plan becomes priorities: start now, deferred, or without utility; preempted jobs lose
+ *    their task containers (they run again later, from the start, as in the paper).
+ *
+ * YARN places containers itself, so "start now" is the highest priority rather than a placement,
+ * and a deferred job still takes what nobody planned for (work-conserving).
+ */
+import { decisionWithLazyReason, type Decision } from '../../core/actions.js';
+import { isActiveApp, type AppId, type AppView, type ClusterSnapshot, type ContainerView } from '../../core/model.js';
+import { definePolicy } from '../../core/policy.js';
+import { pointMass, type RuntimeDistribution } from './distribution.js';
+import type { JobDescription } from './features.js';
+import { threeSigmaParamsSchema, type ThreeSigmaParams } from './params.js';
+import { planCycle, type CyclePlan, type JobPlan, type JobToPlan, type RunningJobToPlan, type RunningPlan } from './plan.js';
+import { emptyPredictor, learnRuntime, predictRuntime, type Prediction, type PredictorState } from './predictor.js';
+
+export const POLICY_NAME = 'threesigma';
+
+export interface TrackedJob {
+  description: JobDescription;
+  kind: 'slo' | 'bestEffort';
+  deadlineMs?: number;
+  /** Made when the job was first seen (or at the first cycle with any history). */
+  prediction?: Prediction;
+  /** When it started holding task containers, since its last preemption. */
+  runningSinceMs?: number;
+  /** When it was last preempted. */
+  preemptedAtMs?: number;
+  /** Start planned by the last cycle, epoch ms (seeds the next solve). */
+  plannedStartMs?: number;
+}
+
+export interface LastPlan {
+  atMs: number;
+  solver: string;
+  status: string;
+  objective: number;
+  columns: number;
+  rows: number;
+  nonzeros: number;
+  pending: number;
+  startNow: number;
+  deferred: number;
+  withoutUtility: number;
+  running: number;
+  preempted: number;
+}
+
+export interface ThreeSigmaState {
+  predictor: PredictorState;
+  jobs: Record<AppId, TrackedJob>;
+  lastPlan?: LastPlan;
+}
+
+/** What is known of an application when it is first seen. */
+export function describeApp(app: AppView): JobDescription {
+  const r = app.pendingContainerResource;
+  return {
+    user: app.user,
+    queue: app.queue,
+    name: app.name,
+    tags: app.tags,
+    containers: app.pendingContainers + app.runningContainers,
+    containerMemoryMB: r?.memoryMB ?? app.allocated.memoryMB,
+    containerVcores: r?.vcores ?? app.allocated.vcores,
+    submittedAtMs: app.submittedAtMs,
+    priority: app.priority,
+  };
+}
+
+/** The SLO deadline an application carries in its tag (epoch ms), if any. */
+export function deadlineOf(app: AppView, p: ThreeSigmaParams): number | undefined {
+  const raw = app.tags[p.deadlineTag];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const v = Number(raw);
+  return Number.isFinite(v) ? v : undefined;
+}
+
+function distributionFor(job: TrackedJob, p: ThreeSigmaParams): RuntimeDistribution {
+  if (!job.prediction) return pointMass(p.unknownRuntimeMs);
+  return p.runtimeModel === 'point' ? pointMass(job.prediction.pointEstimateMs) : job.prediction.distribution;
+}
+
+/** Fractions of the cluster (vcores, memory) that `vcores`/`memoryMB` are, each at most 1. */
+function shareOf(s: ClusterSnapshot, vcores: number, memoryMB: number): number[] {
+  const t = s.totalCapacity;
+  return [t.vcores > 0 ? Math.min(1, vcores / t.vcores) : 0, t.memoryMB > 0 ? Math.min(1, memoryMB / t.memoryMB) : 0];
+}
+
+/** Task containers (not ApplicationMasters) of every application that holds any. */
+function taskContainersByApp(s: ClusterSnapshot): Map<AppId, ContainerView[]> {
+  const out = new Map<AppId, ContainerView[]>();
+  for (const c of s.containers.values()) {
+    if (c.appMaster) continue;
+    let list = out.get(c.appId);
+    if (!list) out.set(c.appId, (list = []));
+    list.push(c);
+  }
+  return out;
+}
+
+const sec = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+const utilityText = (u: number): string => u.toFixed(3);
+
+function predictionText(job: TrackedJob): string {
+  const x = job.prediction;
+  if (!x) return 'no history yet';
+  return `expert ${x.feature}/${x.estimator}${x.fallback ? ' (fallback)' : ''}, ${x.runs} runs, NMAE ${x.nmae === undefined ? 'n/a' : x.nmae.toFixed(2)}, point ${sec(x.pointEstimateMs)}`;
+}
+
+function kindText(job: TrackedJob, now: number): string {
+  return job.kind === 'slo' && job.deadlineMs !== undefined ? `SLO job, deadline in ${sec(job.deadlineMs - now)}` : 'best-effort job';
+}
+
+/** Planned to start now: highest priority, so YARN gives it containers first. */
+export function startPlannedNow(app: AppView, job: TrackedJob, plan: JobPlan, p: ThreeSigmaParams, now: number): Decision {
+  return decisionWithLazyReason(
+    { kind: 'setAppPriority', appId: app.id, priority: p.priorities.start },
+    POLICY_NAME,
+    'startPlannedNow',
+    () => `${kindText(job, now)}: plan starts it now, expected utility ${utilityText(plan.expectedUtility)}${plan.overestimateHandled ? ' (over-estimate handling: utility decays past the deadline)' : ''}; ${predictionText(job)}`,
+  );
+}
+
+/** Planned later in the window, or not placed in it: waits behind jobs that start now. */
+export function deferToPlannedStart(app: AppView, job: TrackedJob, plan: JobPlan | undefined, p: ThreeSigmaParams, now: number, sliceMs: number): Decision {
+  return decisionWithLazyReason({ kind: 'setAppPriority', appId: app.id, priority: p.priorities.defer }, POLICY_NAME, 'deferToPlannedStart', () => {
+    if (!plan) return `${kindText(job, now)}: beyond the ${p.maxPlannedJobs} jobs planned per cycle; ${predictionText(job)}`;
+    const when = plan.startSlice === undefined ? 'no room for it in the plan-ahead window' : `plan starts it in ${sec(plan.startSlice * sliceMs)}`;
+    return `${kindText(job, now)}: ${when}, expected utility ${utilityText(plan.expectedUtility)}; ${predictionText(job)}`;
+  });
+}
+
+/** No start in the window earns anything (e.g. past its deadline, no over-estimate handling): last. */
+export function deprioritiseWithoutUtility(app: AppView, job: TrackedJob, p: ThreeSigmaParams, now: number): Decision {
+  return decisionWithLazyReason(
+    { kind: 'setAppPriority', appId: app.id, priority: p.priorities.noUtility },
+    POLICY_NAME,
+    'deprioritiseWithoutUtility',
+    () => `${kindText(job, now)}: no start in the plan-ahead window has expected utility; it runs only on what nobody else needs; ${predictionText(job)}`,
+  );
+}
+
+/** A running job the plan keeps: it keeps the highest priority for the containers it still needs. */
+export function keepRunning(app: AppView, job: TrackedJob, plan: RunningPlan, p: ThreeSigmaParams, now: number): Decision {
+  return decisionWithLazyReason(
+    { kind: 'setAppPriority', appId: app.id, priority: p.priorities.start },
+    POLICY_NAME,
+    'keepRunning',
+    () =>
+      `${kindText(job, now)}, running for ${sec(now - (job.runningSinceMs ?? now))}` +
+      (plan.underestimateFinishMs !== undefined ? `; outlived its longest predicted runtime, finish now expected in ${sec(plan.underestimateFinishMs - now)} (exp-inc)` : ''),
+  );
+}
+
+/** §4.3.5: the plan preempts the running job; its task containers are killed and it waits again. */
+export function preemptForPlan(app: AppView, job: TrackedJob, plan: RunningPlan, tasks: readonly ContainerView[], p: ThreeSigmaParams, now: number): Decision[] {
+  const why = `${kindText(job, now)} preempted by the plan (cost ${utilityText(plan.preemptionCost ?? 0)} below what it frees for others)`;
+  const out: Decision[] = tasks.map((c) => decisionWithLazyReason({ kind: 'killContainer', containerId: c.id, nodeId: c.nodeId }, POLICY_NAME, 'preemptForPlan', () => `${why}: container on ${c.nodeId}`));
+  out.push(decisionWithLazyReason({ kind: 'setAppPriority', appId: app.id, priority: p.priorities.defer }, POLICY_NAME, 'preemptForPlan', () => `${why}: waits again`));
+  return out;
+}
+
+export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>({
+  name: POLICY_NAME,
+  description:
+    '3Sigma: runtimes predicted as distributions from the cluster’s history; each cycle a plan maximising expected utility of SLO (deadline) and best-effort jobs over a plan-ahead window (MILP, HiGHS), with preemption and over-/under-estimate handling, applied as priorities.',
+  paramsSchema: threeSigmaParamsSchema,
+  updatesStateInPlace: true,
+  initialState: () => ({ predictor: emptyPredictor(), jobs: {} }),
+  decide({ snapshot, params: p, state }) {
+    const now = snapshot.nowMs;
+    const notes: string[] = [];
+    const decisions: Decision[] = [];
+    const tasks = taskContainersByApp(snapshot);
+
+    // 1. Learn from finished applications; describe and predict new ones.
+    let learned = 0;
+    for (const app of snapshot.apps.values()) {
+      const job = Object.hasOwn(state.jobs, app.id) ? state.jobs[app.id] : undefined;
+      if (!isActiveApp(app)) {
+        if (job && app.state === 'FINISHED') {
+          const since = job.runningSinceMs ?? app.startedAtMs;
+          if (since !== undefined && now >= since) {
+            learnRuntime(state.predictor, job.description, now - since, p.predictor);
+            learned++;
+          }
+        }
+        if (job) delete state.jobs[app.id];
+        continue;
+      }
+      if (!job) {
+        const deadlineMs = deadlineOf(app, p);
+        state.jobs[app.id] = { description: describeApp(app), kind: deadlineMs !== undefined ? 'slo' : 'bestEffort', ...(deadlineMs !== undefined ? { deadlineMs } : {}) };
+      }
+    }
+    for (const id of Object.keys(state.jobs)) if (!snapshot.apps.has(id)) delete state.jobs[id];
+
+    // 2. Jobs to plan: pending (no task container) and running.
+    const pendingApps: { app: AppView; job: TrackedJob; plan: JobToPlan }[] = [];
+    const runningApps: { app: AppView; job: TrackedJob; plan: RunningJobToPlan }[] = [];
+    for (const app of snapshot.apps.values()) {
+      if (!isActiveApp(app)) continue;
+      const job = state.jobs[app.id];
+      if (!job.prediction) {
+        const x = predictRuntime(state.predictor, job.description, p.predictor);
+        if (x) job.prediction = x;
+      }
+      const held = tasks.get(app.id);
+      const base = { id: app.id, kind: job.kind, submittedAtMs: app.submittedAtMs, ...(job.deadlineMs !== undefined ? { deadlineMs: job.deadlineMs } : {}), distribution: distributionFor(job, p) };
+      if (held && held.length > 0) {
+        if (job.runningSinceMs === undefined) job.runningSinceMs = job.preemptedAtMs === undefined ? (app.startedAtMs ?? now) : now;
+        runningApps.push({ app, job, plan: { ...base, demand: shareOf(snapshot, app.allocated.vcores, app.allocated.memoryMB), runningSinceMs: job.runningSinceMs } });
+      } else {
+        job.runningSinceMs = undefined;
+        const r = app.pendingContainerResource;
+        const demand = shareOf(snapshot, app.allocated.vcores + (r ? r.vcores * app.pendingContainers : 0), app.allocated.memoryMB + (r ? r.memoryMB * app.pendingContainers : 0));
+        pendingApps.push({ app, job, plan: { ...base, demand } });
+      }
+    }
+    // SLO jobs by deadline, then best-effort jobs by submission; beyond the limit they wait.
+    pendingApps.sort((a, b) => {
+      const da = a.job.deadlineMs ?? Infinity;
+      const db = b.job.deadlineMs ?? Infinity;
+      return da - db || a.app.submittedAtMs - b.app.submittedAtMs || (a.app.id < b.app.id ? -1 : 1);
+    });
+    const planned = pendingApps.slice(0, p.maxPlannedJobs);
+    const beyond = pendingApps.slice(p.maxPlannedJobs);
+
+    // 3. The plan.
+    const seeds: Record<string, number> = {};
+    for (const x of planned) if (x.job.plannedStartMs !== undefined) seeds[x.app.id] = x.job.plannedStartMs;
+    const plan: CyclePlan = planCycle(
+      now,
+      planned.map((x) => x.plan),
+      runningApps.map((x) => x.plan),
+      p,
+      seeds,
+    );
+
+    // 4. Decisions.
+    let startNow = 0;
+    let deferred = 0;
+    let withoutUtility = 0;
+    let preempted = 0;
+    planned.forEach((x, i) => {
+      const jp = plan.pending[i];
+      x.job.plannedStartMs = jp.startSlice === undefined ? undefined : now + jp.startSlice * p.sliceMs;
+      if (jp.startSlice === 0) {
+        startNow++;
+        decisions.push(startPlannedNow(x.app, x.job, jp, p, now));
+      } else if (jp.hasUtility) {
+        deferred++;
+        decisions.push(deferToPlannedStart(x.app, x.job, jp, p, now, p.sliceMs));
+      } else {
+        withoutUtility++;
+        decisions.push(deprioritiseWithoutUtility(x.app, x.job, p, now));
+      }
+    });
+    for (const x of beyond) {
+      deferred++;
+      x.job.plannedStartMs = undefined;
+      decisions.push(deferToPlannedStart(x.app, x.job, undefined, p, now, p.sliceMs));
+    }
+    runningApps.forEach((x, i) => {
+      const rp = plan.running[i];
+      if (rp.preempt) {
+        preempted++;
+        decisions.push(...preemptForPlan(x.app, x.job, rp, tasks.get(x.app.id) ?? [], p, now));
+        x.job.preemptedAtMs = now;
+        x.job.runningSinceMs = undefined;
+      } else decisions.push(keepRunning(x.app, x.job, rp, p, now));
+    });
+
+    const s = plan.solution;
+    state.lastPlan = { atMs: now, solver: s.solver, status: s.status, objective: s.objective, columns: s.columns, rows: s.rows, nonzeros: s.nonzeros, pending: pendingApps.length, startNow, deferred, withoutUtility, running: runningApps.length, preempted };
+    if (learned > 0) notes.push(`learned ${learned} runtime(s); history holds ${state.predictor.seq} runs over ${state.predictor.size} feature values`);
+    notes.push(
+      `plan (${s.solver}, ${s.status}): ${pendingApps.length} pending — ${startNow} start now, ${deferred} deferred, ${withoutUtility} without utility; ${runningApps.length} running, ${preempted} preempted; ` +
+        `${s.columns} columns × ${s.rows} rows, ${s.nonzeros} nonzeros, objective ${s.objective.toFixed(3)}`,
+    );
+    // Re-plan at the next slice while anything waits: deadlines move closer even if nothing else changes.
+    return { decisions, state, notes, ...(pendingApps.length > 0 ? { wakeAtMs: now + p.sliceMs } : {}) };
+  },
+});
