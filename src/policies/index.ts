@@ -11,6 +11,7 @@ import { bopfPolicy, nbopfPolicy } from './bopf/index.js';
 import { drfPolicy } from './drf/index.js';
 import { spPolicy } from './sp/index.js';
 import { darssPolicy } from './darss/index.js';
+import { threeSigmaPolicy } from './threesigma/index.js';
 import { rayonPolicy } from './rayon/index.js';
 import { capacityPolicy } from './capacity/index.js';
 
@@ -24,6 +25,7 @@ export const POLICIES: Record<string, AnyPolicy> = {
   drf: drfPolicy,
   sp: spPolicy,
   darss: darssPolicy,
+  threesigma: threeSigmaPolicy,
   rayon: rayonPolicy,
   capacity: capacityPolicy,
 };
