@@ -5,26 +5,16 @@
  * need room, running long tasks are suspended (Big-C pauses their Docker container) and resumed
  * once cores free up.
  *
- * Mechanism here:
- * - `class.priority`: `setAppPriority` so the RM places short jobs' containers first;
- * - `preempt.suspend`: short demand that finds no free core, while short jobs hold less than their
- *   share and long jobs more than theirs, suspends the newest long containers;
- * - `node.capacity`: a node advertises its physical capacity plus what its suspended containers
- *   hold (they keep their allocation in YARN), so the RM can place short tasks in their stead;
- * - `node.cores`: at most N cores' worth of containers run on a node; excess long ones wait;
- * - `preempt.resume`: a suspended long task resumes, oldest first, when its node has a free core
- *   that no short task is waiting for.
+ * One function per rule, named as the decisions' `rule` (`RULE`): `classPriority`,
+ * `nodeCores`, `preemptSuspend`, `preemptResume`, `nodeCapacity`. Suspending and resuming on a
+ * node's cores is the shared mechanism (`shared/suspend-resume.ts`) with Big-C's orders: newest
+ * container first as a victim, oldest suspension first to resume.
  *
- * A cycle costs what changed, not the cluster size. What a cycle needs to know of every node (its
- * cores N, allocated vcores and known suspended containers, whether it runs more than N, could
- * resume a container or advertises the wrong capacity) is kept in the state with the cluster's
- * totals, and brought up to date for the nodes the snapshot reports as changed (and those whose
- * containers the last cycle suspended or resumed); the rules then look at the nodes the figures
- * single out. A full pass over every node is made on the periodic scan for suspended containers,
- * whenever the backend cannot say what changed (live YARN: the figures are then not kept), and
- * when the kept figures do not fit the snapshot. Only choosing victims for short demand (when it
- * has a budget) still looks at every running container. Incremental cycles update the state in
- * place (`updatesStateInPlace`).
+ * A cycle costs what changed, not the cluster size: per-node figures, per-application classes
+ * and the cluster's totals are kept in the state and updated for what the snapshot reports as
+ * changed (`appTotals`, `nodeTotals`); a full pass is made on the periodic scan for suspended
+ * containers, when the backend cannot say what changed (live YARN), and when the kept figures do
+ * not fit the snapshot. Only choosing victims for short demand looks at every running container.
  */
 import { z } from 'zod';
 import { decisionWithLazyReason, type Decision } from '../../core/actions.js';
@@ -40,9 +30,23 @@ import {
   type NodeView,
 } from '../../core/model.js';
 import { definePolicy } from '../../core/policy.js';
-import { add, equals, type Resources } from '../../core/resources.js';
+import { equals, type Resources } from '../../core/resources.js';
+import { holdRunSpace, runSpaceOf } from '../shared/run-space.js';
+import { capacityWithSuspended, FirstK, resumeInOrder, suspendUntilWithinCores, type SuspendOnNode } from '../shared/suspend-resume.js';
 
 const POLICY = 'bigc';
+
+/**
+ * The rules of Big-C as decisions name them (`rule`); each is carried out by the function of the
+ * same name below.
+ */
+const RULE = {
+  classPriority: 'class.priority',
+  nodeCores: 'node.cores',
+  preemptSuspend: 'preempt.suspend',
+  preemptResume: 'preempt.resume',
+  nodeCapacity: 'node.capacity',
+} as const;
 
 export const bigcParamsSchema = z
   .object({
@@ -177,13 +181,6 @@ const vc = (r: Resources): number => Math.max(1, r.vcores);
 const dictionary = <V>(): Record<string, V> => Object.create(null) as Record<string, V>;
 const isDictionary = (x: unknown): boolean => typeof x === 'object' && x !== null && Object.getPrototypeOf(x) === null;
 
-/** What a node advertises: its physical capacity plus what its suspended containers hold. */
-function advertised(node: NodeView, suspended: readonly ContainerView[]): Resources {
-  let want: Resources = node.physicalCapacity;
-  for (const c of suspended) want = add(want, c.resource);
-  return want;
-}
-
 /**
  * Enters a node's figures, with its known suspended containers, and adds them to the totals;
  * `e`: the node's entry, taken out of the totals, to be updated.
@@ -226,7 +223,7 @@ function enterNode(
   f.freeCores += free;
   if (runCores > cores) f.overfull[node.id] = true;
   if (longVc > 0 && cores - runCores >= 1) f.resumable[node.id] = true;
-  if (!equals(node.capacity, advertised(node, suspended))) f.misadvertised[node.id] = true;
+  if (!equals(node.capacity, capacityWithSuspended(node.physicalCapacity, suspended))) f.misadvertised[node.id] = true;
 }
 
 /** Takes a node's figures out of the totals (its entry stays, to be entered again). */
@@ -357,8 +354,11 @@ function leaveApp(f: AppFigures, e: AppFigure): void {
   f.shortPending -= e.pending;
 }
 
-/** The priority decision an active application needs for its class, if any. */
-function priorityDecision(app: AppView, long: boolean, params: BigcParams): Decision | undefined {
+/**
+ * `class.priority`: the RM places the containers of the higher-priority class first (Big-C gives
+ * each class a priority; short jobs the higher). The decision an active application needs, if any.
+ */
+function classPriority(app: AppView, long: boolean, params: BigcParams): Decision | undefined {
   if (!isActiveApp(app)) return undefined;
   const cls: JobClass = long ? 'long' : 'short';
   const want = long ? params.longPriority : params.shortPriority;
@@ -367,7 +367,7 @@ function priorityDecision(app: AppView, long: boolean, params: BigcParams): Deci
   return {
     action: { kind: 'setAppPriority', appId: app.id, priority: want },
     policy: POLICY,
-    rule: 'class.priority',
+    rule: RULE.classPriority,
     reason:
       estimateMs === undefined
         ? `${app.id} has no ${params.estimateTag} tag: ${cls} job, priority ${want}`
@@ -379,7 +379,7 @@ function priorityDecision(app: AppView, long: boolean, params: BigcParams): Deci
 function allApps(snapshot: ClusterSnapshot, paramsKey: string, params: BigcParams, decisions: Decision[]): AppFigures {
   const f = emptyAppFigures(paramsKey);
   for (const app of snapshot.apps.values()) {
-    const d = priorityDecision(app, enterApp(f, app, undefined, params).long, params);
+    const d = classPriority(app, enterApp(f, app, undefined, params).long, params);
     if (d !== undefined) {
       decisions.push(d);
       f.asked.push(app.id);
@@ -409,7 +409,7 @@ function changedApps(f: AppFigures, snapshot: ClusterSnapshot, changed: Readonly
       return;
     }
     e = enterApp(f, app, e, params);
-    const d = priorityDecision(app, e.long, params);
+    const d = classPriority(app, e.long, params);
     if (d !== undefined) {
       wanted.push({ seq: e.seq, d });
       f.asked.push(id);
@@ -423,15 +423,363 @@ function changedApps(f: AppFigures, snapshot: ClusterSnapshot, changed: Readonly
   return true;
 }
 
-/** The parameters as JSON, for the last parameters given (the same object at every cycle of a replay). */
-let keyedParams: BigcParams | undefined;
-let paramsKeyOf = '';
-function paramsKey(params: BigcParams): string {
-  if (params !== keyedParams) {
-    paramsKeyOf = JSON.stringify(params);
-    keyedParams = params;
+/** What a run keeps between cycles besides its state: the parameters' JSON key, made once per parameters object. */
+class BigcRunSpace {
+  private keyed: BigcParams | undefined;
+  private key = '';
+
+  paramsKey(params: BigcParams): string {
+    if (params !== this.keyed) {
+      this.key = JSON.stringify(params);
+      this.keyed = params;
+    }
+    return this.key;
   }
-  return paramsKeyOf;
+}
+
+/**
+ * A node a rule looks at in this cycle. `used` counts its running cores (allocation minus its
+ * suspended containers); its containers are looked up only when a rule needs them.
+ */
+class NodeWork implements SuspendOnNode<ContainerView> {
+  running?: ContainerView[];
+  /** Its suspended containers changed this cycle. */
+  touched = false;
+
+  constructor(
+    readonly cycle: Cycle,
+    readonly node: NodeView,
+    /** Position in the snapshot's node order. */
+    readonly i: number,
+    readonly cores: number,
+    public used: number,
+    /** The node's free cores as counted in `figures.freeCores`. */
+    readonly free: number,
+    public suspended: ContainerView[],
+  ) {}
+
+  /** The node's running containers (listed on first use, kept up to date by suspend and resume). */
+  runningContainers(): ContainerView[] {
+    if (!this.running) {
+      const node = this.node;
+      const snapshot = this.cycle.snapshot;
+      this.running = [];
+      for (let j = 0; j < node.containerIds.length; j++) {
+        const c = containerAt(snapshot, node, j);
+        if (c && c.state === 'RUNNING') this.running.push(c);
+      }
+    }
+    return this.running;
+  }
+
+  // As a node that `nodeCores` brings within its cores: its long containers are the victims.
+  get count(): number {
+    return this.runningContainers().length;
+  }
+  taskAt(i: number): ContainerView {
+    return this.runningContainers()[i];
+  }
+  isVictim(c: ContainerView): boolean {
+    return this.cycle.suspendable(c);
+  }
+  victimOrder(a: ContainerView, b: ContainerView): number {
+    return newestFirst(a, b);
+  }
+  vcoresOf(c: ContainerView): number {
+    return vc(c.resource);
+  }
+  suspend(c: ContainerView): void {
+    const before = this.used;
+    const id = this.node.id;
+    const cores = this.cores;
+    this.cycle.suspend(this, c, RULE.nodeCores, () => `${before} cores' worth of containers running on ${id} > N=${cores}: long ${c.id} waits`);
+  }
+}
+
+/** Big-C's victim order: the newest container first (the least work paused). */
+const newestFirst = (a: ContainerView, b: ContainerView): number => b.startedAtMs - a.startedAtMs || (a.id < b.id ? 1 : -1);
+const byNodeOrder = (a: { i: number }, b: { i: number }): number => a.i - b.i;
+
+/** One cycle: the snapshot, the kept figures brought up to date, and what the rules decided so far. */
+class Cycle {
+  readonly now: number;
+  readonly decisions: Decision[] = [];
+  /** The nodes looked at this cycle. */
+  readonly work = new Map<NodeId, NodeWork>();
+  /** Containers suspended this cycle (not resumed in the same one). */
+  readonly justSuspended = new Set<ContainerId>();
+  appFigures!: AppFigures;
+  figures!: NodeFigures;
+  suspendedAtMs!: Record<ContainerId, number>;
+  /** Cores the running containers of each class hold (allocation minus suspended). */
+  shortCores = 0;
+  longCores = 0;
+
+  constructor(
+    readonly snapshot: ClusterSnapshot,
+    readonly params: BigcParams,
+  ) {
+    this.now = snapshot.nowMs;
+  }
+
+  isLong(c: ContainerView): boolean {
+    const e = this.appFigures.apps[c.appId];
+    return e !== undefined ? e.long : this.params.unknownClass === 'long';
+  }
+
+  /** Long, and not an ApplicationMaster (suspending one would stop its job's heartbeats). */
+  suspendable(c: ContainerView): boolean {
+    return this.isLong(c) && !c.appMaster;
+  }
+
+  workOf(id: NodeId): NodeWork {
+    let w = this.work.get(id);
+    if (w !== undefined) return w;
+    const e = this.figures.nodes[id];
+    const suspended: ContainerView[] = [];
+    for (const cid of e.suspended) suspended.push(this.snapshot.containers.get(cid) as ContainerView);
+    w = new NodeWork(this, this.snapshot.nodes.get(id) as NodeView, e.i, e.cores, e.used - e.longVc - e.shortVc, e.free, suspended);
+    this.work.set(id, w);
+    return w;
+  }
+
+  /** Free cores in the cluster: the figures' total, corrected on the nodes looked at. */
+  freeCores(): number {
+    let free = this.figures.freeCores;
+    for (const w of this.work.values()) free += Math.max(0, w.cores - w.used) - w.free;
+    return free;
+  }
+
+  /** Suspends `c` on `w` (the caller takes it off `w.used`). */
+  suspend(w: NodeWork, c: ContainerView, rule: string, reason: () => string): void {
+    if (w.running) w.running = w.running.filter((x) => x.id !== c.id);
+    w.suspended.push(c);
+    w.touched = true;
+    this.suspendedAtMs[c.id] = this.now;
+    this.justSuspended.add(c.id);
+    this.longCores -= vc(c.resource);
+    this.decisions.push(decisionWithLazyReason({ kind: 'suspendContainer', containerId: c.id, nodeId: w.node.id }, POLICY, rule, reason));
+  }
+}
+
+/**
+ * Classes and priorities, and the cores each class holds (allocations: suspended containers stay
+ * allocated). Kept from the last cycle and updated for the applications that changed when the
+ * backend says which (a replay's backlog holds thousands of queued applications); otherwise every
+ * application is walked. Adds the `class.priority` decisions.
+ */
+function appTotals(cycle: Cycle, state: BigcState, key: string): void {
+  const { snapshot, params } = cycle;
+  const changed = snapshot.changedAppIds;
+  const kept = state.appFigures;
+  const fresh =
+    changed === undefined || kept === undefined || kept.params !== key || !isDictionary(kept.apps) || !Array.isArray(kept.asked) || !changedApps(kept, snapshot, changed, params, cycle.decisions);
+  cycle.appFigures = fresh ? allApps(snapshot, key, params, cycle.decisions) : kept;
+  cycle.shortCores = cycle.appFigures.shortCores;
+  cycle.longCores = cycle.appFigures.longCores;
+}
+
+/**
+ * The suspended containers and the node figures. With kept figures, only the nodes that changed
+ * (or whose suspended containers the last cycle changed) are looked at. A full pass otherwise: on
+ * the periodic scan (which also finds containers suspended by someone else, made only when a count
+ * shows a node holding suspended containers the figures do not know of), when the backend cannot
+ * say what changed, and when the figures do not fit the snapshot. Returns whether it was a full
+ * pass, and whether the figures can be kept.
+ */
+function nodeTotals(cycle: Cycle, state: BigcState, key: string, scanDue: boolean): { full: boolean; keepFigures: boolean } {
+  const { snapshot, params, now } = cycle;
+  const changed = snapshot.changedNodeIds;
+  const isLong = (c: ContainerView): boolean => cycle.isLong(c);
+  const kept = changed !== undefined && fits(state.nodeFigures, snapshot, key) ? state.nodeFigures : undefined;
+  const knowsAll = kept !== undefined && knows(kept, snapshot, changed as ReadonlySet<NodeId>);
+  const scan = scanDue && !(knowsAll && noneUnknown(kept, snapshot, changed as ReadonlySet<NodeId>));
+  if (scan || !knowsAll) {
+    let keepFigures = changed !== undefined;
+    const suspendedAtMs: Record<ContainerId, number> = {};
+    const suspByNode = new Map<string, ContainerView[]>();
+    const noteSuspended = (c: ContainerView): void => {
+      suspendedAtMs[c.id] = state.suspendedAtMs[c.id] ?? now;
+      const l = suspByNode.get(c.nodeId);
+      if (l) l.push(c);
+      else suspByNode.set(c.nodeId, [c]);
+      if (isLong(c)) cycle.longCores -= vc(c.resource);
+      else cycle.shortCores -= vc(c.resource);
+    };
+    if (scan) {
+      for (const c of snapshot.containers.values()) if (c.state === 'SUSPENDED') noteSuspended(c);
+    } else {
+      for (const id of Object.keys(state.suspendedAtMs)) {
+        const c = snapshot.containers.get(id);
+        if (c && c.state === 'SUSPENDED') noteSuspended(c);
+      }
+    }
+    let figures: NodeFigures;
+    if (kept === undefined || !enterAll(kept, true, snapshot, suspByNode, isLong, params)) {
+      figures = emptyFigures(snapshot, key);
+      enterAll(figures, false, snapshot, suspByNode, isLong, params);
+    } else figures = kept;
+    figures.touched = [];
+    // Suspended containers on nodes the snapshot does not list cannot be kept track of by node.
+    for (const id of suspByNode.keys()) if (figures.nodes[id] === undefined) keepFigures = false;
+    cycle.figures = figures;
+    cycle.suspendedAtMs = suspendedAtMs;
+    return { full: true, keepFigures };
+  }
+  const figures = kept as NodeFigures;
+  const suspendedAtMs = state.suspendedAtMs;
+  const visit = new Set<NodeId>(changed);
+  for (const id of figures.touched) visit.add(id);
+  figures.touched = [];
+  for (const id of visit) {
+    const e = figures.nodes[id];
+    leaveNode(figures, id, e);
+    // The node's known suspended containers that are still there and suspended.
+    const still: ContainerView[] = [];
+    for (const cid of e.suspended) {
+      const c = snapshot.containers.get(cid);
+      if (c && c.state === 'SUSPENDED') still.push(c);
+      else delete suspendedAtMs[cid];
+    }
+    enterNode(figures, snapshot.nodes.get(id) as NodeView, e.i, still, e, isLong, params);
+  }
+  cycle.longCores -= figures.suspendedLongCores;
+  cycle.shortCores -= figures.suspendedShortCores;
+  cycle.figures = figures;
+  cycle.suspendedAtMs = suspendedAtMs;
+  return { full: false, keepFigures: true };
+}
+
+/**
+ * `node.cores`: a node never runs more than its N cores. Its advertised capacity counts its
+ * suspended containers, so the RM may place more; the excess long containers wait, newest first.
+ */
+function nodeCores(cycle: Cycle): void {
+  const overfull: NodeWork[] = [];
+  for (const id in cycle.figures.overfull) overfull.push(cycle.workOf(id));
+  overfull.sort(byNodeOrder);
+  for (const w of overfull) suspendUntilWithinCores(w);
+}
+
+/**
+ * `preempt.suspend`: short tasks that find no free core suspend running long containers, newest
+ * first, as long as short jobs hold less than their guaranteed share and long jobs more than the
+ * rest (Big-C's class shares; long jobs may use idle cores beyond theirs).
+ */
+function preemptSuspend(cycle: Cycle, shortPending: number): void {
+  const { snapshot, params, figures } = cycle;
+  const totalCores = figures.totalCores;
+  const freeCores = cycle.freeCores();
+  const shortGuarantee = (params.shortSharePct / 100) * totalCores;
+  const longGuarantee = totalCores - shortGuarantee;
+  const shortCores = cycle.shortCores;
+  const longCores = cycle.longCores;
+  // Fractional shares round in favour of the short class (a victim may take long below its share by < 1 container).
+  let budget = Math.min(shortPending - freeCores, shortGuarantee - shortCores, longCores - longGuarantee);
+  if (!(budget > 0)) return;
+  // Enough victims to cover the budget, from every running node.
+  const victims = new FirstK<ContainerView>(Math.ceil(budget), newestFirst);
+  for (const node of snapshot.nodes.values()) {
+    const w = cycle.work.get(node.id);
+    if (w !== undefined) {
+      if (w.used <= 0) continue;
+      for (const c of w.runningContainers()) if (cycle.suspendable(c)) victims.offer(c);
+      continue;
+    }
+    const e = figures.nodes[node.id];
+    if (node.state !== 'RUNNING' || (e !== undefined ? e.used - e.longVc - e.shortVc : node.used.vcores) <= 0) continue;
+    for (let j = 0; j < node.containerIds.length; j++) {
+      const c = containerAt(snapshot, node, j);
+      if (c && c.state === 'RUNNING' && cycle.suspendable(c)) victims.offer(c);
+    }
+  }
+  const why =
+    `short jobs wait for ${shortPending} cores (${freeCores} free); short hold ${shortCores}/${Math.floor(shortGuarantee)} guaranteed cores ` +
+    `(${params.shortSharePct} %), long hold ${longCores} > ${Math.ceil(longGuarantee)}`;
+  for (const c of victims.items) {
+    if (budget <= 0) break;
+    budget -= vc(c.resource);
+    const w = cycle.workOf(c.nodeId);
+    cycle.suspend(w, c, RULE.preemptSuspend, () => `${why}: suspend long ${c.id} (newest)`);
+    w.used -= vc(c.resource);
+  }
+}
+
+/**
+ * `preempt.resume`: suspended long containers resume, oldest suspension first, into free cores
+ * that waiting short tasks will not take (a free core is also free advertised capacity, which the
+ * RM gives to a waiting short task first). Only a node with a free core can take one: the nodes
+ * looked at so far and those the figures list.
+ */
+function preemptResume(cycle: Cycle, shortPending: number): void {
+  const { figures, suspendedAtMs, now } = cycle;
+  const freeAfter = cycle.freeCores();
+  const surplus = freeAfter - shortPending;
+  const candidates: { w: NodeWork; c: ContainerView }[] = [];
+  if (surplus > 0) {
+    const ids = new Set<NodeId>(cycle.work.keys());
+    for (const id in figures.resumable) ids.add(id);
+    for (const id of ids) {
+      const w = cycle.workOf(id);
+      for (const c of w.suspended) if (!cycle.justSuspended.has(c.id) && cycle.isLong(c)) candidates.push({ w, c });
+    }
+  }
+  candidates.sort((a, b) => suspendedAtMs[a.c.id] - suspendedAtMs[b.c.id] || (a.c.id < b.c.id ? -1 : 1));
+  resumeInOrder(
+    candidates,
+    candidates.length,
+    {
+      ledgerOf: (x) => x.w,
+      vcoresOf: (x) => vc(x.c.resource),
+      resume: ({ w, c }) => {
+        const free = w.cores - w.used;
+        if (w.running) w.running.push(c);
+        w.suspended = w.suspended.filter((x) => x.id !== c.id);
+        w.touched = true;
+        const waited = now - suspendedAtMs[c.id];
+        delete suspendedAtMs[c.id];
+        const id = w.node.id;
+        cycle.decisions.push(
+          decisionWithLazyReason(
+            { kind: 'resumeContainer', containerId: c.id, nodeId: id },
+            POLICY,
+            RULE.preemptResume,
+            () => `${free} core(s) free on ${id}, ${freeAfter} in the cluster for ${shortPending} waiting short task core(s): resume long ${c.id} (suspended ${sec(waited)})`,
+          ),
+        );
+      },
+    },
+    surplus,
+  );
+}
+
+/**
+ * `node.capacity`: a node advertises its physical capacity plus what its suspended containers
+ * hold (they keep their allocation in YARN), so the RM can place short tasks in their stead.
+ * Checked on the nodes looked at and those the figures list as advertising something else.
+ */
+function nodeCapacity(cycle: Cycle): void {
+  const capIds = new Set<NodeId>(cycle.work.keys());
+  for (const id in cycle.figures.misadvertised) capIds.add(id);
+  const capacity: { i: number; d: Decision }[] = [];
+  for (const id of capIds) {
+    const w = cycle.workOf(id);
+    const want = capacityWithSuspended(w.node.physicalCapacity, w.suspended);
+    if (equals(w.node.capacity, want)) continue;
+    const physical = w.node.physicalCapacity.vcores;
+    const n = w.suspended.length;
+    capacity.push({
+      i: w.i,
+      d: decisionWithLazyReason(
+        { kind: 'setNodeResource', nodeId: id, resource: want },
+        POLICY,
+        RULE.nodeCapacity,
+        () => `${id}: physical ${physical} vcores + ${n} suspended container(s) = advertise ${want.vcores} vcores / ${want.memoryMB} MB`,
+      ),
+    });
+  }
+  capacity.sort(byNodeOrder);
+  for (const { d } of capacity) cycle.decisions.push(d);
 }
 
 export const bigcPolicy = definePolicy<BigcParams, BigcState>({
@@ -443,307 +791,42 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
   updatesStateInPlace: true,
   initialState: () => ({ suspendedAtMs: {} }),
   decide({ snapshot, params, state }) {
-    const now = snapshot.nowMs;
-    const decisions: Decision[] = [];
-    const key = paramsKey(params);
+    const space = runSpaceOf(state, () => new BigcRunSpace());
+    const key = space.paramsKey(params);
+    const cycle = new Cycle(snapshot, params);
+    const now = cycle.now;
+    const scanDue = snapshot.changedNodeIds === undefined || state.lastScanMs === undefined || now - state.lastScanMs >= SCAN_INTERVAL_MS;
 
-    // Classes and priorities; cores held by each class: allocations of the apps (suspended
-    // containers stay allocated). Kept from the last cycle and brought up to date for the
-    // applications that changed, when the backend says which (a replay's backlog holds
-    // thousands of queued applications, and walking them at every event cost more than
-    // everything else); otherwise every application is walked.
-    const changedAppIds = snapshot.changedAppIds;
-    const keptAppFigures = state.appFigures;
-    let appFigures: AppFigures;
-    if (
-      changedAppIds !== undefined &&
-      keptAppFigures !== undefined &&
-      keptAppFigures.params === key &&
-      isDictionary(keptAppFigures.apps) &&
-      Array.isArray(keptAppFigures.asked) &&
-      changedApps(keptAppFigures, snapshot, changedAppIds, params, decisions)
-    )
-      appFigures = keptAppFigures;
-    else appFigures = allApps(snapshot, key, params, decisions);
-    const keepAppFigures = changedAppIds !== undefined;
-    const shortPending = appFigures.shortPending;
-    let shortCores = appFigures.shortCores;
-    let longCores = appFigures.longCores;
-    const unknownIsLong = params.unknownClass === 'long';
-    const isLong = (c: ContainerView): boolean => {
-      const e = appFigures.apps[c.appId];
-      return e !== undefined ? e.long : unknownIsLong;
-    };
-    // An ApplicationMaster (live YARN) is never suspended: its job would stop heartbeating.
-    const suspendable = (c: ContainerView): boolean => isLong(c) && !c.appMaster;
+    appTotals(cycle, state, key);
+    const shortPending = cycle.appFigures.shortPending;
+    const { full, keepFigures } = nodeTotals(cycle, state, key, scanDue);
 
-    // Suspended containers: the ones we suspended (cheap), or every container on a periodic scan
-    // (also picks up containers suspended by someone else; with kept figures, only when a count
-    // shows a node holding suspended containers they do not know of). With the kept node figures, only the
-    // nodes that changed (or whose suspended containers the last cycle changed) are looked at;
-    // otherwise every node (a full pass: on a scan, when the backend cannot say what changed,
-    // and when the figures do not fit the snapshot).
-    const changed = snapshot.changedNodeIds;
-    const scanDue = changed === undefined || state.lastScanMs === undefined || now - state.lastScanMs >= SCAN_INTERVAL_MS;
-    const kept = changed !== undefined && fits(state.nodeFigures, snapshot, key) ? state.nodeFigures : undefined;
-    const knowsAll = kept !== undefined && knows(kept, snapshot, changed as ReadonlySet<NodeId>);
-    // A scan that is due is made only when some node holds other suspended containers than the
-    // kept figures know of (`noneUnknown`); otherwise the cycle goes on from the figures.
-    const scan = scanDue && !(knowsAll && noneUnknown(kept, snapshot, changed as ReadonlySet<NodeId>));
-    const full = scan || !knowsAll;
-    let suspendedAtMs: Record<ContainerId, number>;
-    let figures: NodeFigures;
-    let keepFigures = changed !== undefined;
-    if (full) {
-      suspendedAtMs = {};
-      const suspByNode = new Map<string, ContainerView[]>();
-      const noteSuspended = (c: ContainerView): void => {
-        suspendedAtMs[c.id] = state.suspendedAtMs[c.id] ?? now;
-        const l = suspByNode.get(c.nodeId);
-        if (l) l.push(c);
-        else suspByNode.set(c.nodeId, [c]);
-        if (isLong(c)) longCores -= vc(c.resource);
-        else shortCores -= vc(c.resource);
-      };
-      if (scan) {
-        for (const c of snapshot.containers.values()) if (c.state === 'SUSPENDED') noteSuspended(c);
-      } else {
-        for (const id of Object.keys(state.suspendedAtMs)) {
-          const c = snapshot.containers.get(id);
-          if (c && c.state === 'SUSPENDED') noteSuspended(c);
-        }
-      }
-      if (kept === undefined || !enterAll(kept, true, snapshot, suspByNode, isLong, params)) {
-        figures = emptyFigures(snapshot, key);
-        enterAll(figures, false, snapshot, suspByNode, isLong, params);
-      } else figures = kept;
-      figures.touched = [];
-      // Suspended containers on nodes the snapshot does not list cannot be kept track of by node.
-      for (const id of suspByNode.keys()) if (figures.nodes[id] === undefined) keepFigures = false;
-    } else {
-      figures = kept as NodeFigures;
-      suspendedAtMs = state.suspendedAtMs;
-      const visit = new Set<NodeId>(changed);
-      for (const id of figures.touched) visit.add(id);
-      figures.touched = [];
-      for (const id of visit) {
-        const e = figures.nodes[id];
-        leaveNode(figures, id, e);
-        // The node's known suspended containers that are still there and suspended.
-        const still: ContainerView[] = [];
-        for (const cid of e.suspended) {
-          const c = snapshot.containers.get(cid);
-          if (c && c.state === 'SUSPENDED') still.push(c);
-          else delete suspendedAtMs[cid];
-        }
-        enterNode(figures, snapshot.nodes.get(id) as NodeView, e.i, still, e, isLong, params);
-      }
-      longCores -= figures.suspendedLongCores;
-      shortCores -= figures.suspendedShortCores;
-    }
-
-    // Nodes a rule looks at: running cores from the node's allocation minus its suspended
-    // containers; the containers themselves are looked up only for the nodes a rule needs.
-    interface NodeWork {
-      node: NodeView;
-      /** Position in the snapshot's node order. */
-      i: number;
-      cores: number;
-      runCores: number;
-      /** The node's free cores as counted in `figures.freeCores`. */
-      free: number;
-      suspended: ContainerView[];
-      running?: ContainerView[];
-      /** Its suspended containers changed this cycle. */
-      touched: boolean;
-    }
-    const work = new Map<NodeId, NodeWork>();
-    const workOf = (id: NodeId): NodeWork => {
-      let w = work.get(id);
-      if (w !== undefined) return w;
-      const e = figures.nodes[id];
-      const suspended: ContainerView[] = [];
-      for (const cid of e.suspended) suspended.push(snapshot.containers.get(cid) as ContainerView);
-      w = { node: snapshot.nodes.get(id) as NodeView, i: e.i, cores: e.cores, runCores: e.used - e.longVc - e.shortVc, free: e.free, suspended, touched: false };
-      work.set(id, w);
-      return w;
-    };
-    const byNodeOrder = (a: { i: number }, b: { i: number }): number => a.i - b.i;
-    /** Free cores in the cluster: the figures' total, corrected on the nodes looked at. */
-    const freeCoresNow = (): number => {
-      let free = figures.freeCores;
-      for (const w of work.values()) free += Math.max(0, w.cores - w.runCores) - w.free;
-      return free;
-    };
-
-    const running = (w: NodeWork): ContainerView[] => {
-      if (!w.running) {
-        w.running = [];
-        for (let j = 0; j < w.node.containerIds.length; j++) {
-          const c = containerAt(snapshot, w.node, j);
-          if (c && c.state === 'RUNNING') w.running.push(c);
-        }
-      }
-      return w.running;
-    };
-
-    const justSuspended = new Set<ContainerId>();
-    const suspend = (w: NodeWork, c: ContainerView, rule: string, reason: () => string): void => {
-      if (w.running) w.running = w.running.filter((x) => x.id !== c.id);
-      w.runCores -= vc(c.resource);
-      w.suspended.push(c);
-      w.touched = true;
-      suspendedAtMs[c.id] = now;
-      justSuspended.add(c.id);
-      longCores -= vc(c.resource);
-      decisions.push(decisionWithLazyReason({ kind: 'suspendContainer', containerId: c.id, nodeId: w.node.id }, POLICY, rule, reason));
-    };
-    const newestFirst = (a: ContainerView, b: ContainerView): number => b.startedAtMs - a.startedAtMs || (a.id < b.id ? 1 : -1);
-
-    // A node never runs more than its cores: excess long containers wait (newest first).
-    const overfull: NodeWork[] = [];
-    for (const id in figures.overfull) overfull.push(workOf(id));
-    overfull.sort(byNodeOrder);
-    for (const w of overfull) {
-      const excessLong = running(w).filter(suspendable).sort(newestFirst);
-      while (w.runCores > w.cores && excessLong.length > 0) {
-        const c = excessLong.shift() as ContainerView;
-        const before = w.runCores;
-        const id = w.node.id;
-        const cores = w.cores;
-        suspend(w, c, 'node.cores', () => `${before} cores' worth of containers running on ${id} > N=${cores}: long ${c.id} waits`);
-      }
-    }
-
-    // Short demand that finds no free core suspends long containers, within the shares.
-    const totalCores = figures.totalCores;
-    const freeCores = freeCoresNow();
-    const shortGuarantee = (params.shortSharePct / 100) * totalCores;
-    const longGuarantee = totalCores - shortGuarantee;
-    const need = shortPending - freeCores;
-    // Fractional shares round in favour of the short class (a victim may take long below its share by < 1 container).
-    let budget = Math.min(need, shortGuarantee - shortCores, longCores - longGuarantee);
-    if (budget > 0) {
-      // The newest long containers, enough to cover the budget (top-k, not a full sort), from
-      // every running node.
-      const k = Math.ceil(budget);
-      const victims: { id: NodeId; c: ContainerView }[] = [];
-      const consider = (id: NodeId, c: ContainerView): void => {
-        if (victims.length === k && newestFirst(c, victims[k - 1].c) >= 0) return;
-        let i = victims.length < k ? victims.length : k - 1;
-        if (victims.length < k) victims.push({ id, c });
-        while (i > 0 && newestFirst(c, victims[i - 1].c) < 0) {
-          victims[i] = victims[i - 1];
-          i--;
-        }
-        victims[i] = { id, c };
-      };
-      for (const node of snapshot.nodes.values()) {
-        const w = work.get(node.id);
-        if (w !== undefined) {
-          if (w.runCores <= 0) continue;
-          for (const c of running(w)) if (suspendable(c)) consider(node.id, c);
-          continue;
-        }
-        const e = figures.nodes[node.id];
-        if (node.state !== 'RUNNING' || (e !== undefined ? e.used - e.longVc - e.shortVc : node.used.vcores) <= 0) continue;
-        for (let j = 0; j < node.containerIds.length; j++) {
-          const c = containerAt(snapshot, node, j);
-          if (c && c.state === 'RUNNING' && suspendable(c)) consider(node.id, c);
-        }
-      }
-      const why =
-        `short jobs wait for ${shortPending} cores (${freeCores} free); short hold ${shortCores}/${Math.floor(shortGuarantee)} guaranteed cores ` +
-        `(${params.shortSharePct} %), long hold ${longCores} > ${Math.ceil(longGuarantee)}`;
-      for (const { id, c } of victims) {
-        if (budget <= 0) break;
-        budget -= vc(c.resource);
-        suspend(workOf(id), c, 'preempt.suspend', () => `${why}: suspend long ${c.id} (newest)`);
-      }
-    }
-
-    // Resume suspended long containers, oldest first, into free cores that short tasks will not
-    // take: a free core is also free advertised capacity (a node advertises its suspended
-    // containers' share), so the RM hands it to a waiting short task first. Only a node with a
-    // free core can take one: the nodes looked at so far and those the figures list.
-    const freeAfter = freeCoresNow();
-    let surplus = freeAfter - shortPending;
-    const candidates: { w: NodeWork; c: ContainerView }[] = [];
-    if (surplus > 0) {
-      const ids = new Set<NodeId>(work.keys());
-      for (const id in figures.resumable) ids.add(id);
-      for (const id of ids) {
-        const w = workOf(id);
-        for (const c of w.suspended) if (!justSuspended.has(c.id) && isLong(c)) candidates.push({ w, c });
-      }
-    }
-    candidates.sort((a, b) => suspendedAtMs[a.c.id] - suspendedAtMs[b.c.id] || (a.c.id < b.c.id ? -1 : 1));
-    for (const { w, c } of candidates) {
-      if (surplus <= 0) break;
-      const need = vc(c.resource);
-      if (w.cores - w.runCores < need || surplus < need) continue;
-      const free = w.cores - w.runCores;
-      w.runCores += need;
-      surplus -= need;
-      if (w.running) w.running.push(c);
-      w.suspended = w.suspended.filter((x) => x.id !== c.id);
-      w.touched = true;
-      const waited = now - suspendedAtMs[c.id];
-      delete suspendedAtMs[c.id];
-      const id = w.node.id;
-      decisions.push(
-        decisionWithLazyReason(
-          { kind: 'resumeContainer', containerId: c.id, nodeId: id },
-          POLICY,
-          'preempt.resume',
-          () => `${free} core(s) free on ${id}, ${freeAfter} in the cluster for ${shortPending} waiting short task core(s): resume long ${c.id} (suspended ${sec(waited)})`,
-        ),
-      );
-    }
-
-    // Advertise physical capacity plus what suspended containers hold: on the nodes looked at
-    // and those the figures list as advertising something else.
-    const capIds = new Set<NodeId>(work.keys());
-    for (const id in figures.misadvertised) capIds.add(id);
-    const capacity: { i: number; d: Decision }[] = [];
-    for (const id of capIds) {
-      const w = workOf(id);
-      const want = advertised(w.node, w.suspended);
-      if (!equals(w.node.capacity, want)) {
-        const physical = w.node.physicalCapacity.vcores;
-        const n = w.suspended.length;
-        capacity.push({
-          i: w.i,
-          d: decisionWithLazyReason(
-            { kind: 'setNodeResource', nodeId: id, resource: want },
-            POLICY,
-            'node.capacity',
-            () => `${id}: physical ${physical} vcores + ${n} suspended container(s) = advertise ${want.vcores} vcores / ${want.memoryMB} MB`,
-          ),
-        });
-      }
-    }
-    capacity.sort(byNodeOrder);
-    for (const { d } of capacity) decisions.push(d);
+    nodeCores(cycle);
+    preemptSuspend(cycle, shortPending);
+    preemptResume(cycle, shortPending);
+    nodeCapacity(cycle);
 
     // The nodes whose suspended containers changed are looked at again next cycle (the
     // suspensions and resumes asked for may or may not have happened by then).
-    for (const [id, w] of work) {
+    const figures = cycle.figures;
+    for (const [id, w] of cycle.work) {
       if (!w.touched) continue;
       figures.nodes[id].suspended = w.suspended.map((c) => c.id);
       figures.touched.push(id);
     }
 
+    const keepAppFigures = snapshot.changedAppIds !== undefined;
     const lastScanMs = scanDue ? now : state.lastScanMs;
     if (full) {
-      const next: BigcState = { suspendedAtMs, lastScanMs };
+      const next: BigcState = { suspendedAtMs: cycle.suspendedAtMs, lastScanMs };
       if (keepFigures) next.nodeFigures = figures;
-      if (keepAppFigures) next.appFigures = appFigures;
-      return { decisions, state: next };
+      if (keepAppFigures) next.appFigures = cycle.appFigures;
+      holdRunSpace(next, space);
+      return { decisions: cycle.decisions, state: next };
     }
     state.lastScanMs = lastScanMs;
-    state.appFigures = keepAppFigures ? appFigures : undefined;
-    return { decisions, state };
+    state.appFigures = keepAppFigures ? cycle.appFigures : undefined;
+    return { decisions: cycle.decisions, state };
   },
 });
 
