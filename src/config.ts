@@ -37,6 +37,14 @@ export const configSchema = z
         maxActionsPerCycle: z.number().int().min(0).default(50),
         /** Percentage points a queue capacity may move per cycle. */
         maxCapacityStepPct: z.number().positive().max(100).default(100),
+        /** Advertised node resources at most this multiple of physical. */
+        maxOvercommitFactor: z.number().min(1).max(64).default(4),
+        /** Existing queues whose guarantee may be set to 0. */
+        allowZeroCapacity: z.array(z.string().min(1).max(1000)).max(1000).default([]),
+        maxSuspendsPerCycle: z.number().int().min(0).max(1_000_000).default(1_000),
+        maxSuspendsPerMinute: z.number().int().min(0).max(10_000_000).default(10_000),
+        maxKillsPerCycle: z.number().int().min(0).max(100_000).default(20),
+        maxKillsPerMinute: z.number().int().min(0).max(1_000_000).default(100),
       })
       .strict()
       .default({}),
@@ -121,6 +129,8 @@ export const ENV_VARS: Record<string, { key: string; kind: Kind }> = {
   SCHEDBRAIN_DRY_RUN: { key: 'dryRun', kind: 'boolean' },
   SCHEDBRAIN_MAX_ACTIONS_PER_CYCLE: { key: 'limits.maxActionsPerCycle', kind: 'number' },
   SCHEDBRAIN_MAX_CAPACITY_STEP_PCT: { key: 'limits.maxCapacityStepPct', kind: 'number' },
+  SCHEDBRAIN_MAX_OVERCOMMIT_FACTOR: { key: 'limits.maxOvercommitFactor', kind: 'number' },
+  SCHEDBRAIN_ALLOW_ZERO_CAPACITY: { key: 'limits.allowZeroCapacity', kind: 'list' },
   SCHEDBRAIN_BACKOFF_INITIAL_MS: { key: 'backoff.initialMs', kind: 'number' },
   SCHEDBRAIN_BACKOFF_MAX_MS: { key: 'backoff.maxMs', kind: 'number' },
   SCHEDBRAIN_LOG_LEVEL: { key: 'logLevel', kind: 'string' },
@@ -144,6 +154,8 @@ export const CONFIG_FLAGS: Record<string, { key: string; kind: Kind; help: strin
   'state-dir': { key: 'stateDir', kind: 'string', help: 'store directory (default .schedbrain)' },
   'max-actions-per-cycle': { key: 'limits.maxActionsPerCycle', kind: 'number', help: 'safety limit (default 50)' },
   'max-capacity-step-pct': { key: 'limits.maxCapacityStepPct', kind: 'number', help: 'largest queue capacity change per cycle in points (default 100)' },
+  'max-overcommit-factor': { key: 'limits.maxOvercommitFactor', kind: 'number', help: 'largest advertised/physical node resource ratio (default 4)' },
+  'allow-zero-capacity': { key: 'limits.allowZeroCapacity', kind: 'list', help: 'queues whose guarantee may be set to 0, comma-separated (default none)' },
   'shim-urls': { key: 'shim.urls', kind: 'list', help: 'NodeManager shim URLs, comma-separated (default: none)' },
   'log-level': { key: 'logLevel', kind: 'string', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
   nodes: { key: 'miniCluster.nodes', kind: 'number', help: 'NodeManagers of the embedded mini YARN (default 2)' },

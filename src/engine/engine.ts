@@ -13,7 +13,7 @@ import type { JournalEntry, NewJournalEntry } from '../store/journal.js';
 import type { PublishedRanking, Store } from '../store/store.js';
 import { RealClock, type Clock, type TimerHandle } from './clock.js';
 import { EngineMetrics } from './metrics.js';
-import { advisoryReason, DEFAULT_LIMITS, PolicyError, Session, type SafetyLimits, type Statement } from './session.js';
+import { advisoryReason, DEFAULT_LIMITS, disruptionOf, PolicyError, Session, type SafetyLimits, type Statement } from './session.js';
 
 export interface BackoffOptions {
   /** First retry delay after the RM failed, ms. */
@@ -144,6 +144,8 @@ export class Engine {
   private lastSnapshot: ClusterSnapshot | undefined;
   private lastSnapshotAtMs: number | undefined;
   private ranking: PublishedRanking | undefined;
+  /** When each suspension and kill of the last minute was applied (the per-minute limits). */
+  private disruptions: { atMs: number; kind: 'suspend' | 'kill' }[] = [];
   private lastPruneAtMs: number | undefined;
   private configLock: Promise<unknown> = Promise.resolve();
 
@@ -283,7 +285,10 @@ export class Engine {
   }
 
   private session(cycleId: string, snapshot: ClusterSnapshot, caps: Capabilities): Session {
-    return new Session({ cycleId, snapshot, capabilities: caps, limits: this.limits, lastRanking: this.ranking });
+    const since = this.clock.now() - 60_000;
+    this.disruptions = this.disruptions.filter((d) => d.atMs > since);
+    const recentDisruptions = { suspends: this.disruptions.filter((d) => d.kind === 'suspend').length, kills: this.disruptions.filter((d) => d.kind === 'kill').length };
+    return new Session({ cycleId, snapshot, capabilities: caps, limits: this.limits, lastRanking: this.ranking, recentDisruptions });
   }
 
   /** A fresh snapshot straight from the backend (RmUnavailableError when it is down). */
@@ -481,6 +486,10 @@ export class Engine {
     if (commit) {
       const r = await st.commit(this.backend);
       entries = r.entries;
+      for (const e of entries) {
+        const kind = e.result === 'applied' && e.action ? disruptionOf(e.action) : undefined;
+        if (kind) this.disruptions.push({ atMs: this.clock.now(), kind });
+      }
       if (r.ranking) {
         this.ranking = r.ranking;
         await this.safely('save ranking', () => this.store.putRanking(r.ranking as PublishedRanking));

@@ -20,9 +20,31 @@ export interface SafetyLimits {
   readonly maxActionsPerCycle: number;
   /** Largest change of a queue's capacity (or max capacity) per cycle, in percentage points. */
   readonly maxCapacityStepPct: number;
+  /** A node may be advertised with at most this multiple of its physical memory and vcores. */
+  readonly maxOvercommitFactor: number;
+  /** Existing queues whose guarantee a plan may set to 0 (any other such plan is refused). */
+  readonly allowZeroCapacity: readonly string[];
+  /** Container suspensions sent per cycle and per minute at most (the rest: skipped, limit). */
+  readonly maxSuspendsPerCycle: number;
+  readonly maxSuspendsPerMinute: number;
+  /** Container and application kills sent per cycle and per minute at most. */
+  readonly maxKillsPerCycle: number;
+  readonly maxKillsPerMinute: number;
 }
 
-export const DEFAULT_LIMITS: SafetyLimits = { maxActionsPerCycle: 50, maxCapacityStepPct: 100 };
+export const DEFAULT_LIMITS: SafetyLimits = {
+  maxActionsPerCycle: 50,
+  maxCapacityStepPct: 100,
+  maxOvercommitFactor: 4,
+  allowZeroCapacity: [],
+  maxSuspendsPerCycle: 1_000,
+  maxSuspendsPerMinute: 10_000,
+  maxKillsPerCycle: 20,
+  maxKillsPerMinute: 100,
+};
+
+/** The largest value YARN's resource fields hold (Java int). */
+export const MAX_RESOURCE_VALUE = 2 ** 31 - 1;
 
 export type PlanStatus = 'pending' | 'noop' | 'skipped' | 'failed';
 
@@ -45,6 +67,67 @@ export interface SessionContext {
   readonly limits: SafetyLimits;
   /** Last ranking the engine published (rankNodes reconciliation). */
   readonly lastRanking?: PublishedRanking;
+  /** Suspensions and kills sent in the last minute (the per-minute limits). */
+  readonly recentDisruptions?: { readonly suspends: number; readonly kills: number };
+}
+
+type Disruption = 'suspend' | 'kill';
+
+/** Whether an action stops work: suspensions and kills are rate-limited. */
+export function disruptionOf(a: Action): Disruption | undefined {
+  if (a.kind === 'suspendContainer') return 'suspend';
+  if (a.kind === 'killContainer' || a.kind === 'killApp') return 'kill';
+  return undefined;
+}
+
+/**
+ * Cluster invariants a plan must keep, checked on what would be sent: advertised node resources
+ * within `maxOvercommitFactor` of physical and within Java's int; sibling guarantees summing to
+ * 100; no existing guarantee dropped to 0 unless allowed. Returns the first violation.
+ */
+export function invariantViolation(actions: readonly Action[], s: ClusterSnapshot, limits: SafetyLimits): string | undefined {
+  for (const a of actions) {
+    if (a.kind === 'setNodeResource') {
+      const node = s.nodes.get(a.nodeId);
+      const physical = node?.physicalCapacity ?? node?.capacity;
+      for (const [field, value] of Object.entries(a.resource) as [keyof typeof a.resource, number][]) {
+        if (!Number.isInteger(value) || value < 0 || value > MAX_RESOURCE_VALUE) return `${a.nodeId}: ${field} ${value} is not an integer in 0..${MAX_RESOURCE_VALUE}`;
+        const bound = physical ? physical[field] * limits.maxOvercommitFactor : undefined;
+        if (bound !== undefined && value > bound) return `${a.nodeId}: ${field} ${value} is more than ${limits.maxOvercommitFactor}x its physical ${physical![field]} (maxOvercommitFactor)`;
+      }
+    }
+    if (a.kind === 'updateQueues') {
+      const capacities = new Map<string, number>();
+      const children = new Map<string, string[]>();
+      const walk = (q: ClusterSnapshot['rootQueue']) => {
+        capacities.set(q.path, q.capacityPct);
+        children.set(q.path, q.children.map((c) => c.path));
+        q.children.forEach(walk);
+      };
+      walk(s.rootQueue);
+      const touched = new Set<string>();
+      for (const q of a.add) {
+        capacities.set(q.path, q.capacityPct);
+        children.set(parentOf(q.path), [...(children.get(parentOf(q.path)) ?? []), q.path]);
+        touched.add(parentOf(q.path));
+      }
+      for (const u of a.update) {
+        if (u.capacityPct === undefined) continue;
+        const before = capacities.get(u.path);
+        if (before !== undefined && before > 0 && u.capacityPct === 0 && !limits.allowZeroCapacity.includes(u.path)) {
+          return `${u.path}: guarantee ${before}% would drop to 0% (allow it with limits.allowZeroCapacity)`;
+        }
+        capacities.set(u.path, u.capacityPct);
+        touched.add(parentOf(u.path));
+      }
+      for (const parent of touched) {
+        const kids = children.get(parent) ?? [];
+        const sum = kids.reduce((acc, k) => acc + (capacities.get(k) ?? 0), 0);
+        if (kids.length > 0 && Math.abs(sum - 100) > PCT_EPS) return `children of ${parent || 'root'} would sum to ${round2(sum)}%, not 100%`;
+      }
+    }
+  }
+  return undefined;
 }
 
 const PCT_EPS = 0.01;
@@ -141,6 +224,7 @@ export function plan(ctx: SessionContext, decisions: readonly Decision[], policy
   const seen = new Map<string, Decision>();
   const advisory = !ctx.capabilities.queueWrites;
   let sendable = 0;
+  const disrupted: Record<Disruption, number> = { suspend: 0, kill: 0 };
   for (const raw of decisions) {
     const decision = normalise(raw, policyName);
     const parsed = actionSchema.safeParse(decision.action);
@@ -181,10 +265,38 @@ export function plan(ctx: SessionContext, decisions: readonly Decision[], policy
       out.push({ decision, action: toSend, clamped: toSend !== action, status: 'skipped', skipReason: 'limit', detail: `maxActionsPerCycle=${ctx.limits.maxActionsPerCycle} reached` });
       continue;
     }
+    const disruption = disruptionOf(toSend);
+    if (disruption) {
+      const limit = rateLimitReached(disruption, disrupted, ctx);
+      if (limit) {
+        out.push({ decision, action: toSend, clamped: toSend !== action, status: 'skipped', skipReason: 'limit', detail: limit });
+        continue;
+      }
+      disrupted[disruption]++;
+    }
     sendable++;
     out.push({ decision, action: toSend, clamped: toSend !== action, status: 'pending', detail });
   }
+  // A plan that would break a cluster invariant is refused whole: none of it is sent.
+  const violation = invariantViolation(
+    out.filter((p) => p.status === 'pending').map((p) => p.action as Action),
+    ctx.snapshot,
+    ctx.limits,
+  );
+  if (violation) {
+    return out.map((p) => (p.status === 'pending' ? { ...p, status: 'skipped', skipReason: 'invariant', detail: `plan refused: ${violation}` } : p));
+  }
   return out;
+}
+
+function rateLimitReached(kind: Disruption, thisCycle: Record<Disruption, number>, ctx: SessionContext): string | undefined {
+  const l = ctx.limits;
+  const [perCycle, perMinute, recent] =
+    kind === 'suspend' ? [l.maxSuspendsPerCycle, l.maxSuspendsPerMinute, ctx.recentDisruptions?.suspends ?? 0] : [l.maxKillsPerCycle, l.maxKillsPerMinute, ctx.recentDisruptions?.kills ?? 0];
+  const name = kind === 'suspend' ? 'Suspends' : 'Kills';
+  if (thisCycle[kind] >= perCycle) return `max${name}PerCycle=${perCycle} reached`;
+  if (recent + thisCycle[kind] >= perMinute) return `max${name}PerMinute=${perMinute} reached (${recent} in the last minute)`;
+  return undefined;
 }
 
 function toEntry(cycleId: string, p: PlannedDecision, result: NewJournalEntry['result'], extra: { detail?: string; error?: string } = {}): NewJournalEntry {

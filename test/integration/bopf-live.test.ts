@@ -194,7 +194,9 @@ describe('BoPF live on a real ResourceManager', () => {
     await direct.client.updateSchedulerConf({ addQueues: [{ queue: LQ_PATH, params: queue }, { queue: TQ_PATH, params: queue }] });
     dir = mkdtempSync(join(tmpdir(), 'schedbrain-bopf-live-'));
     store = await Store.open(dir);
-    engine = new Engine({ backend: direct, store, periodMs: PERIOD_MS, initial: { policy: 'bopf', params: { parentQueue: 'root' }, dryRun: false } });
+    // BoPF hands the whole guarantee to the admitted queues: root.default's may go to 0 %, which
+    // the engine refuses unless the operator allows it.
+    engine = new Engine({ backend: direct, store, periodMs: PERIOD_MS, limits: { allowZeroCapacity: ['root.default'] }, initial: { policy: 'bopf', params: { parentQueue: 'root' }, dryRun: false } });
     await engine.init();
     // Every cycle the loop runs, with its notes (the loop calls runCycle on the instance).
     const run = engine.runCycle.bind(engine);

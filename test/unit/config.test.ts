@@ -40,7 +40,16 @@ describe('config', () => {
     expect(config.periodMs).toBe(6000); // env beats file
     expect(config.dryRun).toBe(false); // env beats file
     expect(config.stateDir).toBe('/from/flag');
-    expect(config.limits).toEqual({ maxActionsPerCycle: 4, maxCapacityStepPct: 20 }); // nested keys merge
+    expect(config.limits).toEqual({
+      maxActionsPerCycle: 4,
+      maxCapacityStepPct: 20,
+      maxOvercommitFactor: 4,
+      allowZeroCapacity: [],
+      maxSuspendsPerCycle: 1_000,
+      maxSuspendsPerMinute: 10_000,
+      maxKillsPerCycle: 20,
+      maxKillsPerMinute: 100,
+    }); // nested keys merge, the rest default
     expect(config.backoff).toEqual({ initialMs: 1000, maxMs: 60_000 }); // defaults
     expect(sources.get('port')).toBe('--port');
     expect(sources.get('periodMs')).toBe('env SCHEDBRAIN_PERIOD_MS');
