@@ -14,10 +14,13 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { getPolicy } from '../src/policies/index.js';
+import { settleJitForReplays } from '../src/sim/jit.js';
 import { loadEagleTrace } from '../src/sim/workloads/eagle.js';
 import { simulate, type SimulateResult } from '../src/sim/simulate.js';
 import { taskCount, type Workload } from '../src/sim/workload.js';
 
+// Replays without on-stack replacement, as `schedbrain simulate` runs them (src/sim/jit.ts).
+settleJitForReplays();
 const argv = process.argv.slice(2);
 const { values: args } = parseArgs({
   args: argv,

@@ -14,7 +14,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { getPolicy } from '../src/policies/index.js';
 import { cdfSvg, jobMetrics, kairosWorkload, resolveWorkload, Rng, Simulator, type Workload as SimWorkload } from '../src/sim/index.js';
+import { settleJitForReplays } from '../src/sim/jit.js';
 
+// Replays without on-stack replacement, as `schedbrain simulate` runs them (src/sim/jit.ts).
+settleJitForReplays();
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 interface Args {

@@ -13,6 +13,7 @@ import { writeFileSync } from 'node:fs';
 import type { AllocatorFactory } from './allocator.js';
 import { cdfSvg } from './metrics.js';
 import { lookupPolicy, simulate, summary, type SimulateResult } from './simulate.js';
+import { settleJitForReplays } from './jit.js';
 import { buildParams, UsageError } from './params.js';
 import { resolveWorkload } from './workloads/index.js';
 
@@ -24,7 +25,9 @@ const USAGE = `usage: schedbrain simulate --workload <kairos-heavy|kairos-unifor
   [--delay-ms X] [--period-ms P] [--allocator fifo|capacity] [--cutoff SECONDS] [--task-jitter J]
   [--json] [--per-job] [--plot FILE.svg] [--plot-metric jct|slowdown] [--log-x]
 With several policies (compared on the same workload and plotted together), prefix --set keys
-with the policy name: --set kairos.quantumMs=20000.`;
+with the policy name: --set kairos.quantumMs=20000.
+Replays run with V8's on-stack replacement off for this process (src/sim/jit.ts);
+SCHEDBRAIN_SIM_OSR=1 keeps V8's default.`;
 
 interface Args {
   workload?: string;
@@ -145,6 +148,7 @@ function humanReport(r: SimulateResult): string {
 }
 
 export async function runSimulateCommand(argv: string[]): Promise<number> {
+  settleJitForReplays();
   // BoPF scenarios have their own options (--tqs, --lq-scale, …) and report: see workloads/bopf-cli.ts.
   if (argv.some((a, i) => (a === '--workload' && argv[i + 1]?.startsWith('bopf-')) || a.startsWith('--workload=bopf-'))) return (await import('./workloads/bopf-cli.js')).runBopfSimulate(argv);
   // DARSS evaluation workloads: production workflows, deadlines, --compare (workloads/darss-cli.ts).

@@ -52,7 +52,6 @@ import { isAlreadyTrue } from '../core/reconcile.js';
 import { equals, type Resources } from '../core/resources.js';
 import { createFifoAllocator, type Allocator, type AllocatorContext, type AllocatorFactory } from './allocator.js';
 import { EventQueue } from './heap.js';
-import { settleJitForReplays } from './jit.js';
 import { NodeOrder } from './node-order.js';
 import { QueueTree, type SimQueue } from './queues.js';
 import { Rng } from './rng.js';
@@ -402,7 +401,6 @@ export class Simulator {
   private readonly ctx: AllocatorContext;
 
   constructor(readonly opts: SimOptions) {
-    settleJitForReplays();
     const w = opts.workload;
     // A heterogeneous cluster from the workload, unless the caller sizes the nodes.
     const groups = opts.nodes === undefined && opts.cores === undefined && opts.memoryMBPerNode === undefined ? w.cluster?.nodeGroups : undefined;

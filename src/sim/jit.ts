@@ -1,23 +1,12 @@
 /**
- * V8 settings for trace replays.
+ * V8 settings for trace replays, applied by the commands that replay (`schedbrain simulate`, the
+ * benchmark, the reproduction scripts), never by making a simulator: a V8 flag is process-wide.
  *
- * On-stack replacement (OSR) is turned off for the process while it replays traces. OSR compiles
- * a function while one call of it is still running a loop, with the type feedback gathered up to
- * then. Early in a replay, that feedback lacks paths the loop has not taken yet (a node's second
- * visit, a task that finishes), and in Node 20 (V8 11.3) such OSR code stays in use after it
- * drops back to the interpreter on one of them: whenever the function later runs unoptimised for
- * a while (after any deoptimisation), each call enters the OSR code at its loop and drops out
- * again. Measured on 30 processes of three Yahoo replays with Kairos each (`--trace-deopt`):
- * 19 entered such a loop, in the policy's `decide` or `scheduleNode`, with 1,500 to 99,000
- * drops to the interpreter and up to 1.5 s added to a 1.9 s run; without OSR none did (at most
- * 94 deoptimisations in a process, each followed by new optimised code). A replay calls its hot
- * functions thousands of times, so they get optimised code as a whole all the same; what OSR
- * speeds up, one long first call of a function, a replay does not have (the trace is parsed
- * before the simulator is made, and parsing it without OSR took no measurably longer either).
- *
- * The flag is process-wide: it also applies to the engine and the API when they share the
- * process, where no loop is long enough for OSR to matter. `SCHEDBRAIN_SIM_OSR=1` keeps V8's
- * default (for comparing).
+ * On-stack replacement (OSR) is turned off: code V8 compiled on the spot early in a replay, with
+ * feedback from its first cycles only, could be entered and dropped again thousands of times
+ * (docs/benchmarks.md, "V8's on-stack replacement and warm-up"). A replay's hot functions are
+ * called thousands of times and get optimised whole all the same.
+ * `SCHEDBRAIN_SIM_OSR=1` keeps V8's default.
  */
 import { setFlagsFromString } from 'node:v8';
 
