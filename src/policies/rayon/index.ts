@@ -16,11 +16,11 @@
  */
 import { z } from 'zod';
 import { decisionWithLazyReason, type Decision } from '../../core/actions.js';
-import { findQueue, isActiveApp } from '../../core/model.js';
+import { findQueue, isActiveApp, type AppView } from '../../core/model.js';
 import { definePolicy } from '../../core/policy.js';
 import { checkWorkflow, JOB_TAG, jobsInOrder, REQUEST_TAG, resourceUnitSchema, unitsIn, workflowRequestSchema, type WorkflowRequest } from '../../core/rsl.js';
 import { freeUnits, inQueue, preemptYoungest, unitSharePct } from '../shared/preempt.js';
-import { addSteps, changePointsIn, dropBefore, emptySteps, maxOn, valueAt, type StepFunction } from '../shared/step-function.js';
+import { addSteps, dropBefore, emptySteps, maxOn, valueAt, type StepFunction } from '../shared/step-function.js';
 
 const NAME = 'rayon';
 
@@ -139,19 +139,23 @@ export const rayonPolicy = definePolicy<RayonParams, RayonState>({
       notes.push(`greedyReservation: ${r.id} ${verdict.reason}`);
     }
     let wakeAtMs = state.nextRequest < reqs.length ? (reqs[state.nextRequest].submittedAtMs ?? now) : Infinity;
-    const nextChange = changePointsIn(state.plan, now, Infinity)[0];
-    if (nextChange !== undefined) wakeAtMs = Math.min(wakeAtMs, nextChange);
 
     // --- applications ---------------------------------------------------------------------------
+    // YARN gives every reservation a queue under the plan queue: a job submitted early waits
+    // there (no capacity until its reservation starts) and one still running when it ends goes on
+    // in the plan's default queue on idle units. Leaves of the production queue (created when it
+    // has per-group children) stand for them: `<leaf>` for jobs inside their reservation, in
+    // reservation order, `<leaf>-waiting` (capacity and maximum 0) and `<leaf>-default`.
+    const kids = findQueue(snapshot.rootQueue, params.productionQueue)?.children ?? [];
+    const own = kids.length > 0;
+    const leaf = own ? `${params.productionQueue}.${params.productionLeafName}` : params.productionQueue;
+    const waiting = own ? `${leaf}-waiting` : leaf;
+    const after = own ? `${leaf}-default` : leaf;
     const production: { appId: string; priority: number; startMs: number }[] = [];
+    const moves: Decision[] = [];
     let running = 0;
     let pending = 0;
     let overrun = 0;
-    // YARN gives every reservation a queue under the plan queue; one leaf of the production
-    // queue (created when it has per-group children) stands for them, apps in reservation order.
-    const kids = findQueue(snapshot.rootQueue, params.productionQueue)?.children ?? [];
-    const leaf = kids.length > 0 ? `${params.productionQueue}.${params.productionLeafName}` : params.productionQueue;
-    const moves: Decision[] = [];
     for (const app of snapshot.apps.values()) {
       const rid = app.tags[REQUEST_TAG];
       if (rid === undefined) continue;
@@ -173,55 +177,63 @@ export const rayonPolicy = definePolicy<RayonParams, RayonState>({
         }
         continue;
       }
-      if (app.queue !== leaf) moves.push(decisionWithLazyReason({ kind: 'moveApp', appId: app.id, queue: leaf }, NAME, 'reservationQueue', () => `${app.id} of reserved request ${rid} to ${leaf}`));
-      const units = unitsIn(app.pendingContainerResource ?? params.unit, params.unit) || 1;
-      const held = unitsIn(app.allocated, params.unit);
       const active = job.blocks.some(([a, b]) => a <= now && now < b);
-      running += held;
-      if (active) pending += app.pendingContainers * units;
-      else if (held > 0) {
-        // Past (or before) its reservation a job keeps the containers it has, as in YARN.
-        overrun += held;
-      }
-      production.push({ appId: app.id, priority: app.priority, startMs: active ? job.startMs : Infinity });
+      // Asked again when one of its blocks starts or ends (the plan's total may not change then).
+      for (const [a, b] of job.blocks) wakeAtMs = Math.min(wakeAtMs, a > now ? a : b > now ? b : Infinity);
+      const target = active ? leaf : now < job.startMs ? waiting : after;
+      if (app.queue !== target) moves.push(decisionWithLazyReason({ kind: 'moveApp', appId: app.id, queue: target }, NAME, 'reservationQueue', () => `${app.id} of request ${rid}: ${target === leaf ? 'inside its reservation' : target === waiting ? 'its reservation has not started' : 'its reservation has ended'} → ${target}`));
+      const held = unitsIn(app.allocated, params.unit);
+      if (active) {
+        running += held;
+        pending += app.pendingContainers * (unitsIn(app.pendingContainerResource ?? params.unit, params.unit) || 1);
+        production.push({ appId: app.id, priority: app.priority, startMs: job.startMs });
+      } else overrun += held;
     }
 
     // --- the skyline as queue capacities --------------------------------------------------------
     if (C > 0) {
-      const reserved = valueAt(state.plan, now) + overrun;
+      const reserved = valueAt(state.plan, now);
       const scale = 10 ** params.capacityDecimals;
       const unitPct = unitSharePct(snapshot.totalCapacity, params.unit);
       const prodPct = Math.min(100, Math.ceil(reserved * unitPct * scale) / scale);
       const busy = pending > 0 && reserved > running;
-      // Best-effort keeps to what the reservations leave while they have work waiting.
-      const bePct = Math.round((100 - prodPct) * scale) / scale;
-      const beMax = busy ? Math.min(bePct, Math.max(0, Math.floor((C - reserved) * unitPct * scale) / scale)) : 100;
+      // Best-effort keeps to what reservations and late jobs leave while reservations wait for units.
+      let bePct = Math.round((100 - prodPct) * scale) / scale;
+      if (busy) bePct = Math.min(bePct, Math.max(0, Math.floor((C - reserved - overrun) * unitPct * scale) / scale));
       const update: { path: string; capacityPct: number; maxCapacityPct: number }[] = [
-        { path: params.productionQueue, capacityPct: 100 - (busy ? beMax : bePct), maxCapacityPct: 100 - (busy ? beMax : bePct) },
-        { path: params.bestEffortQueue, capacityPct: busy ? beMax : bePct, maxCapacityPct: beMax },
+        { path: params.productionQueue, capacityPct: Math.round((100 - bePct) * scale) / scale, maxCapacityPct: 100 },
+        { path: params.bestEffortQueue, capacityPct: bePct, maxCapacityPct: busy ? bePct : 100 },
       ];
       const add: { path: string; capacityPct: number; maxCapacityPct: number }[] = [];
-      if (kids.length) {
-        if (!kids.some((k) => k.path === leaf)) add.push({ path: leaf, capacityPct: 100, maxCapacityPct: 100 });
-        for (const k of kids) update.push({ path: k.path, capacityPct: k.path === leaf ? 100 : 0, maxCapacityPct: 100 });
+      if (own) {
+        const shape: Record<string, [number, number]> = { [leaf]: [100, 100], [waiting]: [0, 0], [after]: [0, 100] };
+        for (const [path, [cap, max]] of Object.entries(shape)) if (!kids.some((k) => k.path === path)) add.push({ path, capacityPct: cap, maxCapacityPct: max });
+        // Other leaves (where jobs are submitted) start nothing: jobs are moved out when seen.
+        for (const k of kids) update.push({ path: k.path, capacityPct: shape[k.path]?.[0] ?? 0, maxCapacityPct: shape[k.path]?.[1] ?? 0 });
       }
-      for (const u of update) u.capacityPct = Math.round(u.capacityPct * scale) / scale;
-      for (const u of update) u.maxCapacityPct = Math.round(u.maxCapacityPct * scale) / scale;
       decisions.push(
-        decisionWithLazyReason({ kind: 'updateQueues', add, update }, NAME, 'planFollower', () => `reserved now ${reserved.toFixed(1)} of ${C} units (${overrun} held past their reservations) → ${params.productionQueue} ${update[0].capacityPct}% (max the same: the skyline is rigid)`),
+        decisionWithLazyReason({ kind: 'updateQueues', add, update }, NAME, 'planFollower', () => `reserved now ${reserved.toFixed(1)} of ${C} units, jobs inside their reservations hold ${running} and wait for ${pending}, ${overrun} held past them → ${params.productionQueue} ${update[0].capacityPct}%, ${params.bestEffortQueue} ${bePct}%`),
       );
       decisions.push(...moves);
       if (params.preemptForReservations && busy) {
+        // Best-effort first, then jobs past their reservation (the plan's default queue has no guarantee).
         const want = Math.min(reserved, running + pending) - running;
-        decisions.push(...preemptYoungest(snapshot, (a) => (inQueue(a, params.bestEffortQueue) ? Infinity : 0), want - freeUnits(snapshot, params.unit), params.unit, NAME, 'preemptForReservation', `reservations hold ${reserved.toFixed(1)} units now, production runs on ${running}`));
+        const why = `reservations hold ${reserved.toFixed(1)} units now, jobs inside them run on ${running}`;
+        let short = want - freeUnits(snapshot, params.unit);
+        const tiers: ((a: AppView) => number)[] = [(a) => (inQueue(a, params.bestEffortQueue) ? Infinity : 0), (a) => (own && a.queue === after ? Infinity : 0)];
+        for (const victim of tiers) {
+          if (short <= 0) break;
+          const got = preemptYoungest(snapshot, victim, short, params.unit, NAME, 'preemptForReservation', why);
+          decisions.push(...got);
+          short -= got.length;
+        }
       }
     }
 
     // --- priorities: reservation start order ----------------------------------------------------
-    // Jobs outside their reservation come last (priority 0): they start nothing while others wait.
     production.sort((a, b) => a.startMs - b.startMs || (a.appId < b.appId ? -1 : 1));
     production.forEach((p, i) => {
-      const prio = Number.isFinite(p.startMs) ? production.length - i : 0;
+      const prio = production.length - i;
       if (p.priority !== prio) decisions.push(decisionWithLazyReason({ kind: 'setAppPriority', appId: p.appId, priority: prio }, NAME, 'reservationOrder', () => `${p.appId} reservation starts at ${p.startMs} ms: priority ${prio}`));
     });
 
