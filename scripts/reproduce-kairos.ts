@@ -463,10 +463,10 @@ ${figSkew}
   runs would not separate Q = 2/4/8 or the tie-breaks reliably.
 - **Node scheduler checked against Alg. 1 (no discrepancy found).** Arrival (l. 2-18): the new
   task runs at once; with no idle core the running task with the most attained service is
-  suspended (\`las.preempt\`, rule 1 of \`node-las.ts\`). Finish (l. 19-29): the freed core goes to
-  the suspended task with the least attained service (rule 4). Timer (l. 30-45): at the end of a
+  suspended (\`las.preempt\`, \`preemptOnArrival\` in \`node-las.ts\`). Finish (l. 19-29): the freed core goes
+  to the suspended task with the least attained service (\`resumeOnFreeCore\`). Timer (l. 30-45): at the end of a
   running task's quantum W it yields to the least-attained suspended task if that one has attained
-  no more (\`<=\`, l. 35), else its timer restarts (rule 2). Heartbeat (l. 46-50): the dispatch
+  no more (\`<=\`, l. 35), else its timer restarts (\`swapOnQuantumEnd\`). Heartbeat (l. 46-50): the dispatch
   score is the variance over running and suspended tasks alike; Alg. 2: fewest tasks first, at most
   N + Q per node, ties by lowest variance. Parameters: N = 4, Q = 4, W = 50 s (§5.2); the simulation
   settings of §6.2 (one-core nodes, Q = 2, W = 100 time units on the Yahoo trace) are for the

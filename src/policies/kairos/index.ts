@@ -9,16 +9,18 @@
  *   lowest variance of the attained service of the node's tasks (`dispatch.rank`: `rankNodes`
  *   with `leastLoadedFirst`). `random` and `sum` tie-breaks reproduce the paper's Fig. 6.
  *
- * A cycle costs what changed, not the cluster size: it visits the nodes whose containers changed
- * (other than as this policy asked) and the nodes whose quantum or starvation deadline has come.
- * The state is updated in place (`updatesStateInPlace`): a trace replay makes millions of node
- * visits, and rebuilding the task table at each would cost more than the decisions.
+ * The central rules are `nodeCap` (rule `node.cap`) and `dispatchRank` (`dispatch.rank`); the
+ * node rules are in `node-las.ts`. A cycle costs what changed, not the cluster size: it visits the
+ * nodes whose containers changed (other than as this policy asked) and the nodes whose quantum or
+ * starvation deadline has come. The state is updated in place (`updatesStateInPlace`).
  */
 import { decisionWithReasonOf, ListedRanking, type ActionOf, type Decision } from '../../core/actions.js';
 import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
 import { definePolicy } from '../../core/policy.js';
 import type { Resources } from '../../core/resources.js';
-import { coresOf, DecisionBuffer, nodeEntry, POLICY_NAME, scheduleNode, taskEntries, taskRunning, wakeOf, type NodeEntry, type TaskEntry } from './node-las.js';
+import { runSpaceOf } from '../shared/run-space.js';
+import { advertisesSlots, slotCapacity } from '../shared/suspend-resume.js';
+import { coresOf, DecisionBuffer, nodeEntry, NodeVisit, POLICY_NAME, scheduleNode, taskEntries, taskRunning, wakeOf, type NodeEntry, type TaskEntry } from './node-las.js';
 import { kairosParamsSchema, type KairosParams, type TieBreak } from './params.js';
 
 export { kairosParamsSchema, type KairosParams } from './params.js';
@@ -37,26 +39,20 @@ export interface KairosState {
    * Wake-up index, in two parts: a queue of items pushed in time order (`queued*`) and a binary
    * min-heap on time for the others (`wake*`); node `wakeIds[i]` is due at `wakeTimes[i]`. Every
    * node entry with a wake (`t[0]`) has an item at that time in one of them; an item whose node's
-   * wake has moved since is dropped when it comes up. Most wakes are a quantum's end, W after the
-   * visit that sets it, so most items arrive in time order and go to the queue, where taking the
-   * earliest costs one step instead of a sift through the heap: in the Yahoo replay (Kairos §6.2),
-   * 694,000 of 715,000 items.
+   * wake has moved since is dropped when it comes up. Most wakes are a quantum's end, set in time
+   * order, so most items take the queue's one-step path (docs/benchmarks.md).
    */
   wakeTimes: number[];
   wakeIds: NodeId[];
   /**
-   * The `ord` of node `wakeIds[i]`: items of the same time come out of the heap in this order.
-   * Nodes are numbered in the order first seen, and a first cycle sees them in id order, so such
-   * a batch usually comes out already in id order and needs no sort. (The queue gives items of
-   * one time in the order they were added: in visit order, which is id order, within a cycle.)
+   * The `ord` of node `wakeIds[i]`: ties of time come out of the heap in this order, usually node
+   * id order (nodes are numbered as first seen), so a batch of wake-ups seldom needs a sort.
    */
   wakeOrds: number[];
   /**
-   * The queue part: items `queueHead .. queueEnd` of these lists, times never decreasing. An
-   * item goes here when its time is no earlier than the last queued one, else into the heap. (The
-   * order of items of one time does not matter: a cycle takes every item that has come, then
-   * sorts.) Items past `queueEnd` are spare room: the lists are written by index and never cut
-   * (cutting an array's length drops its room, and the next items would allocate it again).
+   * The queue part: items `queueHead .. queueEnd`, times never decreasing; an item goes here when
+   * no earlier than the last queued one, else into the heap. Items past `queueEnd` are spare room
+   * (the lists are written by index, never cut).
    */
   queuedTimes: number[];
   queuedIds: NodeId[];
@@ -64,11 +60,8 @@ export interface KairosState {
   queueHead: number;
   queueEnd: number;
   /**
-   * The wake of node number `ord` (NaN: none, or its entry is gone), beside the heap: whether an
-   * item that comes up still holds is read here, not from the node's entry. (A batch of wake-ups
-   * would otherwise reach every due node's entry twice, once when its item comes up and again at
-   * its visit, and the visits in between push it out of the cache.) Derived from the entries:
-   * rebuilt when a state is restored.
+   * The wake of node number `ord` (NaN: none, or its entry is gone): whether an item that comes up
+   * still holds is read here rather than from the entry. Derived: rebuilt when a state is restored.
    */
   wakeOfOrd: number[];
   /** The `ord` of the next node seen for the first time. */
@@ -99,11 +92,7 @@ export function stateNodes(state: KairosState): Record<NodeId, NodeEntryView> {
 /** Code-unit order, as the default sort, without its conversions. */
 const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/**
- * The nodes a cycle visits, in a list reused by every cycle and used up to `size` (a fresh list
- * per cycle, one cycle per event of a replay, would be garbage by the thousand; emptying a list
- * by setting its length drops its room).
- */
+/** The nodes a cycle visits: a list reused by every cycle, used up to `size`. */
 class VisitList {
   readonly ids: NodeId[] = [];
   size = 0;
@@ -117,9 +106,8 @@ class VisitList {
   }
 
   /**
-   * Puts the ids in code-unit order without repeats. A batch of wake-ups alone, or a full pass,
-   * is usually in that order already: then a look suffices. A cycle usually visits a handful of
-   * nodes: an insertion sort then beats the built-in sort's comparator calls.
+   * Puts the ids in code-unit order without repeats: usually already so (then only checked); a
+   * handful of ids by insertion, more by the built-in sort.
    */
   sortUnique(): void {
     const ids = this.ids;
@@ -146,8 +134,6 @@ class VisitList {
   }
 }
 
-const visitList = new VisitList();
-
 const dictionary = <V>(): Record<string, V> => Object.create(null) as Record<string, V>;
 
 /** Drops a node's entry (node gone or no longer running). */
@@ -160,16 +146,20 @@ function forget(state: KairosState, id: NodeId): void {
   }
 }
 
-/** Attained service of the tasks of the node being visited (reused by every visit). */
-const attainedScratch: number[] = [];
-// A cycle's ranking is gathered in these (decide is synchronous and not re-entrant), then copied
-// out at its size: a list grown by appending holds room for 17 items at least, and a replay makes
-// a ranking of a few nodes per event. (Items are written by index, never emptied: setting an
-// array's length to 0 drops its room.)
-const rankedIdScratch: NodeId[] = [];
-const rankedScoreScratch: number[] = [];
-/** A cycle's decisions. */
-const decisionBuffer = new DecisionBuffer();
+/**
+ * A run's working space, reused by its cycles (held by the state, not part of it: `run-space.ts`).
+ * Lists are written by index up to a count and copied out at their size.
+ */
+class KairosRunSpace {
+  readonly visits = new VisitList();
+  readonly visit = new NodeVisit();
+  readonly decisions = new DecisionBuffer();
+  /** Attained service of the tasks of the node just visited. */
+  readonly attained: number[] = [];
+  /** The cycle's ranking: node ids and their scores. */
+  readonly rankedIds: NodeId[] = [];
+  readonly rankedScores: number[] = [];
+}
 
 /** A node entry of layout 2 and the bucket layouts: task records and a wake. */
 interface OldNodeEntry {
@@ -295,13 +285,9 @@ function pushWake(state: KairosState, t: number, id: NodeId, ord: number): void 
 
 /**
  * Takes wake-up items from both parts of the index: every item of time `upTo` or earlier, listing
- * in `visits` the node of each whose node's wake has come too (by `upTo`); and, past them, the
- * items that no longer hold (the node's wake has moved), up to the first that holds. The cycle's
- * wake-ups (`upTo` = now) and the drop of dead items before the next wake is asked for (`upTo` =
- * -Infinity) go through these same loops, so that every step of them runs at almost every cycle.
- * (A step taken only now and then had no type feedback in code V8 compiled early in a replay;
- * with on-stack replacement such code dropped back to the interpreter at each, hundreds of times
- * in a replay: see src/sim/jit.ts.)
+ * in `visits` the node of each whose wake has come too; and, past them, the items that no longer
+ * hold, up to the first that holds. The cycle's wake-ups (`upTo` = now) and the drop of dead items
+ * (`upTo` = -Infinity) share these loops, so that every step of them runs at almost every cycle.
  */
 function takeWakes(state: KairosState, upTo: number, visits: VisitList): void {
   takeQueued(state, upTo, visits);
@@ -334,10 +320,8 @@ function takeQueued(state: KairosState, upTo: number, visits: VisitList): void {
 }
 
 /**
- * Lets go of the queue's taken items (those before `queueHead`): both ends go back to the start
- * when the queue is empty, and the items left are moved to the front once the taken ones are most
- * of the lists, so that the lists stay as long as the most items queued at once. Called at every
- * cycle, whether or not items were taken (see `takeWakes`).
+ * Lets go of the queue's taken items: both ends go back to the start when it is empty, and the
+ * items left move to the front once the taken ones are most of the lists.
  */
 function tidyQueue(state: KairosState): void {
   const head = state.queueHead;
@@ -378,28 +362,24 @@ function asPlanned(snapshot: ClusterSnapshot, id: NodeId, e: NodeEntry | undefin
   return k === e.ids.length;
 }
 
-/**
- * Advertised capacity that lets the RM place N + Q one-core tasks on the node: N + Q vcores, and
- * memory scaled by (N + Q) / N so that memory does not cap the node first.
- */
+/** Advertised capacity that lets the RM place N + Q one-core tasks on the node (§3.3: at most N + Q tasks). */
 export function cappedCapacity(node: NodeView, params: KairosParams): Resources {
   const n = coresOf(node, params);
-  const vcores = n + params.queueSlots;
-  return { memoryMB: Math.round((node.physicalCapacity.memoryMB * vcores) / n), vcores };
+  return slotCapacity(node.physicalCapacity, n, n + params.queueSlots);
 }
 
-/** The node advertises `cappedCapacity` (checked at every visit: computed, not built). */
+/** The node advertises `cappedCapacity`. */
 function isCapped(node: NodeView, params: KairosParams): boolean {
   const n = coresOf(node, params);
-  const vcores = n + params.queueSlots;
-  return node.capacity.vcores === vcores && node.capacity.memoryMB === Math.round((node.physicalCapacity.memoryMB * vcores) / n);
+  return advertisesSlots(node.capacity, node.physicalCapacity, n, n + params.queueSlots);
 }
 
 const capReason = (a: ActionOf<'setNodeResource'>, n: number, queueSlots: number, physical: Resources): string =>
   `${a.nodeId} holds at most N+Q = ${n}+${queueSlots} tasks: advertise ${a.resource.vcores} vcores / ${a.resource.memoryMB} MB (physical ${physical.vcores} vcores / ${physical.memoryMB} MB)`;
 
-function capDecision(node: NodeView, want: Resources, params: KairosParams): Decision {
-  const action: ActionOf<'setNodeResource'> = { kind: 'setNodeResource', nodeId: node.id, resource: want };
+/** §3.3 (rule `node.cap`): every node accepts at most N + Q tasks; the decision for a node not capped so. */
+function nodeCap(node: NodeView, params: KairosParams): Decision {
+  const action: ActionOf<'setNodeResource'> = { kind: 'setNodeResource', nodeId: node.id, resource: cappedCapacity(node, params) };
   return decisionWithReasonOf(action, POLICY_NAME, 'node.cap', capReason, coresOf(node, params), params.queueSlots, node.physicalCapacity);
 }
 
@@ -433,6 +413,15 @@ export function dispatchScore(tieBreak: Exclude<TieBreak, 'random'>, attainedMs:
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
+/**
+ * Alg. 2 (rule `dispatch.rank`): the RM places each task on the node with the fewest tasks, ties
+ * by the lowest score (§3.3.3: the variance of its tasks' attained service). `partial`: only the
+ * nodes visited this cycle are rescored.
+ */
+function dispatchRank(ids: NodeId[], scores: number[], partial: boolean, params: KairosParams, best: NodeId, bestScore: number): Decision {
+  return decisionWithReasonOf(new ListedRanking(ids, scores, true, partial), POLICY_NAME, 'dispatch.rank', rankReason, params.tieBreak, best, bestScore);
+}
+
 export const kairosPolicy = definePolicy<KairosParams, KairosState>({
   name: POLICY_NAME,
   description:
@@ -452,7 +441,8 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     const full = snapshot.changedNodeIds === undefined || state.lastSweepMs === null;
     const sweep = full || now - (state.lastSweepMs ?? now) >= params.sweepIntervalMs;
     // Nodes to visit: pushed as found, then put in id order without repeats.
-    const visits = visitList;
+    const space = runSpaceOf(state, () => new KairosRunSpace());
+    const visits = space.visits;
     visits.clear();
     if (full) {
       for (const id of snapshot.nodes.keys()) visits.push(id);
@@ -472,15 +462,13 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       takeWakes(state, now, visits);
     }
 
-    const decisions = decisionBuffer;
+    const decisions = space.decisions;
     decisions.discard();
     let capped = 0;
     if (sweep && !full) {
-      // Every node's advertised cap is checked (a node visited below is checked there), and the
-      // entry of a node no longer RUNNING is forgotten by a visit. The entries are listed (to
-      // find those of vanished nodes) only when they outnumber the running nodes: a backend that
-      // reports changes reports a node that left, so this is a backstop, and it looks up no
-      // entry for a running node (a sweep covers thousands of them).
+      // Every node's advertised cap is checked (a visited node is checked at its visit), and the
+      // entry of a node no longer RUNNING is forgotten by a visit. Entries are listed, to find
+      // vanished nodes, only when they outnumber the running nodes (a backstop).
       let visiting: Set<NodeId> | undefined;
       let running = 0;
       for (const node of snapshot.nodes.values()) {
@@ -494,7 +482,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
         visiting ??= new Set(visits.ids.slice(0, visits.size));
         if (visiting.has(id)) continue;
         capped++;
-        decisions.add(capDecision(node, cappedCapacity(node, params), params));
+        decisions.add(nodeCap(node, params));
       }
       if (state.size > running) for (const id in nodes) if (snapshot.nodes.get(id)?.state !== 'RUNNING') visits.push(id);
     }
@@ -503,13 +491,13 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     visits.sortUnique();
 
     // The ranking as two lists (node, score), in visit order.
-    const rankedIds = rankedIdScratch;
-    const rankedScores = rankedScoreScratch;
+    const rankedIds = space.rankedIds;
+    const rankedScores = space.rankedScores;
     let ranked = 0;
     let best: NodeId | undefined;
     let bestScore = Infinity;
     let rng = state.rng;
-    const attained = attainedScratch;
+    const attained = space.attained;
 
     for (let i = 0; i < visits.size; i++) {
       const id = visits.ids[i];
@@ -520,14 +508,11 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       }
       const prev = nodes[id];
       const prevWake = prev !== undefined ? prev.t[0] : NaN;
-      const entry = scheduleNode(snapshot, node, prev, params, decisions, attained);
+      const entry = scheduleNode(space.visit, snapshot, node, prev, params, decisions, attained);
       const wake = entry.t[0];
       const hasWake = wake === wake;
-      // A known node's entry was updated in place: only a new one is stored, when the node holds
-      // something. An entry then stays while its node runs, also when the node empties: nodes
-      // empty and fill again all the time (75,000 times in the Yahoo replay), and a new entry at
-      // each refill was three objects more, and a new number (`ord`) that put batches of wake-ups
-      // out of node id order.
+      // A known node's entry was updated in place; a new one is stored when the node holds
+      // something, and stays while the node runs, also when it empties (nodes refill all the time).
       if (prev === undefined && (hasWake || entry.ids.length > 0)) {
         state.size++;
         nodes[id] = entry;
@@ -539,7 +524,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
 
       if (!isCapped(node, params)) {
         capped++;
-        decisions.add(capDecision(node, cappedCapacity(node, params), params));
+        decisions.add(nodeCap(node, params));
       }
 
       let score: number;
@@ -559,11 +544,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       }
     }
 
-    if (ranked > 0) {
-      decisions.add(
-        decisionWithReasonOf(new ListedRanking(rankedIds.slice(0, ranked), rankedScores.slice(0, ranked), true, !full), POLICY_NAME, 'dispatch.rank', rankReason, params.tieBreak, best as NodeId, bestScore),
-      );
-    }
+    if (ranked > 0) decisions.add(dispatchRank(rankedIds.slice(0, ranked), rankedScores.slice(0, ranked), !full, params, best as NodeId, bestScore));
 
     // Drop wake-ups that no longer hold, so that the wake-up asked for is the earliest wake of
     // any node.

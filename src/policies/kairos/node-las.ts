@@ -1,26 +1,27 @@
 /**
- * Kairos node scheduler (paper §3.2, Algorithm 1): LAS with a quantum W on each node.
+ * Kairos node scheduler (paper §3.2, Algorithm 1): LAS with a quantum W on each node's N cores.
  *
- * The backend places up to N + Q containers on a node; this module decides which of them hold the
- * node's N cores. It is written as a reconciliation of one node at time `nowMs`:
+ * The backend places up to N + Q containers on a node; a visit decides which of them hold the
+ * cores at time `nowMs`, one function per rule of the paper:
  *
- * 1. more tasks RUNNING than cores (a task arrived on a busy node) → suspend the running task
- *    with the most attained service (Alg. 1 l. 10-15: the newcomer, youngest by definition, runs);
- * 2. a running task's quantum expired → swap it with the youngest suspended task if that one has
- *    attained no more service (l. 30-42), else it keeps its core for another W (l. 43-45);
- * 3. starvation guard (§3.2, not in the pseudocode): a task suspended for `starvationQuanta`
- *    consecutive quanta preempts the oldest running task and runs unpreemptible for
- *    `starvationRunQuanta` quanta;
- * 4. a core is free (a task finished) → resume the youngest suspended task (l. 19-27).
+ * - `preemptOnArrival` (Alg. 1 l. 10-15, rule `las.preempt`): more tasks running than cores → the
+ *   one with the most attained service is suspended (the newcomer, youngest by definition, runs);
+ * - `swapOnQuantumEnd` (l. 30-45, `las.preempt` + `las.resume`): a running task's quantum expired
+ *   → it yields to the youngest suspended task if that one has attained no more service, else it
+ *   keeps its core for another W;
+ * - `starvationGuard` (§3.2, not in the pseudocode, `las.starvation`): a task suspended for
+ *   `starvationQuanta` quanta takes the core of the running task with the most attained service and
+ *   runs unpreemptible for `starvationRunQuanta` quanta;
+ * - `resumeOnFreeCore` (l. 19-29, `las.resume`): a free core goes to the youngest suspended task.
  *
- * Attained service comes from the snapshot (`attainedServiceMs`, kernel accounting or the
- * simulator); without it, from the running time this module tracks in its state.
- *
- * An application's master container (`appMaster`, live YARN) is not a task: it is never
- * suspended and takes no part in LAS or in the node's attained-service statistics.
+ * Suspending and resuming on the node's cores is the shared mechanism (`shared/suspend-resume.ts`)
+ * with the LAS orders. Attained service comes from the snapshot (`attainedServiceMs`); without it,
+ * from the running time tracked here. An ApplicationMaster is not a task: never suspended, not
+ * counted in LAS or in the node's statistics.
  */
 import { decisionWithReasonOf, type Decision } from '../../core/actions.js';
 import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
+import { resumeInOrder, sortFirst, suspendUntilWithinCores, type CoreLedger, type ResumeInto, type SuspendOnNode } from '../shared/suspend-resume.js';
 import type { KairosParams } from './params.js';
 
 export const POLICY_NAME = 'kairos';
@@ -46,9 +47,7 @@ export interface TaskEntry {
  *
  * `t[0]` is when the node next needs the scheduler (quantum end or starvation deadline), and
  * task k's figures are `t[1 + 5k ..]`: acc, since, qEnd, susp, prot as in `TaskEntry`, NaN for
- * "not set" (null in JSON). One array of numbers keeps them unboxed and side by side: a replay
- * visits nodes millions of times, and as objects each task was five scattered heap objects (its
- * record and a box per time), most of a visit's cache misses.
+ * "not set" (null in JSON): one array of numbers keeps them unboxed and side by side.
  */
 export interface NodeEntry {
   id: NodeId;
@@ -96,17 +95,13 @@ export function nodeEntry(id: NodeId, ord: number, tasks: readonly TaskEntry[], 
   return { id, ord, ids: tasks.map((x) => x.id), t };
 }
 
-/**
- * A task on the node while the node is being scheduled. Scratch space: the items of a visit are
- * taken from a pool and overwritten by the next visit, so nothing that outlives the visit (a lazy
- * reason, the node entry) may hold one.
- */
+/** A task on the node during a visit (a working item of `NodeVisit`, overwritten by the next visit). */
 interface Work {
   id: ContainerId;
   vcores: number;
   running: boolean;
   attainedMs: number;
-  /** Where the task's figures start in `fig` (ACC, SINCE, ... offsets from there). */
+  /** Where the task's figures start in `NodeVisit.fig` (ACC, SINCE, ... offsets from there). */
   at: number;
   /** Suspended during this visit (not a resume candidate again in the same visit). */
   justSuspended: boolean;
@@ -115,9 +110,8 @@ interface Work {
 }
 
 /**
- * A duration as reasons show it: tenths of a second. Decisions keep durations in this form, small
- * integers that stay unboxed (a fractional number kept in a decision is one more object each, and
- * a replay makes millions of decisions); `sec` writes them out.
+ * Durations in decisions are kept as tenths of a second (small integers: no boxed number per
+ * decision) and written out by `sec` when a reason is read.
  */
 const tenths = (ms: number): number => Math.round(ms / 100);
 const sec = (t: number): string => `${t / 10} s`;
@@ -127,95 +121,18 @@ export function coresOf(node: NodeView, params: KairosParams): number {
   return params.coresPerNode ?? Math.max(1, node.physicalCapacity.vcores);
 }
 
-/** Order of LAS: less attained service first, ties by container id. */
+/** LAS order: less attained service first, ties by container id. */
 const byAttainedAsc = (a: Work, b: Work): number => a.attainedMs - b.attainedMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 const byAttainedDesc = (a: Work, b: Work): number => -byAttainedAsc(a, b);
-const suspOf = (w: Work): number => (unset(fig[w.at + SUSP]) ? 0 : fig[w.at + SUSP]);
-/** Longest suspended first, then LAS order. */
-const bySuspendedSince = (a: Work, b: Work): number => suspOf(a) - suspOf(b) || byAttainedAsc(a, b);
 
-// Scratch space of the visit in progress, reused by every visit: a replay makes millions of them,
-// and fresh arrays and objects at each cost more than the decisions (scheduleNode is synchronous
-// and not re-entrant, so one set suffices).
-/**
- * The visit's tasks are `work[0 .. count)`; the items past `count` are spares. The other lists
- * too are used up to a count and never emptied: setting an array's length to 0 drops its room, and
- * the next append would allocate it again, at every visit.
- */
-const work: Work[] = [];
 const NO_IDS: readonly ContainerId[] = [];
 const NO_FIGURES: readonly number[] = [NaN];
-/** The figures of the visit's tasks, TASK_FIELDS per task in `work` order (as in `NodeEntry.t`). */
-const fig: number[] = [];
-const expired: Work[] = [];
-const starving: Work[] = [];
-const waiting: Work[] = [];
-
-/** Sorts `list[0 .. n)` in place (insertion sort, stable: n is a node's few tasks). */
-function sortFirst(list: Work[], n: number, order: (a: Work, b: Work) => number): void {
-  for (let i = 1; i < n; i++) {
-    const x = list[i];
-    let j = i - 1;
-    while (j >= 0 && order(list[j], x) > 0) {
-      list[j + 1] = list[j];
-      j--;
-    }
-    list[j + 1] = x;
-  }
-}
-
-/** The running task with the most attained service (only preemptible ones unless `any`). */
-function mostAttainedRunning(count: number, now: number, any: boolean): Work | undefined {
-  let best: Work | undefined;
-  for (let i = 0; i < count; i++) {
-    const w = work[i];
-    if (!w.running || (!any && fig[w.at + PROT] > now)) continue;
-    if (best === undefined || byAttainedAsc(w, best) > 0) best = w;
-  }
-  return best;
-}
-
-/** The youngest task waiting for a core (not suspended in this visit). */
-function youngestWaiting(count: number): Work | undefined {
-  let best: Work | undefined;
-  for (let i = 0; i < count; i++) {
-    const w = work[i];
-    if (w.running || w.justSuspended) continue;
-    if (best === undefined || byAttainedAsc(w, best) < 0) best = w;
-  }
-  return best;
-}
-
-/** Takes the task off its core (figures only: the caller records the decision). */
-function suspend(w: Work, now: number): void {
-  w.running = false;
-  w.justSuspended = true;
-  const b = w.at;
-  const since = fig[b + SINCE];
-  if (!unset(since)) fig[b + ACC] += Math.max(0, now - since);
-  fig[b + SINCE] = NaN;
-  fig[b + QEND] = NaN;
-  fig[b + SUSP] = now;
-  fig[b + PROT] = 0;
-}
-
-/** Gives the task a core for a quantum, or unpreemptible for `protectMs` (figures only). */
-function resume(w: Work, now: number, W: number, protectMs = 0): void {
-  w.running = true;
-  const prot = protectMs > 0 ? now + protectMs : 0;
-  const b = w.at;
-  fig[b + SINCE] = now;
-  fig[b + QEND] = prot > 0 ? prot : now + W;
-  fig[b + SUSP] = NaN;
-  fig[b + PROT] = prot;
-}
 
 const suspendAction = (w: Work, nodeId: NodeId) => ({ kind: 'suspendContainer', containerId: w.id, nodeId }) as const;
 const resumeAction = (w: Work, nodeId: NodeId) => ({ kind: 'resumeContainer', containerId: w.id, nodeId }) as const;
 
-// Reasons, written only when read: each format takes the decision's action (its container and
-// node) and the values it shows (never a Work item, which the next visit overwrites; durations in
-// tenths of a second), which the decision keeps (`decisionWithReasonOf`).
+// Reasons, written when read, from the decision's action and the values it keeps (never a Work
+// item, which the next visit overwrites).
 type OnContainer = { readonly containerId: ContainerId; readonly nodeId: NodeId };
 const overCommitted = (a: OnContainer, running: number, N: number, newcomers: readonly ContainerId[], attained: number): string =>
   `${running} tasks running on ${a.nodeId} > N=${N} cores${newcomers.length ? ` after ${newcomers.join(', ')} arrived` : ''}: ${a.containerId} has the most attained service (${sec(attained)})`;
@@ -232,11 +149,7 @@ const starvedRuns = (a: OnContainer, waited: number, params: KairosParams, attai
 const freeCore = (a: OnContainer, busy: number, N: number, attained: number): string =>
   `${busy}/${N} cores busy on ${a.nodeId}: ${a.containerId} is the youngest waiting task (attained ${sec(attained)})`;
 
-/**
- * The decisions of a cycle, gathered in a list reused by every cycle and handed on at their size
- * (`take`): a list grown by appending holds room for 17 items at least, and most cycles decide
- * two or three things, one cycle per event of a replay.
- */
+/** A cycle's decisions, in a list reused by every cycle and handed on at their size (`take`). */
 export class DecisionBuffer {
   private readonly items: Decision[] = [];
   private size = 0;
@@ -254,49 +167,169 @@ export class DecisionBuffer {
 
   /** Empties the buffer (what a cycle that threw left in it must not reach the next one). */
   discard(): void {
-    // Let go of the decisions; the room stays (setting the length to 0 would drop it).
+    // Let go of the decisions but keep the room (setting the length to 0 would drop it).
     for (let i = 0; i < this.size; i++) this.items[i] = undefined as unknown as Decision;
     this.size = 0;
   }
 }
 
 /**
- * Schedules one node: adds its decisions to `out`, writes the attained service of each of its
- * tasks after this visit to `attainedOut` (for the dispatch score), and returns its entry —
- * `prev` updated in place (the policy owns its state; see `updatesStateInPlace`), or a new one.
- * Runs on every node visit of every cycle (millions of times when a trace is replayed), so it
- * allocates little: entries are updated, not rebuilt, its working items are reused, and reasons
- * are only written when read.
+ * One node visit at a time: the node's tasks (`work[0 .. count)`) and their figures (`fig`,
+ * TASK_FIELDS per task, as in `NodeEntry.t`), worked on here and written back to the entry.
+ * Owned by a run and reused by its visits; the lists are used up to a count and never emptied
+ * (emptying an array drops its room).
  */
-export function scheduleNode(
-  snapshot: ClusterSnapshot,
-  node: NodeView,
-  prev: NodeEntry | undefined,
-  params: KairosParams,
-  out: DecisionBuffer,
-  attainedOut: number[],
-): NodeEntry {
-  const now = snapshot.nowMs;
-  const W = params.quantumMs;
-  const N = coresOf(node, params);
-  const nodeId = node.id;
-  const starveMs = params.starvationQuanta > 0 ? params.starvationQuanta * W : Infinity;
+export class NodeVisit implements CoreLedger {
+  readonly work: Work[] = [];
+  readonly fig: number[] = [];
+  readonly expired: Work[] = [];
+  readonly starving: Work[] = [];
+  readonly waiting: Work[] = [];
+  count = 0;
+  cores = 0;
+  /** Vcores of the running tasks. */
+  used = 0;
+  now = 0;
+  W = 0;
+  nodeId: NodeId = '';
+  params!: KairosParams;
+  out!: DecisionBuffer;
+  /** The node as `preemptOnArrival` brings it within its cores, and as `resumeOnFreeCore` fills it. */
+  readonly overCommit = new OverCommittedNode(this);
+  readonly freeCores: ResumeInto<Work> = {
+    ledgerOf: () => this,
+    vcoresOf: (w) => w.vcores,
+    resume: (m) => {
+      this.giveCore(m, this.now, this.W);
+      this.out.add(decisionWithReasonOf(resumeAction(m, this.nodeId), POLICY_NAME, 'las.resume', freeCore, this.used, this.cores, tenths(m.attainedMs)));
+    },
+  };
+
+  /** Suspended since (0 when not suspended), for the starvation order. */
+  private suspendedSince(w: Work): number {
+    const susp = this.fig[w.at + SUSP];
+    return unset(susp) ? 0 : susp;
+  }
+
+  /** Longest suspended first, then LAS order. */
+  readonly bySuspendedSince = (a: Work, b: Work): number => this.suspendedSince(a) - this.suspendedSince(b) || byAttainedAsc(a, b);
+
+  /** Protected from preemption now (starvation guard). */
+  isProtected(w: Work): boolean {
+    return this.fig[w.at + PROT] > this.now;
+  }
+
+  /** The running task with the most attained service (only unprotected ones unless `any`). */
+  mostAttainedRunning(any: boolean): Work | undefined {
+    let best: Work | undefined;
+    for (let i = 0; i < this.count; i++) {
+      const w = this.work[i];
+      if (!w.running || (!any && this.isProtected(w))) continue;
+      if (best === undefined || byAttainedAsc(w, best) > 0) best = w;
+    }
+    return best;
+  }
+
+  /** The youngest task waiting for a core (not suspended in this visit). */
+  youngestWaiting(): Work | undefined {
+    let best: Work | undefined;
+    for (let i = 0; i < this.count; i++) {
+      const w = this.work[i];
+      if (w.running || w.justSuspended) continue;
+      if (best === undefined || byAttainedAsc(w, best) < 0) best = w;
+    }
+    return best;
+  }
+
+  /** Takes the task off its core (figures only: the caller records the decision). */
+  takeCore(w: Work, now: number): void {
+    const fig = this.fig;
+    w.running = false;
+    w.justSuspended = true;
+    const b = w.at;
+    const since = fig[b + SINCE];
+    if (!unset(since)) fig[b + ACC] += Math.max(0, now - since);
+    fig[b + SINCE] = NaN;
+    fig[b + QEND] = NaN;
+    fig[b + SUSP] = now;
+    fig[b + PROT] = 0;
+  }
+
+  /** Gives the task a core for a quantum, or unpreemptible for `protectMs` (figures only). */
+  giveCore(w: Work, now: number, W: number, protectMs = 0): void {
+    const fig = this.fig;
+    w.running = true;
+    const prot = protectMs > 0 ? now + protectMs : 0;
+    const b = w.at;
+    fig[b + SINCE] = now;
+    fig[b + QEND] = prot > 0 ? prot : now + W;
+    fig[b + SUSP] = NaN;
+    fig[b + PROT] = prot;
+  }
+}
+
+/** LAS's victim order for the shared mechanism: unprotected first, then the most attained service. */
+class OverCommittedNode implements SuspendOnNode<Work> {
+  /** Tasks that started running on the node since its last visit (shown in the reason). */
+  newcomers: readonly ContainerId[] = NO_IDS;
+
+  constructor(private readonly visit: NodeVisit) {}
+
+  get cores(): number {
+    return this.visit.cores;
+  }
+  get used(): number {
+    return this.visit.used;
+  }
+  set used(v: number) {
+    this.visit.used = v;
+  }
+  get count(): number {
+    return this.visit.count;
+  }
+  taskAt(i: number): Work {
+    return this.visit.work[i];
+  }
+  isVictim(w: Work): boolean {
+    return w.running;
+  }
+  victimOrder(a: Work, b: Work): number {
+    const pa = this.visit.isProtected(a);
+    return pa !== this.visit.isProtected(b) ? (pa ? 1 : -1) : byAttainedDesc(a, b);
+  }
+  vcoresOf(w: Work): number {
+    return w.vcores;
+  }
+  suspend(w: Work): void {
+    const v = this.visit;
+    v.takeCore(w, v.now);
+    v.out.add(decisionWithReasonOf(suspendAction(w, v.nodeId), POLICY_NAME, 'las.preempt', overCommitted, v.used, v.cores, this.newcomers, tenths(w.attainedMs)));
+  }
+}
+
+/**
+ * Loads the node's tasks into the visit: figures from the previous entry (matched by container
+ * id), brought up to date with what happened since (resumed or suspended by someone else, a
+ * quantum that restarted with no one waiting).
+ */
+function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev: NodeEntry | undefined): void {
+  const now = v.now;
+  const W = v.W;
+  const fig = v.fig;
+  const work = v.work;
   const prevIds = prev !== undefined ? prev.ids : NO_IDS;
   const pt = prev !== undefined ? prev.t : NO_FIGURES;
-  // Nothing was waiting on the node when it was last scheduled: every quantum timer that fired
-  // since then found no one to yield to, so it simply restarted (Alg. 1 l. 43-45).
+  // Nothing was waiting at the last visit: every quantum timer that fired since then found no one
+  // to yield to, so it simply restarted (Alg. 1 l. 43-45).
   let hadWaiting = false;
   for (let k = 0; k < prevIds.length; k++) if (unset(pt[1 + k * TASK_FIELDS + SINCE])) hadWaiting = true;
 
-  // The figures of the node's tasks are copied into `fig` (in the order of the node's
-  // containers), worked on there, and written back into the entry at the end.
   let count = 0;
   let used = 0;
   const ids = node.containerIds;
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i];
     const c = containerAt(snapshot, node, i);
-    // An ApplicationMaster is not a task: suspending it would stop its job's heartbeats.
     if (!c || c.appMaster) continue;
     const running = c.state === 'RUNNING';
     // Tasks keep the order of the node's containers: look at the same position first.
@@ -354,120 +387,153 @@ export function scheduleNode(
     w.fresh = pk < 0;
     count++;
   }
+  v.count = count;
+  v.used = used;
+}
 
-  // 1. More running than cores: the running task with the most attained service yields.
-  if (used > N) {
-    const newcomers: ContainerId[] = [];
-    for (let i = 0; i < count; i++) if (work[i].running && work[i].fresh) newcomers.push(work[i].id);
-    while (used > N) {
-      const victim = mostAttainedRunning(count, now, false) ?? mostAttainedRunning(count, now, true);
-      if (!victim) break;
-      suspend(victim, now);
-      out.add(decisionWithReasonOf(suspendAction(victim, nodeId), POLICY_NAME, 'las.preempt', overCommitted, used, N, newcomers, tenths(victim.attainedMs)));
-      used -= victim.vcores;
-    }
-  }
+/** Alg. 1 l. 10-15: more running than cores (a task arrived on a busy node) → the most attained yields. */
+function preemptOnArrival(v: NodeVisit): void {
+  if (v.used <= v.cores) return;
+  const newcomers: ContainerId[] = [];
+  for (let i = 0; i < v.count; i++) if (v.work[i].running && v.work[i].fresh) newcomers.push(v.work[i].id);
+  v.overCommit.newcomers = newcomers;
+  suspendUntilWithinCores(v.overCommit);
+}
 
-  // 2. Quantum expiry: yield to the youngest waiting task if it has attained no more service.
+/** Alg. 1 l. 30-45: at its quantum's end a task yields to the youngest waiting task if that one has attained no more. */
+function swapOnQuantumEnd(v: NodeVisit): void {
+  const { now, W, fig, work, expired } = v;
   let nExpired = 0;
-  for (let i = 0; i < count; i++) {
+  for (let i = 0; i < v.count; i++) {
     const w = work[i];
     if (w.running && fig[w.at + QEND] <= now) expired[nExpired++] = w;
   }
   if (nExpired > 1) sortFirst(expired, nExpired, byAttainedDesc);
   for (let k = 0; k < nExpired; k++) {
     const t = expired[k];
-    const m = youngestWaiting(count);
-    if (m && m.attainedMs <= t.attainedMs && m.vcores <= t.vcores + (N - used)) {
-      suspend(t, now);
-      out.add(decisionWithReasonOf(suspendAction(t, nodeId), POLICY_NAME, 'las.preempt', quantumExpired, tenths(W), tenths(t.attainedMs), m.id, tenths(m.attainedMs)));
-      used -= t.vcores;
-      resume(m, now, W);
-      out.add(decisionWithReasonOf(resumeAction(m, nodeId), POLICY_NAME, 'las.resume', takesCoreOf, tenths(m.attainedMs), t.id));
-      used += m.vcores;
+    const m = v.youngestWaiting();
+    if (m && m.attainedMs <= t.attainedMs && m.vcores <= t.vcores + (v.cores - v.used)) {
+      v.takeCore(t, now);
+      v.out.add(decisionWithReasonOf(suspendAction(t, v.nodeId), POLICY_NAME, 'las.preempt', quantumExpired, tenths(W), tenths(t.attainedMs), m.id, tenths(m.attainedMs)));
+      v.used -= t.vcores;
+      v.giveCore(m, now, W);
+      v.out.add(decisionWithReasonOf(resumeAction(m, v.nodeId), POLICY_NAME, 'las.resume', takesCoreOf, tenths(m.attainedMs), t.id));
+      v.used += m.vcores;
     } else {
+      // l. 43-45: no one younger waits; the task keeps its core for another quantum.
       fig[t.at + QEND] = now + W;
       fig[t.at + PROT] = 0;
     }
   }
+}
 
-  // 3. Starvation guard.
-  if (Number.isFinite(starveMs)) {
-    let nStarving = 0;
-    for (let i = 0; i < count; i++) {
-      const w = work[i];
-      if (!w.running && !w.justSuspended && now - fig[w.at + SUSP] >= starveMs) starving[nStarving++] = w;
-    }
-    if (nStarving > 1) sortFirst(starving, nStarving, bySuspendedSince);
-    const protectMs = params.starvationRunQuanta * W;
-    for (let k = 0; k < nStarving; k++) {
-      const s = starving[k];
-      const waitedMs = now - fig[s.at + SUSP];
-      if (N - used >= s.vcores) {
-        resume(s, now, W, protectMs);
-        out.add(decisionWithReasonOf(resumeAction(s, nodeId), POLICY_NAME, 'las.starvation', starvedFreeCore, tenths(waitedMs), params));
-        used += s.vcores;
-        continue;
-      }
-      const victim = mostAttainedRunning(count, now, false);
-      if (!victim || N - used + victim.vcores < s.vcores) continue;
-      suspend(victim, now);
-      out.add(decisionWithReasonOf(suspendAction(victim, nodeId), POLICY_NAME, 'las.starvation', starvedVictim, s.id, tenths(waitedMs), params, tenths(victim.attainedMs)));
-      used -= victim.vcores;
-      resume(s, now, W, protectMs);
-      out.add(decisionWithReasonOf(resumeAction(s, nodeId), POLICY_NAME, 'las.starvation', starvedRuns, tenths(waitedMs), params, tenths(s.attainedMs)));
-      used += s.vcores;
-    }
+/** §3.2: a task suspended for `starvationQuanta` quanta runs, unpreemptible for `starvationRunQuanta`. */
+function starvationGuard(v: NodeVisit, starveMs: number): void {
+  if (!Number.isFinite(starveMs)) return;
+  const { now, W, fig, work, starving, params } = v;
+  let nStarving = 0;
+  for (let i = 0; i < v.count; i++) {
+    const w = work[i];
+    if (!w.running && !w.justSuspended && now - fig[w.at + SUSP] >= starveMs) starving[nStarving++] = w;
   }
-
-  // 4. Free cores go to the youngest waiting tasks.
-  if (used < N) {
-    let nWaiting = 0;
-    for (let i = 0; i < count; i++) if (!work[i].running && !work[i].justSuspended) waiting[nWaiting++] = work[i];
-    if (nWaiting > 1) sortFirst(waiting, nWaiting, byAttainedAsc);
-    for (let k = 0; k < nWaiting; k++) {
-      const m = waiting[k];
-      const busy = used;
-      if (busy >= N) break;
-      if (N - busy < m.vcores) continue;
-      resume(m, now, W);
-      out.add(decisionWithReasonOf(resumeAction(m, nodeId), POLICY_NAME, 'las.resume', freeCore, busy, N, tenths(m.attainedMs)));
-      used += m.vcores;
+  if (nStarving > 1) sortFirst(starving, nStarving, v.bySuspendedSince);
+  const protectMs = params.starvationRunQuanta * W;
+  for (let k = 0; k < nStarving; k++) {
+    const s = starving[k];
+    const waitedMs = now - fig[s.at + SUSP];
+    if (v.cores - v.used >= s.vcores) {
+      v.giveCore(s, now, W, protectMs);
+      v.out.add(decisionWithReasonOf(resumeAction(s, v.nodeId), POLICY_NAME, 'las.starvation', starvedFreeCore, tenths(waitedMs), params));
+      v.used += s.vcores;
+      continue;
     }
+    const victim = v.mostAttainedRunning(false);
+    if (!victim || v.cores - v.used + victim.vcores < s.vcores) continue;
+    v.takeCore(victim, now);
+    v.out.add(decisionWithReasonOf(suspendAction(victim, v.nodeId), POLICY_NAME, 'las.starvation', starvedVictim, s.id, tenths(waitedMs), params, tenths(victim.attainedMs)));
+    v.used -= victim.vcores;
+    v.giveCore(s, now, W, protectMs);
+    v.out.add(decisionWithReasonOf(resumeAction(s, v.nodeId), POLICY_NAME, 'las.starvation', starvedRuns, tenths(waitedMs), params, tenths(s.attainedMs)));
+    v.used += s.vcores;
   }
+}
 
-  // Next time the node needs us: only while tasks wait.
+/** Alg. 1 l. 19-29: free cores go to the youngest waiting tasks. */
+function resumeOnFreeCore(v: NodeVisit): void {
+  if (v.used >= v.cores) return;
+  const { work, waiting } = v;
+  let nWaiting = 0;
+  for (let i = 0; i < v.count; i++) if (!work[i].running && !work[i].justSuspended) waiting[nWaiting++] = work[i];
+  if (nWaiting > 1) sortFirst(waiting, nWaiting, byAttainedAsc);
+  resumeInOrder(waiting, nWaiting, v.freeCores);
+}
+
+/**
+ * When the node next needs the scheduler: the next quantum end or starvation deadline, on the
+ * monitor's tick, and only while tasks wait (NaN: never).
+ */
+function nextWake(v: NodeVisit, starveMs: number): number {
+  const { now, fig, work } = v;
   let wake = NaN;
   let anyWaiting = false;
-  for (let i = 0; i < count; i++) if (!work[i].running) anyWaiting = true;
-  if (anyWaiting) {
-    for (let i = 0; i < count; i++) {
-      const w = work[i];
-      const qEnd = fig[w.at + QEND];
-      if (w.running && qEnd > now && !(qEnd >= wake)) wake = qEnd;
-      if (!w.running && Number.isFinite(starveMs)) {
-        const d = fig[w.at + SUSP] + starveMs;
-        if (d > now && !(d >= wake)) wake = d;
-      }
+  for (let i = 0; i < v.count; i++) if (!work[i].running) anyWaiting = true;
+  if (!anyWaiting) return wake;
+  for (let i = 0; i < v.count; i++) {
+    const w = work[i];
+    const qEnd = fig[w.at + QEND];
+    if (w.running && qEnd > now && !(qEnd >= wake)) wake = qEnd;
+    if (!w.running && Number.isFinite(starveMs)) {
+      const d = fig[w.at + SUSP] + starveMs;
+      if (d > now && !(d >= wake)) wake = d;
     }
-    const tick = params.monitorIntervalMs;
-    if (!unset(wake) && tick > 0) wake = Math.ceil(wake / tick) * tick;
   }
+  const tick = v.params.monitorIntervalMs;
+  if (!unset(wake) && tick > 0) wake = Math.ceil(wake / tick) * tick;
+  return wake;
+}
 
-  // The entry: its arrays are written over (tasks come and go at every completion and arrival;
-  // new arrays at each would be garbage by the million). Written in order, so an array that grows
-  // only appends, and trimmed when the node holds fewer tasks.
+/**
+ * Schedules one node: adds its decisions to `out`, writes the attained service of each of its
+ * tasks after this visit to `attainedOut` (for the dispatch score), and returns its entry: `prev`
+ * updated in place (see `updatesStateInPlace`), or a new one. `v` is the run's working space.
+ */
+export function scheduleNode(
+  v: NodeVisit,
+  snapshot: ClusterSnapshot,
+  node: NodeView,
+  prev: NodeEntry | undefined,
+  params: KairosParams,
+  out: DecisionBuffer,
+  attainedOut: number[],
+): NodeEntry {
+  v.now = snapshot.nowMs;
+  v.W = params.quantumMs;
+  v.cores = coresOf(node, params);
+  v.nodeId = node.id;
+  v.params = params;
+  v.out = out;
+  const starveMs = params.starvationQuanta > 0 ? params.starvationQuanta * params.quantumMs : Infinity;
+  loadTasks(v, snapshot, node, prev);
+
+  preemptOnArrival(v);
+  swapOnQuantumEnd(v);
+  starvationGuard(v, starveMs);
+  resumeOnFreeCore(v);
+  const wake = nextWake(v, starveMs);
+
+  // Written back over the entry's arrays (a new entry only for a new node), in order, so that
+  // an array that grows only appends.
+  const { work, fig, count } = v;
   if (attainedOut.length !== count) attainedOut.length = count;
   for (let i = 0; i < count; i++) attainedOut[i] = work[i].attainedMs;
   const n = count * TASK_FIELDS;
   if (prev === undefined) {
     const taskIds = new Array<ContainerId>(count);
     for (let i = 0; i < count; i++) taskIds[i] = work[i].id;
-    // Built by appending, starting with a number that is not a small integer, so that the array
-    // holds unboxed numbers from the start.
+    // Started with a number that is not a small integer, so that it holds unboxed numbers.
     const t = [wake];
     for (let j = 0; j < n; j++) t.push(fig[j]);
-    return { id: nodeId, ord: -1, ids: taskIds, t };
+    return { id: node.id, ord: -1, ids: taskIds, t };
   }
   const taskIds = prev.ids;
   for (let i = 0; i < count; i++) if (taskIds[i] !== work[i].id) taskIds[i] = work[i].id;
