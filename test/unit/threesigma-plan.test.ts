@@ -111,8 +111,9 @@ describe('3Sigma preemption (§4.3.5)', () => {
     const patient = slo({ id: 'patient', deadlineMs: 200 * MIN, distribution: pointMass(10 * MIN) });
     const shortBe: RunningJobToPlan = { ...runningBe, distribution: pointMass(6 * MIN) };
     const plan = planCycle(0, [patient], [shortBe], params);
+    // The running job ends at 5 min (slice 2): the SLO job waits for it rather than preempting.
     expect(plan.running[0].preempt).toBe(false);
-    expect(plan.pending[0].startSlice).toBe(3);
+    expect(plan.pending[0].startSlice).toBe(2);
   });
 });
 
@@ -145,7 +146,8 @@ describe('3Sigma MILP', () => {
       fc.property(problems, (p) => {
         const exact = solvePlan(p, { maxNodes: 10_000, relativeGap: 0 });
         const greedy = solveGreedy(p, 'comparison');
-        expect(exact.solver).toBe('highs');
+        // Either HiGHS, or the greedy packing when it gave every job its best option (optimal).
+        expect(exact.solver === 'highs' || exact.status.startsWith('optimal')).toBe(true);
         expect(isFeasible(p, exact.chosen, exact.preempted)).toBe(true);
         expect(isFeasible(p, greedy.chosen, greedy.preempted)).toBe(true);
         expect(exact.objective).toBeGreaterThanOrEqual(greedy.objective - 1e-6);

@@ -131,6 +131,13 @@ export function solveGreedy(p: PlanProblem, why: string): PlanSolution {
   return { chosen, preempted, objective: objectiveOf(p, chosen, preempted), solver: 'greedy', status: why, ...sizeOf(p) };
 }
 
+function everyJobHasItsBestOption(p: PlanProblem, chosen: readonly number[]): boolean {
+  const best = new Array<number>(p.jobs).fill(0);
+  for (const o of p.options) if (o.utility > best[o.job]) best[o.job] = o.utility;
+  for (let j = 0; j < p.jobs; j++) if (best[j] > 0 && (chosen[j] < 0 || p.options[chosen[j]].utility < best[j])) return false;
+  return true;
+}
+
 function sizeOf(p: PlanProblem): { columns: number; rows: number; nonzeros: number } {
   let nonzeros = p.options.length;
   for (const o of p.options) for (let r = 0; r < o.use.length; r++) if (o.use[r] !== 0) nonzeros++;
@@ -140,7 +147,11 @@ function sizeOf(p: PlanProblem): { columns: number; rows: number; nonzeros: numb
 
 /** Solves the plan with HiGHS; falls back to the greedy packing when that gives no usable answer. */
 export function solvePlan(p: PlanProblem, limits: SolverLimits): PlanSolution {
-  if (p.options.length === 0 && p.preemptions.length === 0) return { chosen: new Array<number>(p.jobs).fill(-1), preempted: [], objective: 0, solver: 'highs', status: 'empty', columns: 0, rows: 0, nonzeros: 0 };
+  // Without options preempting only costs; when every job gets its best option packed greedily,
+  // no plan earns more (preempting could only add cost): both need no solver.
+  if (p.options.length === 0) return { chosen: new Array<number>(p.jobs).fill(-1), preempted: p.preemptions.map(() => false), objective: 0, solver: 'greedy', status: 'optimal: no options', ...sizeOf(p) };
+  const greedy = solveGreedy(p, 'optimal: every job has its best option');
+  if (everyJobHasItsBestOption(p, greedy.chosen)) return greedy;
   if (!highs) return solveGreedy(p, `HiGHS unavailable: ${highsLoadError ?? 'not loaded'}`);
   try {
     return solveWithHighs(highs, p, limits);

@@ -57,8 +57,11 @@ export const threeSigmaParamsSchema = z
     preemption: z
       .object({
         enabled: z.boolean().default(true),
-        /** Cost of preempting a running job beyond the utility it would still earn (§4.3.5 P_r). */
-        costUtility: z.number().min(0).max(1_000).default(0.05),
+        /**
+         * Cost of preempting a running job beyond the utility it would still earn (§4.3.5 P_r);
+         * above a best-effort job's utility, so that only SLO work preempts.
+         */
+        costUtility: z.number().min(0).max(1_000).default(0.25),
         /** Running jobs offered for preemption per cycle (those started last). */
         maxCandidates: z.number().int().min(0).max(1_000).default(20),
       })

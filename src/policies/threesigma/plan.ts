@@ -134,6 +134,8 @@ export function expectedUse(d: RuntimeDistribution, demand: readonly number[], s
 
 /** Expected utilities below this are no option at all (the paper prunes zero terms, §4.3.6). */
 const NO_UTILITY = 1e-9;
+/** Relative discount per slice of delay: of two starts worth the same, the plan takes the earlier. */
+const EARLIER_FIRST = 1e-6;
 
 /**
  * Builds and solves the cycle's MILP. `seedStartMs`: last cycle's planned start of each job, to
@@ -172,6 +174,7 @@ export function planCycle(nowMs: number, pending: readonly JobToPlan[], running:
 
   const options: PlanOption[] = [];
   const optionStart: number[] = [];
+  const optionUtility: number[] = [];
   const best: number[] = [];
   const handled: boolean[] = [];
   const seed: number[] = [];
@@ -186,8 +189,9 @@ export function planCycle(nowMs: number, pending: readonly JobToPlan[], running:
       top = Math.max(top, u);
       if (u <= NO_UTILITY) continue;
       if (seedStartMs[job.id] !== undefined && seed[j] < 0 && startMs >= seedStartMs[job.id]) seed[j] = options.length;
-      options.push({ job: j, utility: u, use: expectedUse(job.distribution, job.demand, s, slices, p.sliceMs) });
+      options.push({ job: j, utility: u * (1 - EARLIER_FIRST * s), use: expectedUse(job.distribution, job.demand, s, slices, p.sliceMs) });
       optionStart.push(s);
+      optionUtility.push(u);
     }
     best.push(top);
   });
@@ -200,7 +204,7 @@ export function planCycle(nowMs: number, pending: readonly JobToPlan[], running:
     return {
       id: job.id,
       ...(o >= 0 ? { startSlice: optionStart[o] } : {}),
-      expectedUtility: o >= 0 ? options[o].utility : best[j],
+      expectedUtility: o >= 0 ? optionUtility[o] : best[j],
       hasUtility: best[j] > NO_UTILITY,
       overestimateHandled: handled[j],
     };
