@@ -65,7 +65,14 @@ export const livezBody = z.object({ status: z.literal('alive'), running: z.boole
 
 export const healthBody = z
   .object({
-    status: z.enum(['ok', 'degraded', 'down', 'starting']).describe('down: the RM is unreachable; degraded: the last cycle failed'),
+    status: z
+      .enum(['ok', 'degraded', 'down', 'starting', 'stale'])
+      .describe('down: the RM is unreachable; stale: no good snapshot for staleAfterPeriods periods; degraded: the last cycle failed'),
+    staleReason: z.string().optional(),
+    capabilities: z
+      .object({ queueWrites: z.boolean(), containerSuspend: z.boolean(), nodeRanking: z.boolean(), notes: z.array(z.string()) })
+      .nullable()
+      .describe('What the backend can do, as of the last cycle (null before it)'),
     rmReachable: z.boolean().nullable(),
     rmError: z.string().optional(),
     lastCycle: z

@@ -232,9 +232,12 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
   app.get('/healthz', async (_req, reply) => {
     const s = engine.status();
     const lastCycleOk = s.lastCycle ? s.lastCycle.outcome === 'ok' : null;
-    const status = s.rmReachable === false ? 'down' : s.lastCycle === undefined ? 'starting' : lastCycleOk ? 'ok' : 'degraded';
+    const status = s.rmReachable === false ? 'down' : s.staleReason ? 'stale' : s.lastCycle === undefined ? 'starting' : lastCycleOk ? 'ok' : 'degraded';
+    const caps = s.capabilities;
     const body: z.input<typeof S.healthBody> = {
       status,
+      ...(s.staleReason ? { staleReason: s.staleReason } : {}),
+      capabilities: caps ? { queueWrites: caps.queueWrites, containerSuspend: caps.containerSuspend, nodeRanking: caps.nodeRanking, notes: [...caps.notes] } : null,
       rmReachable: s.rmReachable ?? null,
       ...(s.rmError ? { rmError: s.rmError } : {}),
       lastCycle: s.lastCycle ? { ...s.lastCycle } : null,
@@ -248,7 +251,7 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
       lastSnapshotAtMs: s.lastSnapshotAtMs ?? null,
       nextCycleAtMs: s.nextCycleAtMs ?? null,
     };
-    return reply.code(status === 'down' ? 503 : 200).send(body);
+    return reply.code(status === 'down' || status === 'stale' ? 503 : 200).send(body);
   });
 
   app.get('/livez', async () => ({ status: 'alive', running: engine.isRunning }));

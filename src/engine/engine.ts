@@ -37,6 +37,13 @@ export interface EngineOptions {
   readonly logger?: Logger;
   readonly limits?: Partial<SafetyLimits>;
   readonly backoff?: Partial<BackoffOptions>;
+  /**
+   * A cycle's reads (capabilities and snapshot) must finish within this, or the RM counts as
+   * unavailable for the cycle (a hung RM then shows as down). Default: two periods, at least 5 s.
+   */
+  readonly readDeadlineMs?: number;
+  /** /healthz reports stale once the last good snapshot is older than this many periods (default 3). */
+  readonly staleAfterPeriods?: number;
   readonly policies?: PolicyLookup;
   readonly metrics?: EngineMetrics;
   /**
@@ -103,6 +110,8 @@ export interface EngineStatus {
   readonly lastSnapshotAtMs?: number;
   readonly consecutiveRmFailures: number;
   readonly nextCycleAtMs?: number;
+  /** Set while running when the last good snapshot (or the start) is older than staleAfterPeriods. */
+  readonly staleReason?: string;
 }
 
 export interface ActiveConfig {
@@ -131,6 +140,7 @@ export class Engine {
   private state: unknown;
   private generation = 0;
   private running = false;
+  private startedAtMs: number | undefined;
   private timer: TimerHandle | undefined;
   private nextCycleAtMs: number | undefined;
   private inFlight: Promise<CycleReport> | undefined;
@@ -343,7 +353,44 @@ export class Engine {
       lastSnapshotAtMs: this.lastSnapshotAtMs,
       consecutiveRmFailures: this.consecutiveRmFailures,
       nextCycleAtMs: this.nextCycleAtMs,
+      staleReason: this.staleReason(),
     };
+  }
+
+  private staleReason(): string | undefined {
+    if (!this.running || this.startedAtMs === undefined) return undefined;
+    const limitMs = (this.opts.staleAfterPeriods ?? 3) * this.periodMs;
+    const since = this.lastSnapshotAtMs ?? this.startedAtMs;
+    const ageMs = this.clock.now() - since;
+    if (ageMs <= limitMs) return undefined;
+    return `${this.lastSnapshotAtMs === undefined ? 'no snapshot since the start' : 'last good snapshot'} ${Math.round(ageMs / 1000)} s ago, more than ${this.opts.staleAfterPeriods ?? 3} periods (${limitMs} ms)`;
+  }
+
+  /** Resolves with `work`, or rejects with RmUnavailableError once the read deadline passes. */
+  private withReadDeadline<T>(work: Promise<T>): Promise<T> {
+    const deadlineMs = this.opts.readDeadlineMs ?? Math.max(5_000, 2 * this.periodMs);
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const timer = this.clock.setTimeout(() => {
+        if (settled) return;
+        settled = true;
+        reject(new RmUnavailableError(`the ResourceManager did not answer the cycle's reads within ${deadlineMs} ms`));
+      }, deadlineMs);
+      work.then(
+        (v) => {
+          if (settled) return;
+          settled = true;
+          this.clock.clearTimeout(timer);
+          resolve(v);
+        },
+        (e: unknown) => {
+          if (settled) return;
+          settled = true;
+          this.clock.clearTimeout(timer);
+          reject(e);
+        },
+      );
+    });
   }
 
   get isRunning(): boolean {
@@ -355,6 +402,7 @@ export class Engine {
     if (!this.active) throw new SchedbrainError('engine not initialised: call init() first');
     if (this.running) return;
     this.running = true;
+    this.startedAtMs = this.clock.now();
     this.nextCycleAtMs = this.clock.now();
     void this.startTick();
   }
@@ -454,8 +502,12 @@ export class Engine {
     let caps: Capabilities;
     let snapshot: ClusterSnapshot;
     try {
-      caps = await this.backend.capabilities();
-      snapshot = await this.backend.snapshot();
+      ({ caps, snapshot } = await this.withReadDeadline(
+        (async () => {
+          const c = await this.backend.capabilities();
+          return { caps: c, snapshot: await this.backend.snapshot() };
+        })(),
+      ));
     } catch (e) {
       return finish({ ...base, advisory: this.status().advisory ?? false, outcome: this.rmFailed(e), decisions: [], notes: [], error: errMsg(e), committed: false });
     }
