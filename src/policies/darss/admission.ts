@@ -9,14 +9,14 @@
  * - `count-only` is the thesis's: Σ units·lease ≤ unreserved unit·ms in [now, deadline).
  * - `critical-path` (default) is stricter: the workflow's critical path must fit in the time
  *   left, and each job is booked backward from its latest finish (its deadline, or the booked
- *   start of the jobs that need it) at no more units than its tasks can use at once; the workflow
- *   fits iff no booking has to start before now.
+ *   start of the jobs that need it) in waves of whole tasks (`bookInWaves`); the workflow fits iff
+ *   no wave has to start before now.
  *
  * Every rule is a named function and a decision's `rule` is that name. Pure functions of a plain
  * JSON ledger: the admin API can call `admitWorkflow` as the policy does.
  */
-import { criticalPathMs, jobsInOrder, jobSpanMs, workUnitMs, type WorkflowRequest } from '../../core/rsl.js';
-import { addSteps, changePointsIn, copySteps, emptySteps, forEachSegment, integral, valueAt, type StepFunction } from '../shared/step-function.js';
+import { criticalPathMs, jobsInOrder, jobSpanMs, taskChainLength, workUnitMs, type RslJob, type WorkflowRequest } from '../../core/rsl.js';
+import { addSteps, changePointsIn, copySteps, emptySteps, forEachSegment, integral, maxOn, valueAt, type StepFunction } from '../shared/step-function.js';
 
 export type AdmissionTest = 'critical-path' | 'count-only';
 
@@ -154,9 +154,9 @@ interface BookingOutcome {
 }
 
 /**
- * Ours, second half: books each job backward from its latest finish, at most `tasks × units ÷
- * chain length` units at a time (so a job never takes less than its span), jobs needed by others
- * before those others' booked starts. Fits iff nothing has to start before now.
+ * Ours, second half: books each job backward from its latest finish in waves of whole tasks,
+ * jobs needed by others before those others' booked starts. Fits iff nothing has to start
+ * before now.
  */
 export function criticalPathAdmission(trial: Ledger, w: WorkflowRequest, id: string, now: number, p: AdmissionParams): BookingOutcome {
   const order = jobsInOrder(w);
@@ -168,14 +168,46 @@ export function criticalPathAdmission(trial: Ledger, w: WorkflowRequest, id: str
     const j = order[k];
     let latestFinish = j.deadlineMs ?? w.deadlineMs!;
     for (const d of dependants.get(j.name)!) latestFinish = Math.min(latestFinish, start.get(d)!);
-    const work = j.tasks * j.unitsPerTask * j.leaseMs;
-    const rateCap = (j.tasks * j.unitsPerTask * j.leaseMs) / jobSpanMs(j);
-    const r = bookBackward(trial, w.group, id, j.name, latestFinish, now, work, rateCap, p);
-    if (r.missing > 1e-6) return { fits: false, fromMs: now - r.missing / Math.max(rateCap, 1e-9), failedJob: j.name, missingUnitMs: r.missing };
+    const r = bookInWaves(trial, w.group, id, j, latestFinish, now, p);
+    if (r.missing > 0) return { fits: false, fromMs: r.from, failedJob: j.name, missingUnitMs: r.missing };
     start.set(j.name, r.from);
     earliest = Math.min(earliest, r.from);
   }
   return { fits: true, fromMs: earliest };
+}
+
+/**
+ * Books a job backward from `to` in waves: windows of one span (lease × longest task chain), each
+ * holding as many lanes (a chain's units) as fit under every cap all through the window, until
+ * every task has one. Tasks are not divisible: a count of unit·ms alone can promise what no
+ * placement of whole tasks delivers. Returns the earliest booked instant and the unit·ms missing
+ * when the waves reach now.
+ */
+function bookInWaves(l: Ledger, group: string, id: string, j: RslJob, to: number, now: number, p: AdmissionParams): { from: number; missing: number } {
+  const limit = productionCap(l.capacityUnits, p);
+  const share = shareOf(p, group);
+  const groupLimit = share.maxPct !== undefined ? (l.capacityUnits * share.maxPct) / 100 : Infinity;
+  const gf = (l.byGroup[group] ??= emptySteps());
+  const span = jobSpanMs(j);
+  const chain = taskChainLength(j);
+  let lanes = Math.ceil(j.tasks / chain);
+  const pieces: Piece[] = [];
+  let t = to;
+  while (lanes > 0) {
+    const from = t - span;
+    if (from < now) break;
+    const room = Math.min(limit - maxOn(l.production, from, t), groupLimit < Infinity ? groupLimit - maxOn(gf, from, t) : Infinity);
+    const k = Math.min(lanes, Math.floor((room + 1e-9) / j.unitsPerTask));
+    if (k > 0) {
+      addSteps(l.production, from, t, k * j.unitsPerTask);
+      addSteps(gf, from, t, k * j.unitsPerTask);
+      pieces.push([from, t, k * j.unitsPerTask]);
+      lanes -= k;
+    }
+    t = from;
+  }
+  if (pieces.length) ((l.bookings[id] ??= {})[j.name] ??= []).push(...pieces);
+  return { from: t, missing: lanes * chain * j.unitsPerTask * j.leaseMs };
 }
 
 /** Books `work` unit·ms as late as possible before `to`, never before `now`; returns what is missing. */

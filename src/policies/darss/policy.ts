@@ -184,8 +184,26 @@ function childrenOf(root: QueueView, path: string): readonly QueueView[] {
 }
 
 /**
- * Kills the best-effort containers started last, then those of production jobs running more
- * than their booking holds now (ahead of plan, with slack to run again), until production tasks
+ * Units of a job's tasks that its booked waves say should have started by `t` but have not: the
+ * waves are what admission promised, and a task that misses its wave can make the job late
+ * before its ttd latest start says so.
+ */
+function behindWaves(l: Ledger, rid: string, job: string, t: number, startedUnits: number): number {
+  let planned = 0;
+  for (const [a, , u] of l.bookings[rid]?.[job] ?? []) if (a <= t) planned += u;
+  return Math.max(0, planned - startedUnits);
+}
+
+/** The next start of one of a job's waves after `t` (Infinity: none). */
+function nextWave(l: Ledger, rid: string, job: string, t: number): number {
+  let next = Infinity;
+  for (const [a] of l.bookings[rid]?.[job] ?? []) if (a > t && a < next) next = a;
+  return next;
+}
+
+/**
+ * Kills the best-effort containers started last, then those of production jobs not due yet
+ * (running ahead of their plan, with slack to run again), until production tasks
  * at their latest start would find units (see `preemptAtLatestStart`).
  */
 export function preemptAtLatestStart(s: ClusterSnapshot, p: DarssParams, latePendingUnits: number, aheadOfPlan: ReadonlyMap<string, number>): Decision[] {
@@ -196,13 +214,6 @@ export function preemptAtLatestStart(s: ClusterSnapshot, p: DarssParams, latePen
   return rest > 0 ? [...fromBestEffort, ...preemptYoungest(s, (a) => aheadOfPlan.get(a.id) ?? 0, rest, p.unit, POLICY_NAME, 'preemptAtLatestStart', why)] : fromBestEffort;
 }
 
-/** Units a job's booking holds at `t`. */
-function bookedAt(l: Ledger, rid: string, job: string, t: number): number {
-  let u = 0;
-  const jobs = l.bookings[rid];
-  for (const [a, b, x] of jobs?.[job] ?? jobs?.['(workflow)'] ?? []) if (a <= t && t < b) u += x;
-  return u;
-}
 
 export const darssPolicy = definePolicy<DarssParams, DarssState>({
   name: POLICY_NAME,
@@ -254,6 +265,8 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
     let running = 0;
     let duePending = 0;
     let latePending = 0;
+    /** Production applications with tasks late for their wave or their latest start. */
+    const lateApps = new Set<string>();
     const aheadOfPlan = new Map<string, number>();
     const kidsNow = childrenOf(snapshot.rootQueue, params.productionQueue);
     const leaf = kidsNow.length > 0 ? `${params.productionQueue}.${params.productionLeafName}` : params.productionQueue;
@@ -286,16 +299,22 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
         moves.push(decisionWithLazyReason({ kind: 'moveApp', appId: app.id, queue: leaf }, POLICY_NAME, 'productionLeaf', () => `${app.id} of admitted request ${rid} from ${from} to ${leaf}, where production goes in time-to-deadline order`));
       }
       if (app.runningContainers > 0 && jobName !== undefined) {
-        const ahead = app.runningContainers * job.unitsPerTask - (now < holdUntil(job, params.holdLeadMs) ? 0 : bookedAt(state.ledger, rid, jobName, now));
+        // Only jobs not due yet: a due job's tasks run to the end (its booking is a count of units
+        // over time, not the shape its tasks take, so running above it now is no sign of slack).
+        const ahead = now < holdUntil(job, params.holdLeadMs) ? app.runningContainers * job.unitsPerTask : 0;
         if (ahead > 0) aheadOfPlan.set(app.id, ahead);
       }
       running += app.runningContainers * job.unitsPerTask;
       if (now >= holdUntil(job, params.holdLeadMs)) duePending += app.pendingContainers * job.unitsPerTask;
-      if (now >= job.latestStartMs) latePending += app.pendingContainers * job.unitsPerTask;
+      const pendingUnits = app.pendingContainers * job.unitsPerTask;
+      const late = now >= job.latestStartMs ? pendingUnits : Math.min(pendingUnits, behindWaves(state.ledger, rid, jobName!, now, (job.tasks - app.pendingContainers) * job.unitsPerTask));
+      latePending += late;
+      if (late > 0) lateApps.add(app.id);
       if (app.pendingContainers > 0) {
         const dueAt = holdUntil(job, params.holdLeadMs);
         if (dueAt > now) wakeAtMs = Math.min(wakeAtMs, dueAt);
         else if (job.latestStartMs > now) wakeAtMs = Math.min(wakeAtMs, job.latestStartMs);
+        wakeAtMs = Math.min(wakeAtMs, nextWave(state.ledger, rid, jobName!, now));
       }
     }
 
@@ -338,13 +357,14 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
 
     // --- priorities: time-to-deadline order -----------------------------------------------------
     const q = new TtdQueue<ProductionApp>();
-    for (const p of production) q.push(holdUntil(p.job, 0), p);
+    // Tasks late for their wave go first; then least ttd first.
+    for (const p of production) q.push(lateApps.has(p.app.id) ? p.job.latestStartMs - 1e15 : p.job.latestStartMs, p);
     let rank = production.length;
     for (let p = q.pop(); p !== undefined; p = q.pop()) {
       const prio = rank--;
       if (p.app.priority === prio) continue;
       const app = p.app;
-      const latest = holdUntil(p.job, 0);
+      const latest = p.job.latestStartMs;
       decisions.push(decisionWithLazyReason({ kind: 'setAppPriority', appId: app.id, priority: prio }, POLICY_NAME, 'timeToDeadlineOrder', () => `${app.id} latest start ${latest} ms: priority ${prio} of ${production.length} production applications`));
     }
 

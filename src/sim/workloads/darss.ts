@@ -51,7 +51,7 @@ export interface DarssWorkloadOptions {
   readonly maxTasksPerJob?: number;
   readonly maxTaskS?: number;
   readonly minTaskS?: number;
-  /** Deadline = arrival + slack × need, slack uniform in [min, max]. Default [1.5, 4]. */
+  /** Deadline = arrival + slack × need, slack uniform in [min, max]. Default [1, 3]. */
   readonly deadlineSlack?: readonly [number, number];
   /** Share of the cluster's units the deadline assumes the workflow gets. Default 0.25. */
   readonly deadlineShare?: number;
@@ -114,7 +114,7 @@ export function darssWorkload(trace: DarssTrace, o: DarssWorkloadOptions = {}): 
   const aTasks = paretoShapeFor(meanTasks, 1, maxTasks);
   const aDur = paretoShapeFor(meanS, minS, maxS);
   const pad = 1 + (o.leasePaddingPct ?? 10) / 100;
-  const [slackLo, slackHi] = o.deadlineSlack ?? [1.5, 4];
+  const [slackLo, slackHi] = o.deadlineSlack ?? [1, 3];
   const share = o.deadlineShare ?? 0.25;
 
   const units = DARSS_CLUSTER.reduce((a, g) => a + g.count * nodeUnits(g), 0);
