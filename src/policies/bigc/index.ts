@@ -782,6 +782,8 @@ function nodeCapacity(cycle: Cycle): void {
   for (const { d } of capacity) cycle.decisions.push(d);
 }
 
+const newRunSpace = (): BigcRunSpace => new BigcRunSpace();
+
 export const bigcPolicy = definePolicy<BigcParams, BigcState>({
   name: POLICY,
   description:
@@ -791,7 +793,7 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
   updatesStateInPlace: true,
   initialState: () => ({ suspendedAtMs: {} }),
   decide({ snapshot, params, state }) {
-    const space = runSpaceOf(state, () => new BigcRunSpace());
+    const space = runSpaceOf(state, newRunSpace);
     const key = space.paramsKey(params);
     const cycle = new Cycle(snapshot, params);
     const now = cycle.now;

@@ -422,6 +422,8 @@ function dispatchRank(ids: NodeId[], scores: number[], partial: boolean, params:
   return decisionWithReasonOf(new ListedRanking(ids, scores, true, partial), POLICY_NAME, 'dispatch.rank', rankReason, params.tieBreak, best, bestScore);
 }
 
+const newRunSpace = (): KairosRunSpace => new KairosRunSpace();
+
 export const kairosPolicy = definePolicy<KairosParams, KairosState>({
   name: POLICY_NAME,
   description:
@@ -441,7 +443,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     const full = snapshot.changedNodeIds === undefined || state.lastSweepMs === null;
     const sweep = full || now - (state.lastSweepMs ?? now) >= params.sweepIntervalMs;
     // Nodes to visit: pushed as found, then put in id order without repeats.
-    const space = runSpaceOf(state, () => new KairosRunSpace());
+    const space = runSpaceOf(state, newRunSpace);
     const visits = space.visits;
     visits.clear();
     if (full) {

@@ -29,17 +29,6 @@ export interface SuspendOnNode<T> extends CoreLedger {
   suspend(t: T): void;
 }
 
-/** The task of `taskAt(0 .. count)` that `accept`s and comes first in `order`. */
-export function firstInOrder<T>(count: number, taskAt: (i: number) => T, accept: (t: T) => boolean, order: (a: T, b: T) => number): T | undefined {
-  let best: T | undefined;
-  for (let i = 0; i < count; i++) {
-    const t = taskAt(i);
-    if (!accept(t)) continue;
-    if (best === undefined || order(t, best) < 0) best = t;
-  }
-  return best;
-}
-
 /** The node's next victim: the running task first in the policy's victim order. */
 export function nextVictim<T>(node: SuspendOnNode<T>): T | undefined {
   let best: T | undefined;
