@@ -105,6 +105,14 @@ describe('3Sigma preemption (§4.3.5)', () => {
     expect(plan.pending[0].startSlice).toBe(0);
   });
 
+  it('does not preempt for best-effort jobs, however much they would gain', () => {
+    const free = threeSigmaParamsSchema.parse({ ...params, preemption: { costUtility: 0 } });
+    const waiting = [1, 2, 3].map((i) => be({ id: `be${i}`, submittedAtMs: 0, demand: [0.3, 0.3], distribution: pointMass(5 * MIN) }));
+    const plan = planCycle(0, waiting, [runningBe], free);
+    expect(plan.running[0].preempt).toBe(false);
+    expect(plan.pending.every((j) => j.startSlice === undefined)).toBe(true);
+  });
+
   it('does not preempt when it is disabled, nor for a job that can wait', () => {
     const off = threeSigmaParamsSchema.parse({ ...params, preemption: { enabled: false } });
     expect(planCycle(0, [tight], [runningBe], off).running[0].preempt).toBe(false);
@@ -134,12 +142,20 @@ describe('3Sigma MILP', () => {
             job: fc.integer({ min: 0, max: jobs - 1 }),
             utility: fc.double({ min: 0.01, max: 1, noNaN: true }),
             use: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: slices * 2, maxLength: slices * 2 }),
+            bestEffort: fc.boolean(),
           }),
           { maxLength: 12 },
         ),
+        preemptions: fc.array(
+          fc.record({
+            cost: fc.double({ min: 0, max: 1, noNaN: true }),
+            credit: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: slices * 2, maxLength: slices * 2 }),
+          }),
+          { maxLength: 3 },
+        ),
       }),
     )
-    .map((x): PlanProblem => ({ ...x, resources: 2, preemptions: [] }));
+    .map((x): PlanProblem => ({ ...x, resources: 2 }));
 
   it('finds a feasible plan at least as good as the greedy packing', () => {
     fc.assert(

@@ -6,10 +6,13 @@
  *   maximise   Σ U_jo·I_jo − Σ P_r·I_r
  *   subject to Σ_o I_jo ≤ 1                                   for every job j
  *              Σ use_jo[t,d]·I_jo − Σ credit_r[t,d]·I_r ≤ C[t,d] for every slice t, resource d
+ *              Σ_{best-effort o} use_jo[t,d]·I_jo ≤ C[t,d]          (when jobs may be preempted)
  *              I binary
  *
  * `use` is a job's expected consumption (demand × survival, §3.2) and `credit` what preempting a
- * running job gives back; both and C are fractions of the cluster's capacity.
+ * running job gives back; both and C are fractions of the cluster's capacity. What preemption
+ * frees is for SLO jobs only (§4.3.5: lower-priority jobs make room for deadlines), hence the
+ * third set of rows.
  */
 import highsModule, { type Highs, type InitOptions } from 'highs';
 
@@ -23,6 +26,8 @@ export interface PlanOption {
   readonly utility: number;
   /** Expected use per slice and resource: index t·resources + d. */
   readonly use: ArrayLike<number>;
+  /** A best-effort job's option: it may not use what preemption frees. */
+  readonly bestEffort?: boolean;
 }
 
 export interface PlanPreemption {
@@ -66,6 +71,20 @@ export interface PlanSolution {
   readonly nonzeros: number;
 }
 
+/**
+ * HiGHS settings that keep a solve short on these problems: the expected-use rows give a weak
+ * relaxation, and strong branching, cuts at every node, RINS/RENS and symmetry detection spent
+ * most of the work without closing the gap. The node limit bounds the rest; the seed (last plan)
+ * or the solver's own heuristics give the incumbent.
+ */
+const BOUNDED_EFFORT = {
+  mip_pscost_minreliable: 0,
+  mip_allow_cut_separation_at_nodes: false,
+  mip_heuristic_run_rins: false,
+  mip_heuristic_run_rens: false,
+  mip_detect_symmetry: false,
+} as const;
+
 /** Tolerance of the capacity check on a solution (the solver's own is 1e-7 on rows). */
 const FEASIBILITY_TOLERANCE = 1e-6;
 
@@ -97,9 +116,21 @@ export function isFeasible(p: PlanProblem, chosen: readonly number[], preempted:
     seen.add(j);
     for (let r = 0; r < rows; r++) load[r] += opt.use[r];
   }
+  for (let r = 0; r < rows; r++) if (bestEffortLoad(p, chosen, r) > p.capacity[r] + FEASIBILITY_TOLERANCE) return false;
   for (let i = 0; i < p.preemptions.length; i++) if (preempted[i]) for (let r = 0; r < rows; r++) load[r] -= p.preemptions[i].credit[r];
   for (let r = 0; r < rows; r++) if (load[r] > p.capacity[r] + FEASIBILITY_TOLERANCE) return false;
   return true;
+}
+
+function bestEffortLoad(p: PlanProblem, chosen: readonly number[], r: number): number {
+  let load = 0;
+  for (const o of chosen) if (o >= 0 && p.options[o].bestEffort) load += p.options[o].use[r];
+  return load;
+}
+
+/** Whether the best-effort rows are needed: only preemption could let best-effort jobs past capacity. */
+function needsBestEffortRows(p: PlanProblem): boolean {
+  return p.preemptions.length > 0 && p.options.some((o) => o.bestEffort);
 }
 
 function objectiveOf(p: PlanProblem, chosen: readonly number[], preempted: readonly boolean[]): number {
@@ -142,7 +173,7 @@ function sizeOf(p: PlanProblem): { columns: number; rows: number; nonzeros: numb
   let nonzeros = p.options.length;
   for (const o of p.options) for (let r = 0; r < o.use.length; r++) if (o.use[r] !== 0) nonzeros++;
   for (const x of p.preemptions) for (let r = 0; r < x.credit.length; r++) if (x.credit[r] !== 0) nonzeros++;
-  return { columns: p.options.length + p.preemptions.length, rows: p.jobs + p.slices * p.resources, nonzeros };
+  return { columns: p.options.length + p.preemptions.length, rows: p.jobs + p.slices * p.resources * (needsBestEffortRows(p) ? 2 : 1), nonzeros };
 }
 
 /** Solves the plan with HiGHS; falls back to the greedy packing when that gives no usable answer. */
@@ -162,7 +193,8 @@ export function solvePlan(p: PlanProblem, limits: SolverLimits): PlanSolution {
 
 function solveWithHighs(h: Highs, p: PlanProblem, limits: SolverLimits): PlanSolution {
   const rowsCap = p.slices * p.resources;
-  const numRows = p.jobs + rowsCap;
+  const bestEffortRows = needsBestEffortRows(p);
+  const numRows = p.jobs + rowsCap * (bestEffortRows ? 2 : 1);
   const numCols = p.options.length + p.preemptions.length;
   // Column-wise: each option has its job's row and its capacity rows; each preemption its credits.
   const starts: number[] = [0];
@@ -176,6 +208,13 @@ function solveWithHighs(h: Highs, p: PlanProblem, limits: SolverLimits): PlanSol
       if (o.use[r] === 0) continue;
       indices.push(p.jobs + r);
       values.push(o.use[r]);
+    }
+    if (bestEffortRows && o.bestEffort) {
+      for (let r = 0; r < rowsCap; r++) {
+        if (o.use[r] === 0) continue;
+        indices.push(p.jobs + rowsCap + r);
+        values.push(o.use[r]);
+      }
     }
     starts.push(indices.length);
     colCost.push(o.utility);
@@ -192,6 +231,7 @@ function solveWithHighs(h: Highs, p: PlanProblem, limits: SolverLimits): PlanSol
   const rowUpper = new Array<number>(numRows);
   for (let j = 0; j < p.jobs; j++) rowUpper[j] = 1;
   for (let r = 0; r < rowsCap; r++) rowUpper[p.jobs + r] = Math.max(0, p.capacity[r]);
+  if (bestEffortRows) for (let r = 0; r < rowsCap; r++) rowUpper[p.jobs + rowsCap + r] = Math.max(0, p.capacity[r]);
   const size = { columns: numCols, rows: numRows, nonzeros: values.length };
 
   return h.withModel(
@@ -208,7 +248,7 @@ function solveWithHighs(h: Highs, p: PlanProblem, limits: SolverLimits): PlanSol
       integrality: new Array<0 | 1>(numCols).fill(h.constants.variableType.integer),
     },
     (model): PlanSolution => {
-      model.options.set({ output_flag: false, random_seed: 0, mip_max_nodes: limits.maxNodes, mip_rel_gap: limits.relativeGap });
+      model.options.set({ output_flag: false, random_seed: 0, mip_max_nodes: limits.maxNodes, mip_rel_gap: limits.relativeGap, ...BOUNDED_EFFORT });
       if (limits.timeLimitMs !== undefined) model.options.set('time_limit', limits.timeLimitMs / 1000);
       if (p.seed) {
         const start = new Array<number>(numCols).fill(0);

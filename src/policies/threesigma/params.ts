@@ -57,11 +57,8 @@ export const threeSigmaParamsSchema = z
     preemption: z
       .object({
         enabled: z.boolean().default(true),
-        /**
-         * Cost of preempting a running job beyond the utility it would still earn (§4.3.5 P_r);
-         * above a best-effort job's utility, so that only SLO work preempts.
-         */
-        costUtility: z.number().min(0).max(1_000).default(0.25),
+        /** Cost of preempting a running job beyond the utility it would still earn (§4.3.5 P_r). */
+        costUtility: z.number().min(0).max(1_000).default(0.05),
         /** Running jobs offered for preemption per cycle (those started last). */
         maxCandidates: z.number().int().min(0).max(1_000).default(20),
       })
@@ -74,7 +71,7 @@ export const threeSigmaParamsSchema = z
         /** `highs` (MILP) or `greedy` (the packing used when HiGHS is unavailable). */
         kind: z.enum(['highs', 'greedy']).default('highs'),
         /** Branch-and-bound node limit (deterministic). */
-        maxNodes: z.number().int().min(1).max(10_000_000).default(1_000),
+        maxNodes: z.number().int().min(1).max(10_000_000).default(200),
         relativeGap: z.number().min(0).max(1).default(0.001),
         /** Wall-clock limit per solve, ms; unset in replays, where it would make runs differ. */
         timeLimitMs: z.number().int().min(10).max(10 * MINUTE).optional(),

@@ -189,7 +189,7 @@ export function planCycle(nowMs: number, pending: readonly JobToPlan[], running:
       top = Math.max(top, u);
       if (u <= NO_UTILITY) continue;
       if (seedStartMs[job.id] !== undefined && seed[j] < 0 && startMs >= seedStartMs[job.id]) seed[j] = options.length;
-      options.push({ job: j, utility: u * (1 - EARLIER_FIRST * s), use: expectedUse(job.distribution, job.demand, s, slices, p.sliceMs) });
+      options.push({ job: j, utility: u * (1 - EARLIER_FIRST * s), use: expectedUse(job.distribution, job.demand, s, slices, p.sliceMs), ...(curve.kind === 'bestEffort' ? { bestEffort: true } : {}) });
       optionStart.push(s);
       optionUtility.push(u);
     }
