@@ -153,6 +153,9 @@ export async function runSimulateCommand(argv: string[]): Promise<number> {
   if (argv.some((a, i) => (a === '--workload' && argv[i + 1]?.startsWith('bopf-')) || a.startsWith('--workload=bopf-'))) return (await import('./workloads/bopf-cli.js')).runBopfSimulate(argv);
   // DARSS evaluation workloads: production workflows, deadlines, --compare (workloads/darss-cli.ts).
   if (argv.some((a, i) => (a === '--workload' && argv[i + 1]?.startsWith('darss-')) || a.startsWith('--workload=darss-'))) return (await import('./workloads/darss-cli.js')).runDarssSimulate(argv);
+  // Pigeon, Eagle and Sparrow place each task with messages: the task-level simulator (tasklevel/cli.ts).
+  const taskLevel = await import('./tasklevel/cli.js');
+  if (taskLevel.wantsTaskLevel(argv)) return taskLevel.runTaskLevelSimulate(argv);
   let args: Args;
   try {
     args = parseArgs(argv);
