@@ -84,3 +84,23 @@ describe('DARSS in the simulator', () => {
     expect(first.every((r) => jobOutcome(r) === 'rejected')).toBe(true);
   });
 });
+
+describe('DARSS state', () => {
+  it('is plain JSON: every state of a run survives a JSON round trip unchanged', () => {
+    const o = { trace: 'google2011' as const, seed: 1, jobs: 120 };
+    const w = darssWorkloadFor(o);
+    const policy = getPolicy('darss')!;
+    let checked = 0;
+    const checking = {
+      ...policy,
+      decide: (i: Parameters<typeof policy.decide>[0]) => {
+        const out = policy.decide(i);
+        if (checked++ % 50 === 0) expect(JSON.parse(JSON.stringify(out.state))).toStrictEqual(structuredClone(out.state));
+        return out;
+      },
+    };
+    const { run } = runDarss(w, checking, {}, o);
+    expect(checked).toBeGreaterThan(50);
+    expect(run.production.submitted).toBe(w.requests!.length);
+  });
+});

@@ -85,7 +85,8 @@ export interface AdmissionDecision {
   readonly windowFromMs: number;
   readonly windowToMs: number;
   readonly criticalPathMs: number;
-  readonly timeLeftMs: number;
+  /** Deadline less now; absent for a best-effort request. */
+  readonly timeLeftMs?: number;
   /** Earliest booked start (accepted) or how far before now the booking would have had to start. */
   readonly bookedFromMs?: number;
   readonly reason: string;
@@ -288,7 +289,7 @@ export function admitWorkflow(ledger: Ledger, w: WorkflowRequest, id: string, no
   const base = { requestId: id, group: w.group, test: p.admission, nowMs: now, neededUnitMs: needed, criticalPathMs: cp };
   if (w.deadlineMs === undefined) {
     return {
-      decision: { ...base, accepted: true, rule: 'bestEffortRequest', freeUnitMs: 0, windowFromMs: now, windowToMs: now, timeLeftMs: Infinity, reason: 'best-effort request (no deadline): nothing reserved' },
+      decision: { ...base, accepted: true, rule: 'bestEffortRequest', freeUnitMs: 0, windowFromMs: now, windowToMs: now, reason: 'best-effort request (no deadline): nothing reserved' },
     };
   }
   const D = w.deadlineMs;
