@@ -31,7 +31,7 @@ export interface TrackedJob {
   deadlineMs?: number;
   /** Made when the job was first seen (or at the first cycle with any history). */
   prediction?: Prediction;
-  /** When it started holding task containers, since its last preemption. */
+  /** When it started holding task containers (its earliest one when first seen), since its last preemption. */
   runningSinceMs?: number;
   /** When it was last preempted. */
   preemptedAtMs?: number;
@@ -218,7 +218,8 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
       const held = tasks.get(app.id);
       const base = { id: app.id, kind: job.kind, submittedAtMs: app.submittedAtMs, ...(job.deadlineMs !== undefined ? { deadlineMs: job.deadlineMs } : {}), distribution: distributionFor(job, p) };
       if (held && held.length > 0) {
-        if (job.runningSinceMs === undefined) job.runningSinceMs = job.preemptedAtMs === undefined ? (app.startedAtMs ?? now) : now;
+        // From its earliest task container: the RM's start time of an application is its acceptance.
+        if (job.runningSinceMs === undefined) job.runningSinceMs = held.reduce((m, c) => Math.min(m, c.startedAtMs), now);
         runningApps.push({ app, job, plan: { ...base, demand: shareOf(snapshot, app.allocated.vcores, app.allocated.memoryMB), runningSinceMs: job.runningSinceMs } });
       } else {
         job.runningSinceMs = undefined;
