@@ -1,0 +1,55 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { runSimulateCommand } from '../../src/sim/cli.js';
+
+function capture() {
+  let out = '';
+  let err = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
+  return { out: () => out, err: () => err };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('schedbrain simulate --policy pigeon|eagle|sparrow', () => {
+  it('--json gives completion times by class (mean, p50, p90, p99) for each task-level scheduler', async () => {
+    const io = capture();
+    const code = await runSimulateCommand(['--workload', 'sample:heavy-tail-yahoo-like', '--policy', 'pigeon,eagle,sparrow', '--nodes', '200', '--cores', '1', '--cutoff', '3', '--seed', '4', '--json']);
+    vi.restoreAllMocks();
+    expect(code).toBe(0);
+    const o = JSON.parse(io.out());
+    expect(o.runs.map((r: { scheduler: string }) => r.scheduler)).toEqual(['pigeon', 'eagle', 'sparrow']);
+    for (const r of o.runs) {
+      expect(r.workers).toBe(200);
+      expect(r.unfinished).toBe(0);
+      for (const k of ['mean', 'p50', 'p90', 'p99']) {
+        expect(typeof r.short[k]).toBe('number');
+        expect(typeof r.long[k]).toBe('number');
+      }
+    }
+    // JSON has no Infinity: strict priority is written "inf".
+    expect(o.runs[0].params.weight).toBe('inf');
+  });
+
+  it('the same seed prints the same figures', async () => {
+    const run = async (): Promise<unknown> => {
+      const io = capture();
+      await runSimulateCommand(['--workload', 'sample:heavy-tail-yahoo-like', '--policy', 'eagle', '--nodes', '150', '--seed', '8', '--json']);
+      vi.restoreAllMocks();
+      const { wallSeconds: _w, ...rest } = JSON.parse(io.out());
+      return rest;
+    };
+    expect(await run()).toEqual(await run());
+  });
+
+  it('--set reaches the scheduler and a wrong parameter is a usage error', async () => {
+    let io = capture();
+    expect(await runSimulateCommand(['--workload', 'sample:tiny', '--policy', 'pigeon', '--set', 'groupSize=10', '--set', 'weight=20', '--json'])).toBe(0);
+    vi.restoreAllMocks();
+    expect(JSON.parse(io.out()).params).toMatchObject({ groupSize: 10, weight: 20 });
+    io = capture();
+    expect(await runSimulateCommand(['--workload', 'sample:tiny', '--policy', 'pigeon', '--set', 'reservedPerGroup=100'])).toBe(2);
+    vi.restoreAllMocks();
+    expect(io.err()).toContain('reservedPerGroup');
+  });
+});
