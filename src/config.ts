@@ -62,7 +62,9 @@ export const configSchema = z
         /** The RM-side shim that takes the node ranking (default: the first of urls). */
         rankingUrl: z.string().url().optional(),
         /** Lease the brain renews on every shim; when it lapses the shims resume everything. */
-        leaseTtlMs: z.number().int().min(1000).default(30_000),
+        leaseTtlMs: z.number().int().min(1000).max(3_600_000).default(30_000),
+        /** File with the shims' shared secret (schedbrain.shim.secret-file on the NodeManagers). */
+        secretFile: z.string().min(1).optional(),
       })
       .strict()
       .default({}),
@@ -135,6 +137,7 @@ export const ENV_VARS: Record<string, { key: string; kind: Kind }> = {
   SCHEDBRAIN_BACKOFF_MAX_MS: { key: 'backoff.maxMs', kind: 'number' },
   SCHEDBRAIN_LOG_LEVEL: { key: 'logLevel', kind: 'string' },
   SCHEDBRAIN_SHIM_URLS: { key: 'shim.urls', kind: 'list' },
+  SCHEDBRAIN_SHIM_SECRET_FILE: { key: 'shim.secretFile', kind: 'string' },
   SCHEDBRAIN_MINI_NODES: { key: 'miniCluster.nodes', kind: 'number' },
   SCHEDBRAIN_TOKENS_FILE: { key: 'auth.tokensFile', kind: 'string' },
   SCHEDBRAIN_OPEN_READS: { key: 'auth.openReads', kind: 'boolean' },
@@ -157,6 +160,7 @@ export const CONFIG_FLAGS: Record<string, { key: string; kind: Kind; help: strin
   'max-overcommit-factor': { key: 'limits.maxOvercommitFactor', kind: 'number', help: 'largest advertised/physical node resource ratio (default 4)' },
   'allow-zero-capacity': { key: 'limits.allowZeroCapacity', kind: 'list', help: 'queues whose guarantee may be set to 0, comma-separated (default none)' },
   'shim-urls': { key: 'shim.urls', kind: 'list', help: 'NodeManager shim URLs, comma-separated (default: none)' },
+  'shim-secret-file': { key: 'shim.secretFile', kind: 'string', help: "file with the shims' shared secret (default: the embedded mini YARN's)" },
   'log-level': { key: 'logLevel', kind: 'string', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
   nodes: { key: 'miniCluster.nodes', kind: 'number', help: 'NodeManagers of the embedded mini YARN (default 2)' },
   'tokens-file': { key: 'auth.tokensFile', kind: 'string', help: 'admin API tokens: YAML list of {name, role: read|operate|admin, token} (default: <state-dir>/admin.token, made on first start)' },

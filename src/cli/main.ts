@@ -124,6 +124,14 @@ export function adminAccess(cfg: Config, env: NodeJS.ProcessEnv): AdminAccess {
   return { auth, ...(https ? { https } : {}), ...(adminTokenFile ? { adminTokenFile } : {}) };
 }
 
+function readSecretFile(file: string, key: string): string {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (e) {
+    throw new ConfigError(key, '', `cannot read ${file}: ${(e as Error).message}`);
+  }
+}
+
 /** The lease must outlive a few engine periods, or it lapses between two healthy cycles. */
 export function leaseTtlFor(leaseTtlMs: number, periodMs: number): number {
   return Math.max(leaseTtlMs, 3 * periodMs);
@@ -173,6 +181,7 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
   try {
     let rmUrl = cfg.rmUrl;
     let shimUrls = cfg.shim.urls;
+    let shimSecret = cfg.shim.secretFile ? readSecretFile(cfg.shim.secretFile, 'shim.secretFile') : undefined;
     if (!rmUrl) {
       io.out('schedbrain: no ResourceManager configured; starting an embedded mini YARN cluster...');
       const { startMiniCluster } = await import('../yarn/minicluster.js');
@@ -180,6 +189,7 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       cleanups.push(['stop the mini cluster', () => mini.stop()]);
       rmUrl = mini.rmUrl;
       shimUrls = defaultShimUrls(cfg.shim.urls, mini.shimUrl);
+      if (cfg.shim.urls.length === 0) shimSecret ??= mini.shimSecret;
       io.out(`schedbrain: mini YARN ResourceManager ${rmUrl} (client conf ${mini.confDir}${mini.shimUrl ? `, shim ${mini.shimUrl}` : ''})`);
     }
     const { Store } = await import('../store/store.js');
@@ -190,7 +200,8 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
     let lease: { renew(): Promise<void> } | undefined;
     if (shimUrls.length) {
       const { HttpNodeShim } = await import('../yarn/shim-client.js');
-      const nodeShim = new HttpNodeShim({ urls: shimUrls, rankingUrl: cfg.shim.rankingUrl, requestTimeoutMs: cfg.requestTimeoutMs, logger: log.child({ mod: 'shim' }) });
+      if (!shimSecret) log.warn({ shimUrls }, 'no shim secret (--shim-secret-file): the shims will refuse every suspension, resume, lease and ranking');
+      const nodeShim = new HttpNodeShim({ urls: shimUrls, rankingUrl: cfg.shim.rankingUrl, requestTimeoutMs: cfg.requestTimeoutMs, logger: log.child({ mod: 'shim' }), secret: shimSecret });
       shim = nodeShim;
       // The engine renews the lease every cycle, so it lapses (and the shims resume every
       // container) when the loop stops, not only when the process dies.

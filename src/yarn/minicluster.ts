@@ -36,6 +36,8 @@ export interface MiniCluster {
   hadoopVersion: string;
   /** The schedbrain shim in the cluster JVM (serves both the NodeManager and RM roles), if it loaded. */
   shimUrl?: string;
+  /** The shim's shared secret (a random one per cluster, in `<workDir>/shim.secret`). */
+  shimSecret?: string;
   stop(): Promise<void>;
 }
 
@@ -80,6 +82,7 @@ interface ReadyInfo {
   hadoopVersion: string;
   pid: number;
   shimUrl?: string | null;
+  shimSecretFile?: string | null;
   nodes: MiniClusterNode[];
 }
 
@@ -239,6 +242,7 @@ export async function startMiniCluster(opts: StartMiniClusterOptions = {}): Prom
     logFile: info.logFile,
     hadoopVersion: info.hadoopVersion,
     ...(info.shimUrl ? { shimUrl: info.shimUrl } : {}),
+    ...(info.shimUrl && info.shimSecretFile ? { shimSecret: readFileSync(info.shimSecretFile, 'utf8').trim() } : {}),
     stop,
   };
 }

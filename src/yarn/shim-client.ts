@@ -26,6 +26,7 @@ const ttlMs = z.number().int().min(1).max(3_600_000);
 
 export const shimErrorCodes = [
   'bad_request',
+  'unauthorized',
   'unknown_container',
   'wrong_node',
   'no_lease',
@@ -129,7 +130,7 @@ export const SHIM_ROUTES = [
   { method: 'GET', path: '/v1/ranking', response: 'RankingState' },
 ] as const satisfies readonly { method: string; path: string; request?: ShimWireName; response: ShimWireName }[];
 
-export const SHIM_CONTRACT_VERSION = 1;
+export const SHIM_CONTRACT_VERSION = 2;
 
 export type WireContainer = z.infer<typeof wireContainer>;
 export type WireContainerList = z.infer<typeof wireContainerList>;
@@ -164,6 +165,8 @@ export interface HttpNodeShimOptions {
   readonly rankingUrl?: string;
   /** Lease holder name; stable across restarts so a restarted brain renews its own lease. */
   readonly holder?: string;
+  /** The shims' shared secret (sent as a bearer token); without it a shim answers reads only. */
+  readonly secret?: string;
   /** Per-attempt timeout. */
   readonly requestTimeoutMs?: number;
   readonly retry?: Partial<RetryPolicy>;
@@ -193,7 +196,7 @@ export class HttpNodeShim implements NodeShim {
       timeout: opts.requestTimeoutMs ?? 5_000,
       // Status handling is ours: 4xx bodies carry {error, reason}.
       validateStatus: () => true,
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...(opts.secret ? { Authorization: `Bearer ${opts.secret}` } : {}) },
       adapter: opts.adapter,
       // Shim bodies are JSON; parse ourselves so a non-JSON body becomes a protocol error.
       transformResponse: [(data: unknown) => data],

@@ -7,19 +7,19 @@
 import { afterAll, beforeAll, inject } from 'vitest';
 import { RmClient } from '../../src/yarn/client.js';
 import { clusterDifferences, readClusterState, type ClusterState } from './cluster-state.js';
-import { eventually, shimUrl } from './helpers.js';
+import { eventually, shimSecret, shimUrl } from './helpers.js';
 
 const rmUrl = inject('rmUrl');
 const baseline = inject('clusterBaseline') as ClusterState;
 
 async function differences(): Promise<string[]> {
-  return clusterDifferences(baseline, await readClusterState(rmUrl, shimUrl()));
+  return clusterDifferences(baseline, await readClusterState(rmUrl, shimUrl(), shimSecret()));
 }
 
 /** Kills what the file left running and gives every node its recorded capacity back. */
 async function undoLeftovers(): Promise<void> {
   const client = new RmClient({ rmUrl, user: 'schedbrain', requestTimeoutMs: 10_000 });
-  const now = await readClusterState(rmUrl, shimUrl());
+  const now = await readClusterState(rmUrl, shimUrl(), shimSecret());
   const before = new Set(baseline.liveApps.map((a) => a.split(' ')[0]));
   for (const a of now.liveApps) {
     const id = a.split(' ')[0]!;

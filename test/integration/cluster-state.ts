@@ -31,7 +31,7 @@ function queueLines(q: RmQueueInfo, parent: string, out: Record<string, string>)
   for (const child of q.queues?.queue ?? []) queueLines(child, path, out);
 }
 
-export async function readClusterState(rmUrl: string, shimUrl?: string): Promise<ClusterState> {
+export async function readClusterState(rmUrl: string, shimUrl?: string, shimSecret?: string): Promise<ClusterState> {
   const client = new RmClient({ rmUrl, user: 'schedbrain', requestTimeoutMs: 10_000 });
   const [scheduler, nodes, apps] = await Promise.all([client.scheduler(), client.nodes(['RUNNING']), client.apps({ states: LIVE_APP_STATES })]);
   const queues: Record<string, string> = {};
@@ -40,7 +40,7 @@ export async function readClusterState(rmUrl: string, shimUrl?: string): Promise
   let suspended: string[] = [];
   let rankingFresh = false;
   if (shimUrl) {
-    const shim = new HttpNodeShim({ urls: [shimUrl], holder: 'cluster-state-reader', requestTimeoutMs: 10_000 });
+    const shim = new HttpNodeShim({ urls: [shimUrl], holder: 'cluster-state-reader', requestTimeoutMs: 10_000, secret: shimSecret });
     const [list, ranking] = await Promise.all([shim.listContainers(), shim.rankingState()]);
     leaseHolder = list.lease?.holder ?? null;
     suspended = list.containers.filter((c) => c.state === 'SUSPENDED').map((c) => c.containerId).sort();

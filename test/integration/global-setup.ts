@@ -4,9 +4,10 @@
  *
  * To run against an already running cluster instead, set SCHEDBRAIN_IT_RM_URL (and
  * SCHEDBRAIN_IT_CONF_DIR, the directory with its client yarn-site.xml, for tests that submit jobs;
- * SCHEDBRAIN_IT_SHIM_URL for the shim).
+ * SCHEDBRAIN_IT_SHIM_URL and SCHEDBRAIN_IT_SHIM_SECRET_FILE for the shim).
  * SCHEDBRAIN_IT_NODES / SCHEDBRAIN_IT_NM_MEMORY_MB / SCHEDBRAIN_IT_NM_VCORES size the embedded one.
  */
+import { readFileSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
 import { startMiniCluster } from '../../src/yarn/minicluster.js';
 import { readClusterState } from './cluster-state.js';
@@ -32,7 +33,9 @@ export default async function setup(project: TestProject) {
     project.provide('confDir', process.env.SCHEDBRAIN_IT_CONF_DIR ?? '');
     project.provide('miniNodes', await nodesOf(rmUrl));
     project.provide('shimUrl', process.env.SCHEDBRAIN_IT_SHIM_URL ?? '');
-    project.provide('clusterBaseline', await readClusterState(rmUrl, process.env.SCHEDBRAIN_IT_SHIM_URL || undefined));
+    const secret = process.env.SCHEDBRAIN_IT_SHIM_SECRET_FILE ? readFileSync(process.env.SCHEDBRAIN_IT_SHIM_SECRET_FILE, 'utf8').trim() : '';
+    project.provide('shimSecret', secret);
+    project.provide('clusterBaseline', await readClusterState(rmUrl, process.env.SCHEDBRAIN_IT_SHIM_URL || undefined, secret || undefined));
     return;
   }
   const cluster = await startMiniCluster({
@@ -45,7 +48,8 @@ export default async function setup(project: TestProject) {
   project.provide('confDir', cluster.confDir);
   project.provide('miniNodes', cluster.nodes);
   project.provide('shimUrl', cluster.shimUrl ?? '');
-  project.provide('clusterBaseline', await readClusterState(cluster.rmUrl, cluster.shimUrl || undefined));
+  project.provide('shimSecret', cluster.shimSecret ?? '');
+  project.provide('clusterBaseline', await readClusterState(cluster.rmUrl, cluster.shimUrl || undefined, cluster.shimSecret));
   return async () => {
     await cluster.stop();
   };

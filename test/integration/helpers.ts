@@ -35,6 +35,11 @@ export function shimUrl(): string | undefined {
   return inject('shimUrl') || undefined;
 }
 
+/** The shim's shared secret (the brain sends it as a bearer token). */
+export function shimSecret(): string | undefined {
+  return inject('shimSecret') || undefined;
+}
+
 /**
  * The three views of an application's containers, for a wait that timed out: the RM's (state per
  * container), each NodeManager's (its own container state), and the shim's registry (pids and
@@ -42,8 +47,8 @@ export function shimUrl(): string | undefined {
  */
 export async function containerViews(rmUrl: string, appId: string): Promise<string> {
   const lines: string[] = [];
-  const get = async (url: string): Promise<unknown> => {
-    const res = await fetch(url, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
+  const get = async (url: string, bearer?: string): Promise<unknown> => {
+    const res = await fetch(url, { headers: { Accept: 'application/json', ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}) }, signal: AbortSignal.timeout(10_000) });
     if (!res.ok) throw new Error(`${url}: ${res.status}`);
     return res.json();
   };
@@ -71,7 +76,7 @@ export async function containerViews(rmUrl: string, appId: string): Promise<stri
   const url = shimUrl();
   if (url) {
     try {
-      const body = (await get(`${url}/v1/containers`)) as { containers: { containerId: string; state: string; pid: number; processes: { pid: number; state: string }[] }[] };
+      const body = (await get(`${url}/v1/containers`, shimSecret())) as { containers: { containerId: string; state: string; pid: number; processes: { pid: number; state: string }[] }[] };
       for (const c of body.containers) lines.push(`shim: ${c.containerId} ${c.state} pid ${c.pid} [${c.processes.map((p) => `${p.pid}:${p.state}`).join(' ')}]`);
       if (body.containers.length === 0) lines.push('shim: lists no container');
     } catch (err) {

@@ -16,14 +16,14 @@
  * containers resume), withdraws the ranking and restores node capacities; the test checks that,
  * and afterAll repeats it as a safety net.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { serve } from '../../src/cli/main.js';
 import { HttpNodeShim, type WireContainer } from '../../src/yarn/shim-client.js';
 import { submitJob } from '../../src/yarn/workload.js';
-import { eventually, shimUrl } from './helpers.js';
+import { eventually, shimSecret, shimUrl } from './helpers.js';
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
@@ -137,9 +137,13 @@ async function startBrain(stateDir: string, shim: string): Promise<Brain> {
   const io = { out: (s: string) => out.push(s), err: (s: string) => out.push(s) };
   let signal!: (s: string) => void;
   const stopped = new Promise<string>((r) => (signal = r));
+  // The brain reads the shims' shared secret from a file, as on a real cluster.
+  const secretFile = join(stateDir, 'shim.secret');
+  writeFileSync(secretFile, `${shimSecret() ?? ''}\n`, { mode: 0o600 });
   const argv = [
     '--rm-url', rmUrl,
     '--shim-urls', shim,
+    '--shim-secret-file', secretFile,
     '--user', 'schedbrain',
     '--policy', 'kairos',
     '--policy-params', JSON.stringify(KAIROS_PARAMS),
@@ -211,7 +215,7 @@ describe.skipIf(!url)('Kairos live on YARN (serve --policy kairos) vs the stock 
   const stateDir = mkdtempSync(join(tmpdir(), 'schedbrain-kairos-live-'));
 
   beforeAll(async () => {
-    shim = new HttpNodeShim({ urls: [url!], holder: `kairos-live-it-${process.pid}`, requestTimeoutMs: 10_000 });
+    shim = new HttpNodeShim({ urls: [url!], holder: `kairos-live-it-${process.pid}`, requestTimeoutMs: 10_000, secret: shimSecret() });
     // Another file's brain may still hold a lease on the shared shim: it lapses within its TTL.
     await eventually('no foreign lease on the shim', async () => (await shim.listContainers()).lease === null, 120_000);
     await eventually('no containers left by other files', async () => (await shim.listContainers()).containers.length === 0, 180_000, 1000);
@@ -233,7 +237,7 @@ describe.skipIf(!url)('Kairos live on YARN (serve --policy kairos) vs the stock 
       if (now[id] && (now[id]!.vcores !== r.vcores || now[id]!.memoryMB !== r.memoryMB)) await setNodeCapacity(id, r).catch(() => undefined);
     }
     // The brain's lease holder is the default one (schedbrain@<host>).
-    await new HttpNodeShim({ urls: [url!], retry: { maxAttempts: 1 } }).releaseLease().catch(() => undefined);
+    await new HttpNodeShim({ urls: [url!], retry: { maxAttempts: 1 }, secret: shimSecret() }).releaseLease().catch(() => undefined);
     await shim?.publishRanking({ scores: {}, leastLoadedFirst: false, ttlMs: 1 }).catch(() => undefined);
     rmSync(stateDir, { recursive: true, force: true });
   });
@@ -285,6 +289,21 @@ describe.skipIf(!url)('Kairos live on YARN (serve --policy kairos) vs the stock 
   }
 
   /** Samples in which a short task ran while every long task was still there (none had finished). */
+  /** The samples as lines (repeats folded): long tasks present and suspended, short tasks running. */
+  const timeline = (r: RunResult): string => {
+    const t0 = r.samples[0]?.atMs ?? 0;
+    const lines: string[] = [];
+    let last = '';
+    for (const s of r.samples) {
+      const longs = s.containers.filter((c) => r.longTaskIds.includes(c.containerId));
+      const shorts = s.containers.filter((c) => r.shortTaskIds.includes(c.containerId) && c.state === 'RUNNING');
+      const line = `long tasks ${longs.length}/${r.longTaskIds.length} (${longs.filter((c) => c.state === 'SUSPENDED').length} suspended), short tasks running ${shorts.length}`;
+      if (line !== last) lines.push(`  +${((s.atMs - t0) / 1000).toFixed(1)} s: ${line}`);
+      last = line;
+    }
+    return lines.join('\n');
+  };
+
   const overlaps = (r: RunResult) =>
     r.samples.filter((s) => {
       const ids = new Set(s.containers.map((c) => c.containerId));
@@ -322,7 +341,7 @@ describe.skipIf(!url)('Kairos live on YARN (serve --policy kairos) vs the stock 
     // (observed through the shim) to give them cores.
     expect(kairos.shortTaskIds.length).toBe(SHORT_JOBS * SHORT_TASKS);
     const together = overlaps(kairos);
-    expect(together.length).toBeGreaterThan(0);
+    expect(together.length, `no sample with every long task present and a short task running:\n${timeline(kairos)}`).toBeGreaterThan(0);
     expect(together.some((s) => s.containers.some((c) => kairos.longTaskIds.includes(c.containerId) && c.state === 'SUSPENDED'))).toBe(true);
     // Only tasks are suspended: every job's ApplicationMaster kept running.
     expect(kairos.samples.flatMap((s) => s.containers.filter((c) => isAm(c.containerId) && c.state === 'SUSPENDED').map((c) => c.containerId))).toEqual([]);

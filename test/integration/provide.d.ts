@@ -11,6 +11,8 @@ declare module 'vitest' {
     miniNodes: { nodeId: string; httpAddress: string }[];
     /** The schedbrain shim's URL ('' when the cluster runs without it). */
     shimUrl: string;
+    /** The shim's shared secret ('' when none). */
+    shimSecret: string;
     /** The cluster as it was when the global setup handed it over (see cluster-state.ts). */
     clusterBaseline: import('./cluster-state.js').ClusterState;
   }

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RmClient } from '../../src/yarn/client.js';
 import { HttpNodeShim, ShimRejectedError, type WireContainer } from '../../src/yarn/shim-client.js';
 import { submitJob } from '../../src/yarn/workload.js';
-import { eventually, shimUrl } from './helpers.js';
+import { eventually, shimSecret, shimUrl } from './helpers.js';
 
 const SHIM_URL: string = shimUrl() ?? (() => {
   throw new Error('the shim tests need the shim, and the global setup reported no shimUrl');
@@ -85,7 +85,7 @@ describe('NodeManager/ResourceManager shim on the mini YARN', () => {
     }, 180_000, 1000);
 
   beforeAll(async () => {
-    shim = new HttpNodeShim({ urls: [SHIM_URL], holder: `shim-it-${process.pid}`, requestTimeoutMs: 10_000 });
+    shim = new HttpNodeShim({ urls: [SHIM_URL], holder: `shim-it-${process.pid}`, requestTimeoutMs: 10_000, secret: shimSecret() });
     const health = await shim.health();
     expect(health.roles.sort()).toEqual(['nodemanager', 'resourcemanager']);
     nodes = health.nodes;
@@ -256,8 +256,18 @@ describe('NodeManager/ResourceManager shim on the mini YARN', () => {
     await shim.suspend(task!.nodeId, task!.containerId);
     await refused(409, 'wrong_node', () => shim.resume(otherNode, task!.containerId));
     await refused(409, 'lease_held', () =>
-      new HttpNodeShim({ urls: [SHIM_URL], holder: 'someone-else', retry: { maxAttempts: 1 } }).renewLease(1_000),
+      new HttpNodeShim({ urls: [SHIM_URL], holder: 'someone-else', retry: { maxAttempts: 1 }, secret: shimSecret() }).renewLease(1_000),
     );
+    // Whoever lacks the shared secret can neither take the lease, nor stop or resume containers,
+    // nor steer placement, nor even list what runs.
+    const intruder = new HttpNodeShim({ urls: [SHIM_URL], holder: 'intruder', retry: { maxAttempts: 1 } });
+    await refused(401, 'unauthorized', () => intruder.renewLease(3_600_000));
+    await refused(401, 'unauthorized', () => intruder.resume(task!.nodeId, task!.containerId));
+    await refused(401, 'unauthorized', () => intruder.putRanking({ scores: { [otherNode]: 0 }, leastLoadedFirst: false, ttlMs: 3_600_000 }));
+    await refused(401, 'unauthorized', () => intruder.listContainers());
+    const wrongSecret = new HttpNodeShim({ urls: [SHIM_URL], holder: 'intruder', retry: { maxAttempts: 1 }, secret: 'a-guess-that-is-long-enough' });
+    await refused(401, 'unauthorized', () => wrongSecret.renewLease(3_600_000));
+    expect((await intruder.health()).service).toBe('schedbrain-shim');
     const frozen = (await container(task!.containerId))!;
     expect(frozen.state).toBe('SUSPENDED');
 

@@ -9,7 +9,7 @@ import type { ClusterSnapshot, ContainerView } from '../../src/core/model.js';
 import { YarnBackend } from '../../src/yarn/backend.js';
 import { HttpNodeShim } from '../../src/yarn/shim-client.js';
 import { submitJob } from '../../src/yarn/workload.js';
-import { eventually, shimUrl } from './helpers.js';
+import { eventually, shimSecret, shimUrl } from './helpers.js';
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
@@ -27,7 +27,7 @@ describe.skipIf(!url)('YarnBackend with the NodeManager shim', () => {
     [...s.containers.values()].find((c) => c.appId === appId && !c.id.endsWith('_000001'));
 
   beforeAll(async () => {
-    shim = new HttpNodeShim({ urls: [url!], holder: `yarn-backend-it-${process.pid}`, requestTimeoutMs: 10_000 });
+    shim = new HttpNodeShim({ urls: [url!], holder: `yarn-backend-it-${process.pid}`, requestTimeoutMs: 10_000, secret: shimSecret() });
     backend = new YarnBackend({ rmUrl, user: 'schedbrain', shim });
     ({ appId } = await submitJob(confDir, { name: 'yarn-backend-shim-it', containers: 1, command: { kind: 'cpu', seconds: 120 } }));
     await shim.renewLease(120_000);

@@ -12,7 +12,7 @@ import { YarnBackend } from '../../src/yarn/backend.js';
 import type { RmClient } from '../../src/yarn/client.js';
 import { HttpNodeShim } from '../../src/yarn/shim-client.js';
 import { submitJob } from '../../src/yarn/workload.js';
-import { containerViews, eventually, shimUrl } from './helpers.js';
+import { containerViews, eventually, shimSecret, shimUrl } from './helpers.js';
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
@@ -220,7 +220,7 @@ describe('YarnBackend against a real ResourceManager', () => {
     // 200. The victim is a task whose process the shim already lists.
     const url = shimUrl();
     if (url) {
-      const shim = new HttpNodeShim({ urls: [url], holder: `yarn-client-it-${process.pid}`, requestTimeoutMs: 10_000 });
+      const shim = new HttpNodeShim({ urls: [url], holder: `yarn-client-it-${process.pid}`, requestTimeoutMs: 10_000, secret: shimSecret() });
       const ids = new Set(tasks.map((t) => t.id));
       const listed = await eventually(
         'a task process of the app listed by the shim',

@@ -96,6 +96,10 @@ public final class MiniClusterMain {
       conf.unset("hadoop.http.authentication.type");
       conf.unset("hadoop.http.authentication.simple.anonymous.allowed");
     }
+    // The shim's shared secret: random per cluster, readable by this user only.
+    File secretFile = new File(workDir, "shim.secret");
+    writeSecret(secretFile);
+    conf.set(ShimConfig.SECRET_FILE, secretFile.getAbsolutePath());
     ShimConfig.apply(conf);
 
     // NM web servers off: Guice's servlet pipeline is static, so in one JVM the last web app
@@ -355,6 +359,16 @@ public final class MiniClusterMain {
     }
   }
 
+  private static void writeSecret(File f) throws IOException {
+    byte[] raw = new byte[32];
+    new java.security.SecureRandom().nextBytes(raw);
+    String secret = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
+    java.nio.file.Path path = f.toPath();
+    java.nio.file.Files.deleteIfExists(path);
+    java.nio.file.Files.createFile(path, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+    java.nio.file.Files.write(path, (secret + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
   private static String readyJson(ResourceManager rm, Configuration rmConf, File confDir, File workDir, File logFile) {
     // The RM rewrites its own config with the bound addresses once its servers are up.
     InetSocketAddress web = NetUtils.createSocketAddr(rmConf.get(YarnConfiguration.RM_WEBAPP_ADDRESS));
@@ -379,6 +393,7 @@ public final class MiniClusterMain {
         + ",\"hadoopVersion\":" + Json.str(org.apache.hadoop.util.VersionInfo.getVersion())
         + ",\"pid\":" + ProcessHandle.current().pid()
         + ",\"shimUrl\":" + Json.str(io.schedbrain.yarn.shim.ShimServer.boundUrl())
+        + ",\"shimSecretFile\":" + Json.str(new File(workDir, "shim.secret").getAbsolutePath())
         + ",\"nodes\":" + nodes + "}";
   }
 }

@@ -30,6 +30,11 @@ public final class ShimConfig {
   public static final int DEFAULT_RM_PORT = 18088;
   public static final String BIND_ADDRESS = "schedbrain.shim.bind-address";
   public static final String DEFAULT_BIND_ADDRESS = "0.0.0.0";
+  /**
+   * File holding the shared secret the brain sends as {@code Authorization: Bearer <secret>}.
+   * Without one the shim answers reads and refuses every change.
+   */
+  public static final String SECRET_FILE = "schedbrain.shim.secret-file";
   /** Optional file the shim writes its URL to once bound. */
   public static final String URL_FILE = "schedbrain.shim.url-file";
   public static final String WATCHDOG_INTERVAL_MS = "schedbrain.shim.watchdog-interval-ms";
@@ -88,7 +93,7 @@ public final class ShimConfig {
     conf.set(BIND_ADDRESS, "127.0.0.1");
     // The RM plugin is created without a Configuration: in this JVM it reads these settings.
     Configuration shimOnly = new Configuration(false);
-    for (String k : new String[] {PORT, RM_PORT, BIND_ADDRESS, URL_FILE, WATCHDOG_INTERVAL_MS}) {
+    for (String k : new String[] {PORT, RM_PORT, BIND_ADDRESS, URL_FILE, WATCHDOG_INTERVAL_MS, SECRET_FILE}) {
       String v = conf.get(k);
       if (v != null) {
         shimOnly.set(k, v);

@@ -15,6 +15,8 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -41,7 +43,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ShimServer {
   private static final Logger LOG = LoggerFactory.getLogger(ShimServer.class);
-  public static final int CONTRACT_VERSION = 1;
+  public static final int CONTRACT_VERSION = 2;
   static final long MAX_TTL_MS = 3_600_000L;
 
   public enum Role { NODEMANAGER, RESOURCEMANAGER }
@@ -60,6 +62,16 @@ public final class ShimServer {
       ShimServer s = new ShimServer(ContainerRegistry.system(), RankingStore.get());
       s.containers.startWatchdog(c.getLong(ShimConfig.WATCHDOG_INTERVAL_MS, ShimConfig.DEFAULT_WATCHDOG_INTERVAL_MS));
       String host = c.getTrimmed(ShimConfig.BIND_ADDRESS, ShimConfig.DEFAULT_BIND_ADDRESS);
+      String secretFile = c.getTrimmed(ShimConfig.SECRET_FILE);
+      if (secretFile != null && !secretFile.isEmpty()) {
+        try {
+          s.requireSecret(new String(Files.readAllBytes(new File(secretFile).toPath()), StandardCharsets.UTF_8).trim());
+        } catch (IOException | IllegalArgumentException e) {
+          LOG.error("schedbrain shim cannot read its secret from {} ({}): it will refuse every change", secretFile, e.toString());
+        }
+      } else {
+        LOG.warn("schedbrain shim has no {}: it answers reads and refuses every change", ShimConfig.SECRET_FILE);
+      }
       try {
         int port = portFor(role, c);
         s.start(host, port);
@@ -119,6 +131,8 @@ public final class ShimServer {
   private HttpServer http;
   private ExecutorService pool;
   private String url;
+  /** SHA-256 of the shared secret; null: none configured, so every change is refused. */
+  private volatile byte[] secretDigest;
 
   public ShimServer(ContainerRegistry containers, RankingStore ranking) {
     this.containers = containers;
@@ -135,6 +149,44 @@ public final class ShimServer {
 
   public void addRole(Role r) {
     roles.add(r);
+  }
+
+  /** From now on every request but {@code GET /v1/health} must carry this secret as a bearer token. */
+  public void requireSecret(String secret) {
+    if (secret == null || secret.length() < 16) {
+      throw new IllegalArgumentException("the shim secret must be at least 16 characters");
+    }
+    secretDigest = sha256(secret);
+  }
+
+  private static byte[] sha256(String s) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The health route is open (monitoring); reads need the secret once one is set; changes always do. */
+  private void authorize(String method, String path, HttpExchange ex) {
+    if ("/v1/health".equals(path)) {
+      return;
+    }
+    byte[] expected = secretDigest;
+    if (expected == null) {
+      if ("GET".equals(method)) {
+        return;
+      }
+      throw new ShimError(401, "unauthorized", "this shim has no shared secret (" + ShimConfig.SECRET_FILE + "), so it refuses every change");
+    }
+    String h = ex.getRequestHeaders().getFirst("Authorization");
+    String given = h != null && h.regionMatches(true, 0, "Bearer ", 0, 7) ? h.substring(7).trim() : null;
+    if (given == null) {
+      throw new ShimError(401, "unauthorized", "a bearer token is required (Authorization: Bearer <shim secret>)");
+    }
+    if (!MessageDigest.isEqual(sha256(given), expected)) {
+      throw new ShimError(401, "unauthorized", "the bearer token is not valid");
+    }
   }
 
   public synchronized void start(String host, int port) throws IOException {
@@ -180,6 +232,7 @@ public final class ShimServer {
     int status;
     JsonNode body;
     try {
+      authorize(ex.getRequestMethod(), ex.getRequestURI().getPath(), ex);
       body = route(ex.getRequestMethod(), ex.getRequestURI().getPath(), ex);
       status = 200;
     } catch (ShimError e) {

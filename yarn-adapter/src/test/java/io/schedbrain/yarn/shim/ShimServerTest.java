@@ -37,6 +37,7 @@ public class ShimServerTest {
   private final HttpClient http = HttpClient.newHttpClient();
   private final List<Process> started = new ArrayList<>();
   private MiniSchema schema;
+  private static final String SECRET = "shim-test-secret-0123456789";
   private ContainerRegistry registry;
   private ShimServer server;
   private File dir;
@@ -47,6 +48,7 @@ public class ShimServerTest {
     registry = ContainerRegistry.system();
     registry.startWatchdog(50);
     server = new ShimServer(registry, new RankingStore(System::currentTimeMillis));
+    server.requireSecret(SECRET);
     server.start("127.0.0.1", 0);
     dir = Files.createTempDirectory("shim-test").toFile();
     registry.registerNode(() -> NODE_A);
@@ -94,6 +96,43 @@ public class ShimServerTest {
     }
   }
 
+  @Test
+  public void everyRouteButHealthNeedsTheSharedSecret() throws Exception {
+    JsonNode before = stateOf();
+    for (String[] r : new String[][] {
+        {"GET", "/v1/containers", null},
+        {"GET", "/v1/ranking", null},
+        {"POST", "/v1/lease", "{\"holder\":\"intruder\",\"ttlMs\":3600000}"},
+        {"POST", "/v1/containers/suspend", "{\"nodeId\":\"" + NODE_A + "\",\"containerId\":\"c1\"}"},
+        {"PUT", "/v1/ranking", "{\"scores\":{},\"leastLoadedFirst\":false,\"ttlMs\":1000}"}}) {
+      for (String bearer : new String[] {null, "not-the-secret-at-all"}) {
+        Reply reply = call(r[0], r[1], r[2], bearer);
+        assertEquals(r[0] + " " + r[1] + " " + reply.body, 401, reply.status);
+        assertEquals("unauthorized", reply.body.get("error").asText());
+        assertEquals(List.of(), schema.validate("Error", reply.body));
+      }
+    }
+    assertEquals(200, call("GET", "/v1/health", null, null).status);
+    assertEquals("a refused request changes nothing", before, stateOf());
+  }
+
+  @Test
+  public void aShimWithoutASecretAnswersReadsAndRefusesEveryChange() throws Exception {
+    ShimServer open = new ShimServer(ContainerRegistry.system(), new RankingStore(System::currentTimeMillis));
+    open.start("127.0.0.1", 0);
+    try {
+      HttpResponse<String> read = http.send(HttpRequest.newBuilder(URI.create(open.url() + "/v1/containers")).build(), HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, read.statusCode());
+      HttpResponse<String> lease = http.send(HttpRequest.newBuilder(URI.create(open.url() + "/v1/lease"))
+          .header("Authorization", "Bearer anything-at-all-0123456789")
+          .POST(HttpRequest.BodyPublishers.ofString("{\"holder\":\"x\",\"ttlMs\":1000}")).build(), HttpResponse.BodyHandlers.ofString());
+      assertEquals(401, lease.statusCode());
+      assertEquals("unauthorized", M.readTree(lease.body()).get("error").asText());
+    } finally {
+      open.stop();
+    }
+  }
+
   private static final class Reply {
     final int status;
     final JsonNode body;
@@ -105,7 +144,14 @@ public class ShimServerTest {
   }
 
   private Reply call(String method, String path, String body) throws Exception {
+    return call(method, path, body, SECRET);
+  }
+
+  private Reply call(String method, String path, String body, String bearer) throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.url() + path));
+    if (bearer != null) {
+      b.header("Authorization", "Bearer " + bearer);
+    }
     b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
     HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     return new Reply(r.statusCode(), M.readTree(r.body()));
@@ -205,9 +251,12 @@ public class ShimServerTest {
   public void watchdogResumesWhenTheLeaseLapses() throws Exception {
     String id = "container_1_0001_01_000003";
     launch(id, NODE_A);
-    ok("POST", "/v1/lease", "{\"holder\":\"brain\",\"ttlMs\":400}", "Lease");
-    ok("POST", "/v1/containers/suspend", ref(NODE_A, id), "Container");
-    waitFor(() -> allStopped(unchecked(id)), "stopped");
+    ok("POST", "/v1/lease", "{\"holder\":\"brain\",\"ttlMs\":1500}", "Lease");
+    // The suspend answer shows the tree after the stop settled; a second look could already come
+    // after the short lease lapsed on a loaded machine.
+    JsonNode suspended = ok("POST", "/v1/containers/suspend", ref(NODE_A, id), "Container").body;
+    assertEquals("SUSPENDED", suspended.get("state").asText());
+    assertTrue(suspended.toString(), allStopped(suspended));
     // No renewal: the lease lapses and the watchdog continues the container.
     waitFor(() -> "RUNNING".equals(unchecked(id).get("state").asText()) && noneStopped(unchecked(id)), "watchdog resume");
     assertTrue(ok("GET", "/v1/containers", null, "ContainerList").body.get("lease").isNull());
