@@ -101,6 +101,27 @@ describe('3Sigma policy', () => {
     expect(state.jobs['etl-2'].prediction).toMatchObject({ feature: 'all', fallback: true, pointEstimateMs: 6 * MIN });
   });
 
+  it('with distributions puts the SLO job first where the point estimate (NoDist) would not (§2.3)', () => {
+    // History of both kinds of job: 2.5, 10, 5 and 7.5 min, so every point estimate is at most 7.5 min.
+    const history = (p: ThreeSigmaParams) => {
+      const s = threeSigmaPolicy.initialState(p);
+      for (let round = 0; round < 3; round++)
+        for (const m of [2.5, 10, 5, 7.5]) for (const name of ['etl', 'adhoc']) learnRuntime(s.predictor, describeApp(pendingApp(`${name}-${round}`, { name: `${name}-${round}` })), m * MIN, p.predictor);
+      return s;
+    };
+    const s = snap(0, cluster, [], { apps: [pendingApp('adhoc-9', { name: 'adhoc-9' }), pendingApp('etl-9', { name: 'etl-9', tags: sloTags(15 * MIN) })] });
+    const dist = params();
+    expect(byApp(threeSigmaPolicy.decide({ snapshot: s, params: dist, state: history(dist) }).decisions)).toEqual({
+      'adhoc-9': { rule: 'deferToPlannedStart', priority: 1 },
+      'etl-9': { rule: 'startPlannedNow', priority: 10 },
+    });
+    const point = params({ runtimeModel: 'point' });
+    expect(byApp(threeSigmaPolicy.decide({ snapshot: s, params: point, state: history(point) }).decisions)).toEqual({
+      'adhoc-9': { rule: 'startPlannedNow', priority: 10 },
+      'etl-9': { rule: 'deferToPlannedStart', priority: 1 },
+    });
+  });
+
   it('keeps its state as plain JSON: a restored state decides the same', () => {
     const p = params();
     const state = trained(p, [
