@@ -27,8 +27,11 @@ export const predictorParamsSchema = z
     rollingAlpha: z.number().gt(0).max(1).default(0.6),
     /** Runtimes an expert must have estimated before its score counts. */
     minScoredRuns: z.number().int().min(1).max(1000).default(2),
-    /** Feature values kept; past it, those updated longest ago are forgotten (`all` never is). */
-    maxFeatureValues: z.number().int().min(10).max(10_000_000).default(100_000),
+    /**
+     * Feature values kept; past it, those updated longest ago are forgotten (`all` never is).
+     * A full one is about 2 KB of JSON, and the state is saved after every committed cycle.
+     */
+    maxFeatureValues: z.number().int().min(10).max(1_000_000).default(5_000),
   })
   .strict();
 export type PredictorParams = z.infer<typeof predictorParamsSchema>;
