@@ -122,6 +122,18 @@ describe('3Sigma policy', () => {
     });
   });
 
+  it('keeps running a job that outlived its history, its finish moved on by the under-estimate rule', () => {
+    const p = params();
+    const state = trained(p, [{ name: 'crawl', runtimeMs: 5 * MIN }]);
+    const held: C[] = [{ id: 'c1', node: 'n1', app: 'crawl-1', startedAt: 0 }];
+    const s = snap(6 * MIN, cluster, held, { apps: [app('crawl-1', { name: 'crawl-1', startedAtMs: 0, runningContainers: 1 })] });
+    const out = threeSigmaPolicy.decide({ snapshot: s, params: p, state });
+    const d = out.decisions.find((x) => x.rule === 'keepRunning')!;
+    // Longest run 5 min, reached: one step (a 2.5 min slice) on, 7.5 min, 90 s from now.
+    expect(d.reason).toMatch(/outlived its longest predicted runtime, finish now expected in 90 s \(exp-inc\)/);
+    expect(out.wakeAtMs).toBeUndefined();
+  });
+
   it('keeps its state as plain JSON: a restored state decides the same', () => {
     const p = params();
     const state = trained(p, [
