@@ -104,3 +104,30 @@ describe('DARSS state', () => {
     expect(run.production.submitted).toBe(w.requests!.length);
   });
 });
+
+describe('DARSS rules', () => {
+  it('names every decision and admission after the function that makes it', async () => {
+    const darss = (await import('../../src/policies/darss/index.js')) as Record<string, unknown>;
+    const o = { trace: 'google2011' as const, seed: 2, jobs: 200 };
+    const w = darssWorkloadFor(o);
+    // One request that cannot finish in time, so a rejection and its kill are among the rules.
+    const reqs = (w.requests as { submittedAtMs: number; deadlineMs: number }[]).map((r, i) => (i === 0 ? { ...r, deadlineMs: r.submittedAtMs + 1000 } : r));
+    const policy = getPolicy('darss')!;
+    const rules = new Set<string>();
+    const recording = {
+      ...policy,
+      decide: (i: Parameters<typeof policy.decide>[0]) => {
+        const out = policy.decide(i);
+        for (const d of out.decisions) rules.add(d.rule);
+        for (const j of Object.values((out.state as { judged: Record<string, { rule: string }> }).judged)) rules.add(j.rule);
+        return out;
+      },
+    };
+    runDarss({ ...w, requests: reqs }, recording, {}, o);
+    expect(rules).toContain('criticalPathLongerThanTimeLeft');
+    expect(rules).toContain('rejectUnadmittedProduction');
+    expect(rules).toContain('productionQueueCapacity');
+    expect(rules).toContain('timeToDeadlineOrder');
+    for (const r of rules) expect(typeof darss[r], r).toBe('function');
+  });
+});

@@ -277,6 +277,11 @@ export function groupShareCap(p: AdmissionParams, group: string): number | undef
 
 // --------------------------------------------------------------------------- admission
 
+/** A request without a deadline is best-effort: accepted, nothing reserved. */
+export function bestEffortRequest(base: Pick<AdmissionDecision, 'requestId' | 'group' | 'test' | 'nowMs' | 'neededUnitMs' | 'criticalPathMs'>): AdmissionDecision {
+  return { ...base, accepted: true, rule: 'bestEffortRequest', freeUnitMs: 0, windowFromMs: base.nowMs, windowToMs: base.nowMs, reason: 'best-effort request (no deadline): nothing reserved' };
+}
+
 const unitS = (unitMs: number): string => `${(unitMs / 1000).toFixed(1)} unit·s`;
 
 /**
@@ -287,11 +292,7 @@ export function admitWorkflow(ledger: Ledger, w: WorkflowRequest, id: string, no
   const needed = workUnitMs(w);
   const cp = criticalPathMs(w);
   const base = { requestId: id, group: w.group, test: p.admission, nowMs: now, neededUnitMs: needed, criticalPathMs: cp };
-  if (w.deadlineMs === undefined) {
-    return {
-      decision: { ...base, accepted: true, rule: 'bestEffortRequest', freeUnitMs: 0, windowFromMs: now, windowToMs: now, reason: 'best-effort request (no deadline): nothing reserved' },
-    };
-  }
+  if (w.deadlineMs === undefined) return { decision: bestEffortRequest(base) };
   const D = w.deadlineMs;
   const timeLeft = D - now;
   const free = unreservedUnitMs(ledger, now, D, p);

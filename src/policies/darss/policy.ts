@@ -124,28 +124,32 @@ export function clusterUnits(s: ClusterSnapshot, unit: DarssParams['unit']): { t
   return { total, largest };
 }
 
+/** A request that fails the checks needing the clock or the cluster is rejected, naming the field. */
+export function invalidRequest(req: DarssRequest, now: number, p: DarssParams, error: Error): AdmissionDecision {
+  return {
+    requestId: req.id,
+    group: req.group,
+    accepted: false,
+    rule: 'invalidRequest',
+    test: p.admission,
+    nowMs: now,
+    neededUnitMs: 0,
+    freeUnitMs: 0,
+    windowFromMs: now,
+    windowToMs: req.deadlineMs ?? now,
+    criticalPathMs: 0,
+    ...(req.deadlineMs !== undefined ? { timeLeftMs: req.deadlineMs - now } : {}),
+    reason: `rejected: invalid request: ${error.message}`,
+  };
+}
+
 /** Judges one request against the state's ledger; books it when accepted (state updated in place). */
 export function judgeRequest(state: DarssState, req: DarssRequest, now: number, largestNodeUnits: number, p: DarssParams): AdmissionDecision {
   const w = req as WorkflowRequest;
   try {
     checkWorkflow(w, { nowMs: now, largestNodeUnits });
   } catch (e) {
-    const d: AdmissionDecision = {
-      requestId: req.id,
-      group: w.group,
-      accepted: false,
-      rule: 'invalidRequest',
-      test: p.admission,
-      nowMs: now,
-      neededUnitMs: 0,
-      freeUnitMs: 0,
-      windowFromMs: now,
-      windowToMs: w.deadlineMs ?? now,
-      criticalPathMs: 0,
-      timeLeftMs: (w.deadlineMs ?? now) - now,
-      reason: `rejected: invalid request: ${(e as Error).message}`,
-    };
-    return d;
+    return invalidRequest(req, now, p, e as Error);
   }
   const { decision, ledger } = admitWorkflow(state.ledger, w, req.id, now, admissionParams(p));
   if (decision.accepted && w.deadlineMs !== undefined && ledger) {
@@ -215,6 +219,36 @@ export function preemptAtLatestStart(s: ClusterSnapshot, p: DarssParams, latePen
 }
 
 
+/**
+ * Application priorities in time-to-deadline order (the ttd list as a priority queue): tasks late
+ * for their wave first, then least latest start first; the most urgent gets the highest priority.
+ */
+export function timeToDeadlineOrder(production: readonly ProductionApp[], lateApps: ReadonlySet<string>): Decision[] {
+  const q = new TtdQueue<ProductionApp>();
+  for (const p of production) q.push(lateApps.has(p.app.id) ? p.job.latestStartMs - 1e15 : p.job.latestStartMs, p);
+  const out: Decision[] = [];
+  let rank = production.length;
+  for (let p = q.pop(); p !== undefined; p = q.pop()) {
+    const prio = rank--;
+    if (p.app.priority === prio) continue;
+    const app = p.app;
+    const latest = p.job.latestStartMs;
+    const late = lateApps.has(app.id);
+    out.push(decisionWithLazyReason({ kind: 'setAppPriority', appId: app.id, priority: prio }, POLICY_NAME, 'timeToDeadlineOrder', () => `${app.id} latest start ${latest} ms${late ? ', tasks late for their wave' : ''}: priority ${prio} of ${production.length} production applications`));
+  }
+  return out;
+}
+
+/** An application of a request that was rejected, deleted or never submitted is killed. */
+export function rejectUnadmittedProduction(appId: string, requestId: string, why: string): Decision {
+  return decisionWithLazyReason({ kind: 'killApp', appId }, POLICY_NAME, 'rejectUnadmittedProduction', () => `${appId} belongs to request ${requestId}, not admitted (${why})`);
+}
+
+/** An admitted application goes to DARSS's production leaf, where it is ordered by urgency. */
+export function productionLeaf(appId: string, requestId: string, from: string, leaf: string): Decision {
+  return decisionWithLazyReason({ kind: 'moveApp', appId, queue: leaf }, POLICY_NAME, 'productionLeaf', () => `${appId} of admitted request ${requestId} from ${from} to ${leaf}, where production goes in time-to-deadline order`);
+}
+
 export const darssPolicy = definePolicy<DarssParams, DarssState>({
   name: POLICY_NAME,
   description:
@@ -281,7 +315,7 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
         // Best-effort requests are accepted without a booking: their applications run as they are.
         if (isActiveApp(app) && params.rejectedApps === 'kill' && !state.judged[rid]?.accepted) {
           const why = state.judged[rid]?.reason ?? `request ${rid} is unknown`;
-          decisions.push(decisionWithLazyReason({ kind: 'killApp', appId: app.id }, POLICY_NAME, 'rejectUnadmittedProduction', () => `${app.id} belongs to request ${rid}, not admitted (${why})`));
+          decisions.push(rejectUnadmittedProduction(app.id, rid, why));
         }
         continue;
       }
@@ -289,14 +323,13 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
         if (app.state === 'FINISHED' && !job.done) {
           const released = releaseBooking(ownLedger(), rid, request.group, now, jobName);
           job.done = true;
-          if (released > 0) notes.push(`releaseFinishedJob: ${rid}/${jobName} done at ${now} ms, ${(released / 1000).toFixed(1)} unit·s given back`);
+          if (released > 0) notes.push(`releaseBooking: ${rid}/${jobName} done at ${now} ms, ${(released / 1000).toFixed(1)} unit·s given back`);
         }
         continue;
       }
       production.push({ app, request, job });
       if (app.queue !== leaf && leaf !== params.productionQueue) {
-        const from = app.queue;
-        moves.push(decisionWithLazyReason({ kind: 'moveApp', appId: app.id, queue: leaf }, POLICY_NAME, 'productionLeaf', () => `${app.id} of admitted request ${rid} from ${from} to ${leaf}, where production goes in time-to-deadline order`));
+        moves.push(productionLeaf(app.id, rid, app.queue, leaf));
       }
       if (app.runningContainers > 0 && jobName !== undefined) {
         // Only jobs not due yet: a due job's tasks run to the end (its booking is a count of units
@@ -356,17 +389,7 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
     if (params.preemptAtLatestStart && latePending > 0) decisions.push(...preemptAtLatestStart(snapshot, params, latePending, aheadOfPlan));
 
     // --- priorities: time-to-deadline order -----------------------------------------------------
-    const q = new TtdQueue<ProductionApp>();
-    // Tasks late for their wave go first; then least ttd first.
-    for (const p of production) q.push(lateApps.has(p.app.id) ? p.job.latestStartMs - 1e15 : p.job.latestStartMs, p);
-    let rank = production.length;
-    for (let p = q.pop(); p !== undefined; p = q.pop()) {
-      const prio = rank--;
-      if (p.app.priority === prio) continue;
-      const app = p.app;
-      const latest = p.job.latestStartMs;
-      decisions.push(decisionWithLazyReason({ kind: 'setAppPriority', appId: app.id, priority: prio }, POLICY_NAME, 'timeToDeadlineOrder', () => `${app.id} latest start ${latest} ms: priority ${prio} of ${production.length} production applications`));
-    }
+    decisions.push(...timeToDeadlineOrder(production, lateApps));
 
     return { decisions, state, notes, ...(Number.isFinite(wakeAtMs) ? { wakeAtMs } : {}) };
   },
