@@ -233,7 +233,7 @@ describe('NodeManager/ResourceManager shim on the mini YARN', () => {
       expect(await snapshot()).toEqual(before);
     };
     const raw = async (body: string) => {
-      const res = await fetch(`${SHIM_URL}/v1/containers/suspend`, { method: 'POST', body });
+      const res = await fetch(`${SHIM_URL}/v1/containers/suspend`, { method: 'POST', body, headers: { Authorization: `Bearer ${shimSecret()}` } });
       return { status: res.status, body: (await res.json()) as { error: string; reason: string } };
     };
 
