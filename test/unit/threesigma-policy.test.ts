@@ -3,6 +3,7 @@ import type { Decision } from '../../src/core/actions.js';
 import { res } from '../../src/core/resources.js';
 import type { AppView } from '../../src/core/model.js';
 import { getPolicy } from '../../src/policies/index.js';
+import * as threesigma from '../../src/policies/threesigma/index.js';
 import { describeApp, learnRuntime, threeSigmaParamsSchema, threeSigmaPolicy, type ThreeSigmaParams, type ThreeSigmaState } from '../../src/policies/threesigma/index.js';
 import { app, node, snap, type C } from './policy-fixtures.js';
 
@@ -21,7 +22,9 @@ function trained(p: ThreeSigmaParams, runs: { name: string; runtimeMs: number }[
   return s;
 }
 
-const byApp = (ds: Decision[]) => Object.fromEntries(ds.filter((d) => d.action.kind === 'setAppPriority').map((d) => [(d.action as { appId: string }).appId, { rule: d.rule, priority: (d.action as { priority: number }).priority }]));
+/** Every rule seen in these tests: each must be the name of an exported function that makes it. */
+const rulesSeen = new Set<string>();
+const byApp = (ds: Decision[]) => Object.fromEntries((ds.forEach((d) => rulesSeen.add(d.rule)), ds).filter((d) => d.action.kind === 'setAppPriority').map((d) => [(d.action as { appId: string }).appId, { rule: d.rule, priority: (d.action as { priority: number }).priority }]));
 
 describe('3Sigma policy', () => {
   it('is registered', () => {
@@ -128,6 +131,7 @@ describe('3Sigma policy', () => {
     const held: C[] = [{ id: 'c1', node: 'n1', app: 'crawl-1', startedAt: 0 }];
     const s = snap(6 * MIN, cluster, held, { apps: [app('crawl-1', { name: 'crawl-1', startedAtMs: 0, runningContainers: 1 })] });
     const out = threeSigmaPolicy.decide({ snapshot: s, params: p, state });
+    expect(byApp(out.decisions)).toEqual({ 'crawl-1': { rule: 'keepRunning', priority: 10 } });
     const d = out.decisions.find((x) => x.rule === 'keepRunning')!;
     // Longest run 5 min, reached: one step (a 2.5 min slice) on, 7.5 min, 90 s from now.
     expect(d.reason).toMatch(/outlived its longest predicted runtime, finish now expected in 90 s \(exp-inc\)/);
@@ -146,6 +150,11 @@ describe('3Sigma policy', () => {
     const b = threeSigmaPolicy.decide({ snapshot: s, params: p, state: restored });
     expect(b.decisions.map((d) => [d.rule, d.action])).toEqual(a.decisions.map((d) => [d.rule, d.action]));
     expect(JSON.parse(JSON.stringify(b.state))).toEqual(JSON.parse(JSON.stringify(a.state)));
+  });
+
+  it('names every decision by the exported function of its rule', () => {
+    expect([...rulesSeen].sort()).toEqual(['deferToPlannedStart', 'deprioritiseWithoutUtility', 'keepRunning', 'preemptForPlan', 'startPlannedNow']);
+    for (const rule of rulesSeen) expect(typeof (threesigma as Record<string, unknown>)[rule]).toBe('function');
   });
 
   it('validates its parameters with units and bounds', () => {
