@@ -220,3 +220,33 @@ describe('DARSS time-to-deadline list (Table 3.1)', () => {
     expect(out).toEqual(['d', 'b', 'e', 'a', 'c']);
   });
 });
+
+describe('DARSS policy: cluster capacity changes', () => {
+  const node = (i: number) => ({ id: `n${i}`, state: 'RUNNING' as const, rack: '/r', capacity: { vcores: 1, memoryMB: 1024 }, physicalCapacity: { vcores: 1, memoryMB: 1024 }, used: { vcores: 0, memoryMB: 0 }, containerIds: [] });
+  const root = { path: 'root', name: 'root', state: 'RUNNING' as const, capacityPct: 100, maxCapacityPct: 100, absoluteCapacityPct: 100, absoluteMaxCapacityPct: 100, usedCapacityPct: 0, used: { vcores: 0, memoryMB: 0 }, numApplications: 0, children: [] };
+  const snapshot = (nowMs: number, nodes: number) => ({
+    nowMs,
+    totalCapacity: { vcores: nodes, memoryMB: nodes * 1024 },
+    nodes: new Map(Array.from({ length: nodes }, (_, i) => [`n${i}`, node(i)] as const)),
+    apps: new Map(),
+    containers: new Map(),
+    rootQueue: root,
+  });
+
+  it('reports admitted requests that no longer fit when nodes are lost, and forgets them when they fit again', async () => {
+    const { darssPolicy } = await import('../../src/policies/darss/index.js');
+    const params = darssPolicy.paramsSchema.parse({
+      quota: { m: 0, n: 1 },
+      productionCapPct: 100,
+      requests: [{ id: 'r1', submittedAtMs: 0, deadlineMs: 100_000, jobs: [{ name: 'a', tasks: 7, leaseMs: 100_000 }] }],
+    });
+    let state = darssPolicy.initialState(params);
+    state = darssPolicy.decide({ snapshot: snapshot(0, 10), params, state }).state;
+    expect(state.judged.r1.accepted).toBe(true);
+    expect(state.noLongerFit).toBeUndefined();
+    const out = darssPolicy.decide({ snapshot: snapshot(1000, 5), params, state });
+    expect(out.state.noLongerFit).toEqual({ r1: { atMs: 1000, capacityUnits: 5, limitUnits: 5, bookedUnits: 7 } });
+    expect(out.notes?.some((n) => /capacityChanged: 10 → 5 units; no longer fit .*r1/.test(n))).toBe(true);
+    expect(darssPolicy.decide({ snapshot: snapshot(2000, 10), params, state: out.state }).state.noLongerFit).toBeUndefined();
+  });
+});

@@ -105,6 +105,34 @@ export interface DarssState {
   /** Every decision taken, by request id. */
   judged: Record<string, AdmissionDecision>;
   admitted: Record<string, AdmittedRequest>;
+  /**
+   * Admitted requests whose booking no longer fits under the production limit since the cluster
+   * lost units, with when and on how many units; reported, never dropped. Absent: none.
+   */
+  noLongerFit?: Record<string, { atMs: number; capacityUnits: number; limitUnits: number; bookedUnits: number }>;
+}
+
+/**
+ * The cluster's units changed (nodes lost, added or resized): future capacity follows, and the
+ * admitted requests whose bookings now go over the production limit somewhere ahead are recorded
+ * in `noLongerFit` (and named in the returned note); those that fit again leave it.
+ */
+export function capacityChanged(state: DarssState, capacityUnits: number, now: number, p: DarssParams): string | undefined {
+  const l = state.ledger;
+  const before = l.capacityUnits;
+  l.capacityUnits = capacityUnits;
+  const limit = productionCap(capacityUnits, admissionParams(p));
+  const over: Record<string, { atMs: number; capacityUnits: number; limitUnits: number; bookedUnits: number }> = {};
+  for (const id of Object.keys(l.bookings)) {
+    let worst = 0;
+    for (const ps of Object.values(l.bookings[id])) for (const [a, b] of ps) if (b > now) worst = Math.max(worst, maxOn(l.production, Math.max(a, now), b));
+    if (worst > limit + 1e-9) over[id] = state.noLongerFit?.[id] ?? { atMs: now, capacityUnits, limitUnits: limit, bookedUnits: worst };
+  }
+  if (Object.keys(over).length) state.noLongerFit = over;
+  else delete state.noLongerFit;
+  if (before === 0) return undefined;
+  const ids = Object.keys(over);
+  return `capacityChanged: ${before} → ${capacityUnits} units${ids.length ? `; no longer fit under the production limit of ${limit.toFixed(1)} units: ${ids.join(', ')}` : ''}`;
 }
 
 export function admissionParams(p: DarssParams): AdmissionParams {
@@ -267,15 +295,8 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
     // --- capacity -------------------------------------------------------------------------------
     const { total: C, largest } = clusterUnits(snapshot, params.unit);
     if (C !== state.ledger.capacityUnits) {
-      const l = ownLedger();
-      const before = l.capacityUnits;
-      l.capacityUnits = C;
-      const limit = productionCap(C, admissionParams(params));
-      const over = Object.keys(l.bookings).filter((id) => {
-        for (const ps of Object.values(l.bookings[id])) for (const [a, b] of ps) if (b > now && maxOn(l.production, Math.max(a, now), b) > limit + 1e-9) return true;
-        return false;
-      });
-      notes.push(`capacity ${before} → ${C} units${over.length ? `; no longer fit under the production limit of ${limit.toFixed(1)} units: ${over.join(', ')}` : ''}`);
+      const note = capacityChanged(state, C, now, params);
+      if (note) notes.push(note);
     }
     if (state.ledger.production.times.length > 0 && state.ledger.production.times[0] < now) dropBefore(ownLedger().production, now);
 
