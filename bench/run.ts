@@ -8,6 +8,7 @@
  *   npm run bench                      # 5 timed runs per configuration after two warm-up runs
  *   npm run bench -- --runs 5 --no-write --policies fifo
  *   npm run bench -- --no-backlog      # the Yahoo excerpt only
+ *   npm run bench -- --live-scale      # the live cycle at 100 to 10,000 nodes (bench/live-scale.ts)
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -18,7 +19,13 @@ import { settleJitForReplays } from '../src/sim/jit.js';
 import { loadEagleTrace } from '../src/sim/workloads/eagle.js';
 import { simulate, type SimulateResult } from '../src/sim/simulate.js';
 import { taskCount, type Workload } from '../src/sim/workload.js';
+import { runLiveScale } from './live-scale.js';
 
+// The live control cycle against a synthetic RM (bench/live-scale.ts): no replay, V8 as served.
+if (process.argv.includes('--live-scale')) {
+  await runLiveScale(process.argv.slice(2).filter((a) => a !== '--live-scale'));
+  process.exit(0);
+}
 // Replays without on-stack replacement, as `schedbrain simulate` runs them (src/sim/jit.ts).
 settleJitForReplays();
 const argv = process.argv.slice(2);

@@ -1,0 +1,215 @@
+/**
+ * The live control cycle at cluster scale: the real Engine, YarnBackend and store, in dry-run,
+ * against the synthetic RM (bench/synthetic-rm.ts) in a child process, so that serving costs
+ * nothing to the process measured. Each configuration runs in a fresh process of its own (peak
+ * RSS is per configuration): one cold cycle, then `--cycles` cycles each after 1 % of the running
+ * apps changed (a container ended and another started). Prints a markdown table for
+ * docs/benchmarks.md.
+ *
+ *   npm run bench -- --live-scale                                   # every size and policy
+ *   npm run bench -- --live-scale --sizes 1k --policies kairos --cycles 3
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { Engine } from '../src/engine/engine.js';
+import type { NewJournalEntry } from '../src/store/journal.js';
+import { Store } from '../src/store/store.js';
+import { YarnBackend } from '../src/yarn/backend.js';
+
+export const SIZES: Record<string, { nodes: number; apps: number; containers: number }> = {
+  '100': { nodes: 100, apps: 100, containers: 2_000 },
+  '1k': { nodes: 1_000, apps: 1_000, containers: 20_000 },
+  '1k-10k': { nodes: 1_000, apps: 10_000, containers: 20_000 },
+  '10k': { nodes: 10_000, apps: 10_000, containers: 200_000 },
+};
+
+const POLICY_PARAMS: Record<string, unknown> = {
+  'capacity-targets': { targets: { 'root.default': { capacityPct: 60 }, 'root.batch': { capacityPct: 40 } } },
+  bopf: {},
+  kairos: {},
+};
+
+interface Row {
+  size: string;
+  policy: string;
+  nodes: number;
+  apps: number;
+  containers: number;
+  cold: Phase;
+  steady: Phase;
+  peakRssMB: number;
+  decisions: number;
+}
+
+interface Phase {
+  requests: number;
+  mb: number;
+  refreshWallS: number;
+  refreshCpuS: number;
+  decidePlanMs: number;
+  journalKB: number;
+  cycleWallS: number;
+}
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+async function startRm(size: { nodes: number; apps: number; containers: number }): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'synthetic-rm.ts'), '--nodes', String(size.nodes), '--apps', String(size.apps), '--containers', String(size.containers)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) resolve(buf.slice(0, nl).trim());
+    });
+    child.on('exit', (code) => reject(new Error(`synthetic RM exited with ${code}`)));
+  });
+  return { url, child };
+}
+
+const cpuS = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+/** One configuration, in this process. */
+async function runOne(sizeName: string, policy: string, cycles: number): Promise<Row> {
+  const size = SIZES[sizeName]!;
+  const { url, child } = await startRm(size);
+  const dir = mkdtempSync(join(os.tmpdir(), 'schedbrain-live-'));
+  const store = await Store.open(dir);
+  try {
+    const backend = new YarnBackend({ rmUrl: url, user: 'bench', requestTimeoutMs: 120_000 });
+    // What the engine's reads cost, apart from the rest of the cycle.
+    let refreshWall = 0;
+    let refreshCpu = 0;
+    const timed = <T>(fn: () => Promise<T>) => async (): Promise<T> => {
+      const w = performance.now();
+      const c = cpuS();
+      try {
+        return await fn();
+      } finally {
+        refreshWall += (performance.now() - w) / 1000;
+        refreshCpu += cpuS() - c;
+      }
+    };
+    const snapshot = backend.snapshot.bind(backend);
+    const capabilities = backend.capabilities.bind(backend);
+    backend.snapshot = timed(snapshot);
+    backend.capabilities = timed(capabilities);
+    let journalWall = 0;
+    let journalBytes = 0;
+    const append = store.journal.append.bind(store.journal);
+    store.journal.append = async (nowMs: number, entries: readonly NewJournalEntry[]) => {
+      const w = performance.now();
+      const out = await append(nowMs, entries);
+      journalWall += (performance.now() - w) / 1000;
+      for (const e of out) journalBytes += Buffer.byteLength(JSON.stringify(e)) + e.id.length;
+      return out;
+    };
+    const engine = new Engine({
+      backend, store, periodMs: 3_600_000, readDeadlineMs: 600_000, logger: pino({ level: 'silent' }),
+      initial: { policy, params: POLICY_PARAMS[policy], dryRun: true },
+    });
+    await engine.init();
+    const counters = async (): Promise<{ requests: number; bytes: number }> =>
+      (await fetch(`${url}/ws/v1/cluster/_synthetic/counters`, { method: 'POST' })).json() as Promise<{ requests: number; bytes: number }>;
+
+    const phases: Phase[] = [];
+    let decisions = 0;
+    for (let i = 0; i <= cycles; i++) {
+      if (i > 0) await fetch(`${url}/ws/v1/cluster/_synthetic/step?fraction=0.01`, { method: 'POST' });
+      await counters();
+      refreshWall = refreshCpu = journalWall = journalBytes = 0;
+      const w = performance.now();
+      const report = await engine.runCycle();
+      const wall = (performance.now() - w) / 1000;
+      if (report.outcome !== 'ok') throw new Error(`cycle ${i}: ${report.outcome}: ${report.error}`);
+      const c = await counters();
+      decisions = report.decisions.length;
+      phases.push({
+        requests: c.requests, mb: c.bytes / 1e6, refreshWallS: refreshWall, refreshCpuS: refreshCpu,
+        decidePlanMs: (wall - refreshWall - journalWall) * 1000, journalKB: journalBytes / 1e3, cycleWallS: wall,
+      });
+    }
+    const steady = phases.slice(1);
+    const med = (k: keyof Phase): number => median(steady.map((p) => p[k]));
+    return {
+      size: sizeName, policy, ...size, cold: phases[0]!,
+      steady: { requests: med('requests'), mb: med('mb'), refreshWallS: med('refreshWallS'), refreshCpuS: med('refreshCpuS'), decidePlanMs: med('decidePlanMs'), journalKB: med('journalKB'), cycleWallS: med('cycleWallS') },
+      peakRssMB: process.resourceUsage().maxRSS / 1024, decisions,
+    };
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+    child.kill();
+  }
+}
+
+function runChild(sizeName: string, policy: string, cycles: number): Promise<Row> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--one', sizeName, '--policies', policy, '--cycles', String(cycles)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    p.on('exit', (code) => {
+      const line = out.trim().split('\n').pop() ?? '';
+      if (code === 0 && line.startsWith('{')) resolve(JSON.parse(line) as Row);
+      else reject(new Error(`${sizeName}/${policy} exited with ${code}: ${out.slice(-500)}`));
+    });
+  });
+}
+
+const f = (x: number, d = 2): string => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
+
+export function table(rows: readonly Row[]): string {
+  const head = '| nodes / running apps / containers | policy | RM requests (cold / 1 % changed) | MB read (cold / 1 %) | refresh CPU s (cold / 1 %) | refresh wall s (1 %) | decide + plan ms (1 %) | journal KB per cycle | decisions per cycle | cycle wall s (1 %) | peak RSS MB |';
+  const sep = '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
+  const lines = rows.map((r) =>
+    `| ${r.nodes.toLocaleString('en-US')} / ${r.apps.toLocaleString('en-US')} / ${r.containers.toLocaleString('en-US')} | ${r.policy} | ${r.cold.requests.toLocaleString('en-US')} / ${r.steady.requests.toLocaleString('en-US')} | ${f(r.cold.mb, 1)} / ${f(r.steady.mb, 1)} | ${f(r.cold.refreshCpuS)} / ${f(r.steady.refreshCpuS)} | ${f(r.steady.refreshWallS)} | ${f(r.steady.decidePlanMs, 0)} | ${f(r.steady.journalKB, 1)} | ${r.decisions.toLocaleString('en-US')} | ${f(r.steady.cycleWallS)} | ${f(r.peakRssMB, 0)} |`,
+  );
+  return [head, sep, ...lines].join('\n');
+}
+
+export async function runLiveScale(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      sizes: { type: 'string', default: Object.keys(SIZES).join(',') },
+      policies: { type: 'string', default: 'capacity-targets,bopf,kairos' },
+      cycles: { type: 'string', default: '3' },
+      one: { type: 'string' },
+      label: { type: 'string', default: 'run' },
+    },
+  });
+  const cycles = Number(values.cycles);
+  if (values.one !== undefined) {
+    const row = await runOne(values.one, values.policies, cycles);
+    process.stdout.write(`${JSON.stringify(row)}\n`);
+    return;
+  }
+  const rows: Row[] = [];
+  const load0 = os.loadavg()[0]!;
+  for (const size of values.sizes.split(',')) {
+    for (const policy of values.policies.split(',')) {
+      process.stderr.write(`live-scale ${size} ${policy} …\n`);
+      const row = await runChild(size, policy, cycles);
+      rows.push(row);
+      process.stderr.write(`${table([row]).split('\n')[2]}\n`);
+    }
+  }
+  const load1 = os.loadavg()[0]!;
+  const md = `${table(rows)}\n\n${values.label}: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, load average ${f(load0, 1)} at the start and ${f(load1, 1)} at the end; ${cycles} cycles after the cold one (median shown).`;
+  process.stdout.write(`${md}\n`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await runLiveScale(process.argv.slice(2));
+}
