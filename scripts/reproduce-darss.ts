@@ -3,14 +3,14 @@
  * CapacityScheduler on the same generated workloads, for each trace, production share and seed.
  *
  *   npx tsx scripts/reproduce-darss.ts [--traces google2011,google2019] [--shares 20,15,10,5]
- *       [--seeds 11-20] [--jobs 1500] [--json FILE]
+ *       [--seeds 11-20] [--jobs 1500] [--json FILE] [--from FILE,FILE]
  *
  * Prints a markdown table per trace (means over the seeds, and the worst seed where it matters):
  * production acceptance and deadlines met, best-effort jobs completed (and by the last arrival),
  * best-effort latency, and the share of best-effort jobs faster than under CapacityScheduler and
  * under Rayon (the thesis's paired comparison).
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { getPolicy } from '../src/policies/index.js';
 import { darssWorkloadFor, runDarss, type DarssOptions, type DarssRun } from '../src/sim/workloads/darss-cli.js';
@@ -25,6 +25,8 @@ const { values: args } = parseArgs({
     seeds: { type: 'string', default: '11-20' },
     jobs: { type: 'string', default: '1500' },
     json: { type: 'string' },
+    /** Print the tables from rows saved with --json (comma-separated files) instead of running. */
+    from: { type: 'string' },
   },
 });
 const range = (s: string): number[] => {
@@ -46,8 +48,8 @@ interface Row {
   fasterThanRayon: number;
 }
 
-const rows: Row[] = [];
-for (const trace of traces) {
+const rows: Row[] = args.from ? args.from.split(',').flatMap((f) => JSON.parse(readFileSync(f, 'utf8')) as Row[]) : [];
+for (const trace of args.from ? [] : traces) {
   for (const share of shares) {
     for (const seed of seeds) {
       const o: DarssOptions = { trace, seed, jobs, productionSharePct: share };
@@ -70,10 +72,14 @@ for (const trace of traces) {
 }
 if (args.json) writeFileSync(args.json, JSON.stringify(rows, null, 1));
 
+if (args.from) {
+  seeds.length = 0;
+  seeds.push(...[...new Set(rows.map((r) => r.seed))].sort((a, b) => a - b));
+}
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 for (const trace of traces) {
-  console.log(`\n**${trace}** (${seeds.length} seeds: ${args.seeds}; ${jobs} arrivals each)\n`);
+  console.log(`\n**${trace}** (${seeds.length} seeds: ${seeds.join(', ')}; ${jobs} arrivals each)\n`);
   console.log('| production share | policy | accepted | met deadline (of accepted) | worst seed met | accepted ≥ Rayon on every seed | BE completed by last arrival | BE mean latency (s) | BE p99 (s) | BE faster than CapacityScheduler | BE faster than Rayon |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const share of shares) {
