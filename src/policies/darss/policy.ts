@@ -1,20 +1,26 @@
 /**
  * DARSS — Deadline-Aware Reservation-based Scheduling (thesis ch. 3) — as a policy over
- * CapacityScheduler: a production leaf (or parent of per-group leaves) and a best-effort one.
+ * CapacityScheduler: a production queue and a best-effort one beside it.
  *
  * Each cycle:
  * 1. requests submitted by now (`params.requests`, RSL) are judged (`admission.ts`) and accepted
  *    ones booked in the ledger; the decision and its numbers go to the state and the notes;
  * 2. production applications bind to requests by tags `schedbrain.darss.request` and
  *    `schedbrain.darss.job`; a finished job gives back what it still had booked; an application
- *    of a rejected request is killed (or left without production capacity);
- * 3. the production queue gets the units running production holds plus those of pending
- *    production tasks at (or `holdLeadMs` before) their latest start, and at least what the
- *    ledger reserves now; best-effort gets the rest and every leaf may grow to 100 %, so the
- *    cluster stays work-conserving while production waits toward its latest start;
- * 4. production applications get priorities in time-to-deadline order (least first).
+ *    of a rejected or unknown request is killed (`rejectedApps`); when the production queue has
+ *    per-group children, admitted applications move to a leaf of DARSS's own under it;
+ * 3. the production queue gets the units running production holds plus those of production
+ *    tasks due (at their booked start), and at least what the ledger reserves now; best-effort
+ *    gets the rest and may grow to 100 % while nothing is due, so the cluster stays
+ *    work-conserving while production waits toward its latest start;
+ * 4. tasks at their latest start, or behind their booked wave, that find no free unit take one
+ *    from best-effort, then from production not due yet (`preemptAtLatestStart`);
+ * 5. production applications get priorities in time-to-deadline order (`timeToDeadlineOrder`).
  *
- * State is plain JSON. `admitWorkflow` is the same pure function an admin API calls.
+ * State is plain JSON. `admitWorkflow` is the same pure function an admin API calls. Every
+ * action is one YARN takes as it is (queue capacities through the scheduler configuration,
+ * application priorities, moves, kills), so the live engine runs the policy unchanged; requests
+ * reach it through `params.requests`, as BoPF's admissions reach BoPF.
  */
 import { z } from 'zod';
 import { decisionWithLazyReason, type Decision } from '../../core/actions.js';
@@ -41,7 +47,7 @@ export const darssRequestSchema = workflowRequestSchema.and(z.object({ id: z.str
 
 export const darssParamsSchema = z
   .object({
-    /** Leaf (or parent of per-group leaves named by group) for production applications. */
+    /** Queue for production applications: a leaf, or the parent of per-group leaves. */
     productionQueue: z.string().min(1).default('root.production'),
     /**
      * When the production queue has children (per-group leaves), production applications are
@@ -62,11 +68,12 @@ export const darssParamsSchema = z
     groupShares: z.record(z.string(), groupShareSchema).default({}),
     /** Workflow requests with ids, in submission order; each is judged once now ≥ submittedAtMs. */
     requests: z.array(darssRequestSchema).default([]),
-    /** A production task counts as due this long before its latest (or booked) start, ms. */
+    /** A production task counts as due this long before its booked (or latest) start, ms. */
     holdLeadMs: z.number().int().nonnegative().default(0),
     /**
-     * When production tasks at their latest start find fewer free units than they need, take the
-     * difference from the best-effort containers started last (the task runs again later). Beyond
+     * When production tasks at their latest start (or behind their booked wave) find fewer free
+     * units than they need, take the difference from the best-effort containers started last,
+     * then from production not due yet (the task runs again later). Beyond
      * the thesis, which has no preemption: without it a best-effort task of hours holds its unit
      * past a production task's latest start. CapacityScheduler does the same with preemption on.
      */
