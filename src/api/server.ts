@@ -169,6 +169,14 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
     if (!roleAtLeast(token.role, role)) return sendError(reply, 403, 'forbidden', `token '${token.name}' has role ${token.role}; ${req.method} ${path} needs ${role}`);
   });
 
+  // No route takes a repeated query parameter: say so rather than fail on an array.
+  app.addHook('preValidation', async (req, reply) => {
+    const q = req.query as Record<string, unknown> | undefined;
+    for (const [key, value] of Object.entries(q ?? {})) {
+      if (Array.isArray(value)) return sendError(reply, 400, 'bad_request', `given ${value.length} times; give it once`, `query.${key}`);
+    }
+  });
+
   // Every request that may change something is audited, whatever became of it, before the
   // caller gets the answer.
   app.addHook('onSend', async (req, reply, payload) => {

@@ -2,7 +2,9 @@
  * `schedbrain` commands: serve, minicluster, simulate. Returns an exit code; bin/schedbrain.mjs
  * calls `main(process.argv.slice(2))`.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync } from 'node:fs';
+import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -124,6 +126,16 @@ export function adminAccess(cfg: Config, env: NodeJS.ProcessEnv): AdminAccess {
   return { auth, ...(https ? { https } : {}), ...(adminTokenFile ? { adminTokenFile } : {}) };
 }
 
+/**
+ * The shim lease holder: this host and the state directory. The store's lock lets one process
+ * use a state directory at a time, so two brains never share a holder name, and a restarted
+ * brain (same directory) renews its own lease.
+ */
+export function leaseHolderFor(stateDir: string): string {
+  const dir = realpathSync(stateDir);
+  return `schedbrain@${hostname()}:${createHash('sha256').update(dir).digest('hex').slice(0, 12)}`;
+}
+
 function readSecretFile(file: string, key: string): string {
   try {
     return readFileSync(file, 'utf8').trim();
@@ -201,7 +213,8 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
     if (shimUrls.length) {
       const { HttpNodeShim } = await import('../yarn/shim-client.js');
       if (!shimSecret) log.warn({ shimUrls }, 'no shim secret (--shim-secret-file): the shims will refuse every suspension, resume, lease and ranking');
-      const nodeShim = new HttpNodeShim({ urls: shimUrls, rankingUrl: cfg.shim.rankingUrl, requestTimeoutMs: cfg.requestTimeoutMs, logger: log.child({ mod: 'shim' }), secret: shimSecret });
+      const holder = leaseHolderFor(cfg.stateDir);
+      const nodeShim = new HttpNodeShim({ urls: shimUrls, rankingUrl: cfg.shim.rankingUrl, requestTimeoutMs: cfg.requestTimeoutMs, logger: log.child({ mod: 'shim' }), secret: shimSecret, holder });
       shim = nodeShim;
       // The engine renews the lease every cycle, so it lapses (and the shims resume every
       // container) when the loop stops, not only when the process dies.

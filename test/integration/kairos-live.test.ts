@@ -20,7 +20,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { serve } from '../../src/cli/main.js';
+import { leaseHolderFor, serve } from '../../src/cli/main.js';
 import { HttpNodeShim, type WireContainer } from '../../src/yarn/shim-client.js';
 import { submitJob } from '../../src/yarn/workload.js';
 import { eventually, shimSecret, shimUrl } from './helpers.js';
@@ -236,8 +236,8 @@ describe.skipIf(!url)('Kairos live on YARN (serve --policy kairos) vs the stock 
     for (const [id, r] of Object.entries(baseline ?? {})) {
       if (now[id] && (now[id]!.vcores !== r.vcores || now[id]!.memoryMB !== r.memoryMB)) await setNodeCapacity(id, r).catch(() => undefined);
     }
-    // The brain's lease holder is the default one (schedbrain@<host>).
-    await new HttpNodeShim({ urls: [url!], retry: { maxAttempts: 1 }, secret: shimSecret() }).releaseLease().catch(() => undefined);
+    // The brain's lease holder is named after its host and state directory.
+    await new HttpNodeShim({ urls: [url!], retry: { maxAttempts: 1 }, secret: shimSecret(), holder: leaseHolderFor(stateDir) }).releaseLease().catch(() => undefined);
     await shim?.publishRanking({ scores: {}, leastLoadedFirst: false, ttlMs: 1 }).catch(() => undefined);
     rmSync(stateDir, { recursive: true, force: true });
   });

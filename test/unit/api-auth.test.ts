@@ -119,6 +119,13 @@ describe('admin API authentication', () => {
     expect(refused.reason).toMatch(/^oncall from .+: PUT \/v1\/policy -> 403$/);
   });
 
+  it('a repeated query parameter is refused naming it', async () => {
+    await start();
+    const r = await app.inject({ url: '/v1/decisions?limit=1&limit=2', headers: bearer(reader) });
+    expect(r.statusCode).toBe(400);
+    expect(r.json()).toEqual({ error: 'bad_request', field: 'query.limit', reason: 'given 2 times; give it once' });
+  });
+
   it('an error quotes at most a bounded part of what was sent', async () => {
     await start();
     const name = 'x'.repeat(500_000);
@@ -210,5 +217,19 @@ describe('TLS', () => {
     expect(status).toBe(200);
     stop('SIGTERM');
     expect(await running).toBe(0);
+  });
+});
+
+describe('shim lease holder', () => {
+  it('is named after the host and the state directory: stable across restarts, distinct per directory', async () => {
+    const { leaseHolderFor } = await import('../../src/cli/main.js');
+    const { mkdirSync } = await import('node:fs');
+    const a = join(dir, 'brain-a');
+    const b = join(dir, 'brain-b');
+    mkdirSync(a);
+    mkdirSync(b);
+    expect(leaseHolderFor(a)).toBe(leaseHolderFor(join(dir, '.', 'brain-a')));
+    expect(leaseHolderFor(a)).not.toBe(leaseHolderFor(b));
+    expect(leaseHolderFor(a)).toMatch(/^schedbrain@.+:[0-9a-f]{12}$/);
   });
 });

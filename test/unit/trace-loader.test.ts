@@ -32,6 +32,14 @@ describe('Eagle trace loader', () => {
     expect(() => parseEagleTrace('0 1 1 -4\n')).toThrow(/duration/);
   });
 
+  it('rejects values that overflow once in milliseconds, and a trace with no job', () => {
+    expect(() => parseEagleTrace('10 1 1e306 1e306\n')).toThrow(/line 1: bad mean task duration 1e306 \(seconds, 0\.\.1000000000\)/);
+    expect(() => parseEagleTrace('10 1 1 1e306\n')).toThrow(/bad duration 1e306 for task 1/);
+    expect(() => parseEagleTrace('1e306 1 1 1\n')).toThrow(/bad arrival time/);
+    expect(() => parseEagleTrace('', { name: 'empty.tr' })).toThrow(/empty\.tr: the trace holds no job/);
+    expect(() => parseEagleTrace('# only a comment\n\n')).toThrow(/holds no job/);
+  });
+
   it('ships sample traces that load without ../shared', () => {
     expect(sampleNames()).toEqual(expect.arrayContaining(['tiny', 'heavy-tail-yahoo-like']));
     const w = resolveWorkload('sample:tiny');

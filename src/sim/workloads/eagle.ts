@@ -24,6 +24,9 @@ export interface EagleOptions {
 
 export class TraceFormatError extends Error {}
 
+/** Times in a trace are seconds; beyond this (about 31 years) milliseconds lose their meaning. */
+const MAX_TRACE_SECONDS = 1e9;
+
 export function parseEagleTrace(text: string, opts: EagleOptions = {}): Workload {
   const resource = opts.taskResource ?? { memoryMB: 1024, vcores: 1 };
   const jobs: JobSpec[] = [];
@@ -44,14 +47,14 @@ export function parseEagleTrace(text: string, opts: EagleOptions = {}): Workload
     const arrival = Number(f[0]);
     const n = Number(f[1]);
     const mean = Number(f[2]);
-    if (!Number.isFinite(arrival) || arrival < 0) throw new TraceFormatError(`${where}: bad arrival time ${f[0]}`);
-    if (!Number.isInteger(n) || n < 1) throw new TraceFormatError(`${where}: bad task count ${f[1]}`);
-    if (!Number.isFinite(mean) || mean < 0) throw new TraceFormatError(`${where}: bad mean task duration ${f[2]}`);
+    if (!Number.isFinite(arrival) || arrival < 0 || arrival > MAX_TRACE_SECONDS) throw new TraceFormatError(`${where}: bad arrival time ${f[0]} (seconds, 0..${MAX_TRACE_SECONDS})`);
+    if (!Number.isInteger(n) || n < 1 || n > 10_000_000) throw new TraceFormatError(`${where}: bad task count ${f[1]}`);
+    if (!Number.isFinite(mean) || mean < 0 || mean > MAX_TRACE_SECONDS) throw new TraceFormatError(`${where}: bad mean task duration ${f[2]} (seconds, 0..${MAX_TRACE_SECONDS})`);
     if (f.length !== 3 + n) throw new TraceFormatError(`${where}: ${n} tasks announced, ${f.length - 3} durations given`);
     const work = new Float64Array(n);
     for (let k = 0; k < n; k++) {
       const d = Number(f[3 + k]);
-      if (!Number.isFinite(d) || d < 0) throw new TraceFormatError(`${where}: bad duration ${f[3 + k]} for task ${k + 1}`);
+      if (!Number.isFinite(d) || d < 0 || d > MAX_TRACE_SECONDS) throw new TraceFormatError(`${where}: bad duration ${f[3 + k]} for task ${k + 1} (seconds, 0..${MAX_TRACE_SECONDS})`);
       work[k] = d * 1000;
     }
     const idx = jobs.length;
@@ -63,6 +66,7 @@ export function parseEagleTrace(text: string, opts: EagleOptions = {}): Workload
     });
   }
   const name = opts.name ?? 'trace';
+  if (jobs.length === 0 && opts.maxJobs !== 0) throw new TraceFormatError(`${name}: the trace holds no job`);
   const cutoffS = cutoffForTrace(name);
   return {
     name,
