@@ -151,6 +151,13 @@ export class SyntheticRm {
     this.heartbeatMs = now;
   }
 
+  /** One more container for the `index`-th app (its counters move). */
+  grow(index: number): void {
+    const app = this.apps[index]!;
+    app.containers.push(this.newContainer(app, index % this.opts.nodes, Date.now()));
+    app.containersBody = undefined;
+  }
+
   /** A capacity change through the scheduler configuration (bumps its version). */
   bumpConfVersion(): void {
     this.confVersion++;
@@ -244,11 +251,15 @@ export class SyntheticRm {
   private appsBody(query: URLSearchParams): string {
     const states = new Set((query.get('states') ?? '').split(',').filter(Boolean));
     const since = query.get('finishedTimeBegin') === null ? undefined : Number(query.get('finishedTimeBegin'));
+    // `deSelects` (RM 3.1+, case-insensitive) leaves fields out of each app.
+    const deSelects = new Set((query.get('deSelects') ?? '').split(',').map((f) => f.trim().toLowerCase()).filter(Boolean));
     const app: Json[] = [];
     for (const a of this.apps) {
       if (states.size > 0 && !states.has(a.state)) continue;
       if (since !== undefined && !(a.finishedMs > 0 && a.finishedMs >= since)) continue;
-      app.push(this.appJson(a));
+      const json = this.appJson(a);
+      if (deSelects.size > 0) for (const k of Object.keys(json)) if (deSelects.has(k.toLowerCase())) delete json[k];
+      app.push(json);
     }
     // An empty list is `{"apps":{}}` on a real RM (recorded in apps-empty.json).
     return JSON.stringify(app.length ? { apps: { app } } : { apps: {} });

@@ -28,10 +28,20 @@ export interface Capabilities {
   readonly notes: readonly string[];
 }
 
+/** What a caller of `snapshot()` asks for beyond the cluster itself. */
+export interface SnapshotOptions {
+  /**
+   * The `changeMark` of the snapshot the caller's policy state was last built from: the change
+   * sets (`changedNodeIds`, `changedAppIds`) are then relative to it. Absent, or a mark the
+   * backend no longer knows: the change sets are left out (everything may have changed).
+   */
+  readonly changesSince?: number;
+}
+
 export interface ClusterBackend {
   readonly name: string;
   /** Reads the whole cluster. Throws RmUnavailableError when it cannot. */
-  snapshot(): Promise<ClusterSnapshot>;
+  snapshot(opts?: SnapshotOptions): Promise<ClusterSnapshot>;
   apply(action: Action): Promise<ApplyOutcome>;
   capabilities(): Promise<Capabilities>;
 }

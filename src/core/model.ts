@@ -122,7 +122,8 @@ export interface ClusterSnapshot {
    * than by this policy's own suspends and resumes that were applied as asked (a container
    * started, ended, or was suspended or resumed by anyone else; a node's capacity or state
    * changed, or the node left).
-   * Undefined means "assume everything changed" (the YARN backend always says so).
+   * Undefined means "assume everything changed" (the YARN backend says so unless asked for
+   * changes since a snapshot it still knows, `SnapshotOptions.changesSince`).
    * The simulator uses it so per-node rules do not rescan thousands of idle nodes per event.
    */
   readonly changedNodeIds?: ReadonlySet<NodeId>;
@@ -130,11 +131,17 @@ export interface ClusterSnapshot {
    * Applications that arrived, changed in any field (state, priority, queue, allocation, pending
    * requests) or left the snapshot since the previous snapshot handed to this policy, whoever
    * changed them (this policy's own actions included). Undefined means "assume every
-   * application changed" (the YARN backend always says so). With it, a policy that keeps totals
+   * application changed" (the YARN backend: as for `changedNodeIds`). With it, a policy that keeps totals
    * over applications updates them for these alone instead of walking every queued application
    * at every event.
    */
   readonly changedAppIds?: ReadonlySet<AppId>;
+  /**
+   * Names this snapshot for a later `snapshot({ changesSince })` (the YARN backend: change sets
+   * relative to the snapshot the caller's state came from, whatever was read in between).
+   * Undefined when the backend does not say (the simulator's live view, built snapshots).
+   */
+  readonly changeMark?: number;
 }
 
 /** The node's `i`-th container: its view at hand, else looked up in the snapshot. */

@@ -138,6 +138,12 @@ export class Engine {
 
   private active: ActiveConfig | undefined;
   private state: unknown;
+  /**
+   * `changeMark` of the snapshot the state was last built from (a committed cycle): snapshots are
+   * asked for what changed since it. Undefined for an initial, restored or replaced state, whose
+   * policy then gets no change sets (a full pass).
+   */
+  private stateMark: number | undefined;
   private generation = 0;
   private running = false;
   private startedAtMs: number | undefined;
@@ -267,7 +273,10 @@ export class Engine {
     this.active = { policy, params, dryRun, updatedAtMs };
     this.state = state;
     // A cycle in flight decided for the state this change replaced: its next state is dropped.
-    if (!samePolicy) this.generation++;
+    if (!samePolicy) {
+      this.generation++;
+      this.stateMark = undefined;
+    }
     this.metrics.dryRun.set(dryRun ? 1 : 0);
     this.log.info({ policy: policy.name, dryRun }, 'policy changed');
     const stoppedActing = !samePolicy || (dryRun && !previous.dryRun);
@@ -303,7 +312,7 @@ export class Engine {
 
   /** A fresh snapshot straight from the backend (RmUnavailableError when it is down). */
   async snapshot(): Promise<ClusterSnapshot> {
-    return this.backend.snapshot();
+    return this.backend.snapshot({ changesSince: this.stateMark });
   }
 
   /**
@@ -317,7 +326,7 @@ export class Engine {
     const startedAtMs = this.clock.now();
     const cycleId = `dry-${startedAtMs.toString(36)}`;
     const caps = await this.backend.capabilities();
-    const snapshot = await this.backend.snapshot();
+    const snapshot = await this.backend.snapshot({ changesSince: state === this.state ? this.stateMark : undefined });
     const advisory = !caps.queueWrites;
     try {
       const st = this.session(cycleId, snapshot, caps).decide(policy, params, state);
@@ -501,11 +510,13 @@ export class Engine {
     }
     let caps: Capabilities;
     let snapshot: ClusterSnapshot;
+    let askedMark: number | undefined;
     try {
       ({ caps, snapshot } = await this.withReadDeadline(
         (async () => {
           const c = await this.backend.capabilities();
-          return { caps: c, snapshot: await this.backend.snapshot() };
+          askedMark = this.stateMark;
+          return { caps: c, snapshot: await this.backend.snapshot({ changesSince: askedMark }) };
         })(),
       ));
     } catch (e) {
@@ -517,6 +528,8 @@ export class Engine {
     cfg = this.cfg;
     const gen = this.generation;
     const state = this.state;
+    // A policy change during the reads replaced the state the change sets were relative to.
+    if (askedMark !== this.stateMark) snapshot = { ...snapshot, changedNodeIds: undefined, changedAppIds: undefined };
     let st: Statement;
     try {
       st = this.session(cycleId, snapshot, caps).decide(cfg.policy, cfg.params, state);
@@ -552,6 +565,7 @@ export class Engine {
       }
       if (gen === this.generation) {
         this.state = st.output.state;
+        this.stateMark = snapshot.changeMark;
         await this.safely('save policy state', () => this.store.putPolicyState(cfg.policy.name, { state: st.output.state, savedAtMs: this.clock.now(), cycleId }));
       } else {
         notes.push('policy changed during the cycle: its next state was not kept');

@@ -7,12 +7,13 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { describeAction, type Action, type ActionOf } from '../core/actions.js';
-import type { ApplyOutcome, Capabilities, ClusterBackend } from '../core/backend.js';
+import type { ApplyOutcome, Capabilities, ClusterBackend, SnapshotOptions } from '../core/backend.js';
 import { ReadOnlySchedulerConfError, RmProtocolError, RmRejectedError, RmUnavailableError, SchedbrainError, UnsupportedActionError } from '../core/errors.js';
 import { findQueue, type AppState, type AppView, type ClusterSnapshot, type ContainerView, type NodeState, type NodeView, type QueueState, type QueueView } from '../core/model.js';
-import { equals, sum, ZERO, type Resources } from '../core/resources.js';
+import { equals, ZERO, type Resources } from '../core/resources.js';
 import { isAlreadyTrue } from '../core/reconcile.js';
 import { buildSnapshot, defaultQueueTree } from '../core/snapshot.js';
+import { ChangeLog, sameApp, sameContainer, sameNode } from './changes.js';
 import type { NodeShim, ShimContainer } from './shim-contract.js';
 import { RmClient, type QueueConfigChange, type RmAppState } from './client.js';
 import { mapWithConcurrency } from './retry.js';
@@ -36,6 +37,12 @@ export interface YarnBackendOptions {
   readonly rankingTtlMs?: number;
   /** In-flight per-app container reads during a snapshot. */
   readonly snapshotConcurrency?: number;
+  /**
+   * Running apps whose containers are read again each snapshot although their counters did not
+   * move, in turn (a container swapped for one of the same size changes no counter the RM
+   * lists; with a shim its new id shows at once). Default 8.
+   */
+  readonly containerSweepPerSnapshot?: number;
   /** For tests: a ready client (e.g. with a fake adapter or a fast retry policy). */
   readonly client?: RmClient;
 }
@@ -67,12 +74,42 @@ const LIVE_APP_STATES: readonly RmAppState[] = ['NEW', 'NEW_SAVING', 'SUBMITTED'
 const FINAL_APP_STATES: readonly RmAppState[] = ['FINISHED', 'FAILED', 'KILLED'];
 /** How long an ended app stays in the snapshot. */
 const RECENTLY_FINISHED_MS = 10 * 60_000;
+/** Ended apps are read since the previous read, less this, for clock skew between RM and brain. */
+const FINISHED_OVERLAP_MS = 60_000;
+/**
+ * Fields of the apps listing nothing here reads (RM 3.1+, YARN-6871): `resourceInfo` alone is
+ * half of an app's JSON. Ended apps' outstanding requests are not read either.
+ */
+const LIVE_APP_DESELECTS = ['resourceInfo', 'timeouts', 'appNodeLabelExpression', 'amNodeLabelExpression'];
+const FINAL_APP_DESELECTS = [...LIVE_APP_DESELECTS, 'resourceRequests'];
 const APP_STATES: ReadonlySet<string> = new Set<AppState>(['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED', 'RUNNING', 'FINISHED', 'FAILED', 'KILLED']);
 const NODE_STATES: ReadonlySet<string> = new Set<NodeState>(['RUNNING', 'UNHEALTHY', 'DECOMMISSIONING', 'DECOMMISSIONED', 'LOST', 'NEW', 'REBOOTED', 'SHUTDOWN']);
 const QUEUE_STATES: ReadonlySet<string> = new Set<QueueState>(['RUNNING', 'STOPPED', 'DRAINING']);
 /** The YARN resource-request name meaning "anywhere": its count is the app's total outstanding ask. */
 const ANY_RESOURCE_NAME = '*';
 const DEFAULT_RANKING_TTL_MS = 60_000;
+
+/** A running app's containers as last read, and what they were read for. */
+interface AppContainers {
+  /** The app's counters at the read (`countersKey`); '' forces the next read. */
+  readonly key: string;
+  /** The AM container's log link at the read: it names the AM container, so a new attempt shows. */
+  readonly amKey?: string;
+  readonly attempt?: { readonly id: string; readonly amContainerId?: string };
+  /** Views without the shim's figures (merged in per snapshot). */
+  readonly containers: readonly ContainerView[];
+}
+
+/** What moves in the apps listing when an app's containers change (other than a same-size swap). */
+function countersKey(a: RmAppInfo): string {
+  return `${a.state}|${a.runningContainers ?? ''}|${a.allocatedMB ?? ''}|${a.allocatedVCores ?? ''}|${a.amContainerLogs ?? ''}`;
+}
+
+/** `container_[e<epoch>_]<clusterTs>_<app>_<attempt>_<seq>` → `application_<clusterTs>_<app>`. */
+export function appIdOfContainer(containerId: string): string | undefined {
+  const m = /^container_(?:e\d+_)?(\d+)_(\d+)_\d+_\d+$/.exec(containerId);
+  return m ? `application_${m[1]}_${m[2]}` : undefined;
+}
 
 export class YarnBackend implements ClusterBackend {
   readonly name = 'yarn';
@@ -91,6 +128,19 @@ export class YarnBackend implements ClusterBackend {
   private physicalLoaded: Promise<void> | undefined;
   /** Last full ranking published, so a `partial` ranking can be merged into it. */
   private publishedScores: Record<string, number> = {};
+  /** Per running app: its containers as last read, reused until its counters move. */
+  private readonly appContainers = new Map<string, AppContainers>();
+  /** Apps that ended lately (final: read once, kept for RECENTLY_FINISHED_MS). */
+  private readonly finishedApps = new Map<string, RmAppInfo>();
+  private finishedReadAtMs: number | undefined;
+  private readonly sweepPerSnapshot: number;
+  private sweepCursor = 0;
+  private readonly changes = new ChangeLog();
+  private previous: ClusterSnapshot | undefined;
+  /** Snapshots one at a time: each builds on the previous one's reads. */
+  private refreshing: Promise<unknown> = Promise.resolve();
+  /** The scheduler-conf version behind the last queueWrites answer (re-read when it moves). */
+  private confChecked: { version: number; queueWrites: true } | undefined;
 
   constructor(opts: YarnBackendOptions) {
     this.client = opts.client ?? new RmClient({ rmUrl: opts.rmUrl, user: opts.user, requestTimeoutMs: opts.requestTimeoutMs, logger: opts.logger });
@@ -98,6 +148,7 @@ export class YarnBackend implements ClusterBackend {
     this.logger = opts.logger;
     this.rankingTtlMs = opts.rankingTtlMs ?? DEFAULT_RANKING_TTL_MS;
     this.concurrency = opts.snapshotConcurrency ?? 4;
+    this.sweepPerSnapshot = opts.containerSweepPerSnapshot ?? 8;
     for (const [id, r] of Object.entries(opts.physicalCapacities ?? {})) this.physical.set(id, r);
     this.physicalStore = opts.physicalCapacityStore;
   }
@@ -122,64 +173,161 @@ export class YarnBackend implements ClusterBackend {
 
   // ---- snapshot --------------------------------------------------------------------------------
 
-  async snapshot(): Promise<ClusterSnapshot> {
+  async snapshot(opts: SnapshotOptions = {}): Promise<ClusterSnapshot> {
+    const run = this.refreshing.then(() => this.refresh(opts));
+    this.refreshing = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * One read of the cluster, building on the previous one: a constant number of list requests
+   * (nodes, scheduler, live apps, apps ended since the last read, the shim's containers), plus a
+   * containers read only for the running apps whose counters moved (or whose new containers the
+   * shim lists) and a few others in turn. See docs/decisions.md ("The YARN snapshot reads what changed").
+   */
+  private async refresh(opts: SnapshotOptions): Promise<ClusterSnapshot> {
     await this.loadPhysical();
     const startMs = Date.now();
+    const finishedSinceMs = this.finishedReadAtMs === undefined ? startMs - RECENTLY_FINISHED_MS : this.finishedReadAtMs - FINISHED_OVERLAP_MS;
     const [rmNodes, scheduler, liveApps, recentlyFinished, shimContainers] = await Promise.all([
       this.client.nodes(),
       this.client.scheduler(),
-      this.client.apps({ states: LIVE_APP_STATES }),
+      this.client.apps({ states: LIVE_APP_STATES, deSelects: LIVE_APP_DESELECTS }),
       // Like the simulator, the snapshot keeps apps that ended lately in view, so a policy (and
       // reconciliation) sees that a job it killed or watched has ended rather than losing it.
-      this.client.apps({ states: FINAL_APP_STATES, finishedSinceMs: startMs - RECENTLY_FINISHED_MS }),
+      this.client.apps({ states: FINAL_APP_STATES, finishedSinceMs, deSelects: FINAL_APP_DESELECTS }),
       this.shimContainers(),
     ]);
     const nowMs = Date.now();
+    this.finishedReadAtMs = startMs;
+    for (const [id, a] of this.finishedApps) if ((a.finishedTime ?? 0) < startMs - RECENTLY_FINISHED_MS) this.finishedApps.delete(id);
+    for (const a of recentlyFinished) this.finishedApps.set(a.id, a);
     const rootQueue = toQueueTree(scheduler);
     const leafPaths = leafPathsByName(rootQueue);
-    const liveIds = new Set(liveApps.map((a) => a.id));
-    const rmApps = [...liveApps, ...recentlyFinished.filter((a) => !liveIds.has(a.id))];
+    const liveIds = new Set<string>();
+    for (const a of liveApps) liveIds.add(a.id);
+    const rmApps = [...liveApps];
+    for (const a of this.finishedApps.values()) if (!liveIds.has(a.id)) rmApps.push(a);
     const apps = rmApps.map((a, i) => toAppView(a, i, leafPaths));
 
     const running = rmApps.filter((a) => a.state === 'RUNNING');
-    const perApp = await mapWithConcurrency(running, this.concurrency, (a) => this.liveContainers(a.id));
-    const shimById = new Map(shimContainers.map((c) => [c.containerId, c]));
-    const containers = perApp.flatMap(({ containers: list, amContainerId }, i) =>
-      list.map((c) => toContainerView(c, running[i]!.id, shimById.get(c.containerId), c.containerId === amContainerId)),
-    );
+    await this.readChangedContainers(running, shimContainers);
 
-    const containersByNode = new Map<string, string[]>();
-    for (const c of containers) {
-      const ids = containersByNode.get(c.nodeId) ?? [];
-      ids.push(c.id);
-      containersByNode.set(c.nodeId, ids);
-    }
-    const nodes = rmNodes.map((n, i) => this.toNodeView(n, i, containersByNode.get(n.id) ?? []));
     // The RM's per-app counters and its container lists are separate reads, and an AM trading
     // containers moves between them: for apps whose containers we list, derive the counters
     // from that list so the snapshot agrees with itself.
-    const byApp = new Map<string, ContainerView[]>();
-    for (const c of containers) byApp.set(c.appId, [...(byApp.get(c.appId) ?? []), c]);
-    const runningIds = new Set(running.map((a) => a.id));
+    const shimById = new Map(shimContainers.map((c) => [c.containerId, c]));
+    const containers: ContainerView[] = [];
+    const containersByNode = new Map<string, string[]>();
+    const counted = new Map<string, { n: number; memoryMB: number; vcores: number }>();
+    for (const a of running) {
+      const mine = this.appContainers.get(a.id)?.containers ?? [];
+      let memoryMB = 0;
+      let vcores = 0;
+      for (const base of mine) {
+        const shim = shimById.get(base.id);
+        const c: ContainerView = shim ? { ...base, state: shim.state, attainedServiceMs: shim.attainedServiceMs, runningSinceMs: shim.runningSinceMs } : base;
+        containers.push(c);
+        const ids = containersByNode.get(c.nodeId);
+        if (ids) ids.push(c.id);
+        else containersByNode.set(c.nodeId, [c.id]);
+        memoryMB += c.resource.memoryMB;
+        vcores += c.resource.vcores;
+      }
+      counted.set(a.id, { n: mine.length, memoryMB, vcores });
+    }
+    for (const id of this.appContainers.keys()) if (!counted.has(id)) this.appContainers.delete(id);
+    const nodes = rmNodes.map((n, i) => this.toNodeView(n, i, containersByNode.get(n.id) ?? []));
     const consistentApps = apps.map((a) => {
-      if (!runningIds.has(a.id)) return a;
-      const mine = byApp.get(a.id) ?? [];
-      return { ...a, runningContainers: mine.length, allocated: sum(mine.map((c) => c.resource)) };
+      const mine = counted.get(a.id);
+      return mine ? { ...a, runningContainers: mine.n, allocated: { memoryMB: mine.memoryMB, vcores: mine.vcores } } : a;
     });
-    return buildSnapshot({ nowMs, nodes, apps: consistentApps, containers, rootQueue });
+    const snapshot = buildSnapshot({ nowMs, nodes, apps: consistentApps, containers, rootQueue });
+    const changeMark = this.recordChanges(snapshot);
+    const changed = this.changes.since(opts.changesSince);
+    return { ...snapshot, changeMark, ...(changed ? { changedNodeIds: changed.nodes, changedAppIds: changed.apps } : {}) };
+  }
+
+  /**
+   * Reads the containers of the running apps that need it: new ones, those whose counters
+   * (state, running containers, allocation, AM container) moved since their last read, those
+   * holding a container the shim lists and the last snapshot did not, and `sweepPerSnapshot`
+   * others in turn. The attempts read is skipped while the AM container stays the same.
+   */
+  private async readChangedContainers(running: readonly RmAppInfo[], shimContainers: readonly ShimContainer[]): Promise<void> {
+    const toRead = new Set<string>();
+    for (const a of running) if (this.appContainers.get(a.id)?.key !== countersKey(a)) toRead.add(a.id);
+    if (this.previous && shimContainers.length > 0) {
+      const runningIds = new Set(running.map((a) => a.id));
+      for (const c of shimContainers) {
+        if (this.previous.containers.has(c.containerId)) continue;
+        const appId = appIdOfContainer(c.containerId);
+        if (appId !== undefined && runningIds.has(appId)) toRead.add(appId);
+      }
+    }
+    let budget = this.sweepPerSnapshot;
+    let k = 0;
+    for (; k < running.length && budget > 0; k++) {
+      const a = running[(this.sweepCursor + k) % running.length]!;
+      if (!toRead.has(a.id)) {
+        toRead.add(a.id);
+        budget--;
+      }
+    }
+    this.sweepCursor = running.length ? (this.sweepCursor + k) % running.length : 0;
+    const list = running.filter((a) => toRead.has(a.id));
+    const read = await mapWithConcurrency(list, this.concurrency, (a) => this.liveContainers(a, this.appContainers.get(a.id)));
+    list.forEach((a, i) => this.appContainers.set(a.id, read[i]!));
+  }
+
+  /** Numbers the snapshot and notes which nodes and apps changed since the previous one. */
+  private recordChanges(snapshot: ClusterSnapshot): number {
+    const mark = this.changes.next();
+    const prev = this.previous;
+    if (prev) {
+      for (const n of snapshot.nodes.values()) {
+        const p = prev.nodes.get(n.id);
+        let same = p !== undefined && sameNode(p, n);
+        for (let i = 0; same && i < n.containerIds.length; i++) {
+          const id = n.containerIds[i]!;
+          const a = prev.containers.get(id);
+          const b = snapshot.containers.get(id)!;
+          same = a === b || (a !== undefined && sameContainer(a, b));
+        }
+        if (!same) this.changes.nodeChanged(n.id);
+      }
+      for (const id of prev.nodes.keys()) if (!snapshot.nodes.has(id)) this.changes.nodeChanged(id);
+      for (const a of snapshot.apps.values()) {
+        const p = prev.apps.get(a.id);
+        if (p === undefined || !sameApp(p, a)) this.changes.appChanged(a.id);
+      }
+      for (const id of prev.apps.keys()) if (!snapshot.apps.has(id)) this.changes.appChanged(id);
+    }
+    this.changes.compact(snapshot.nodes, snapshot.apps);
+    this.previous = snapshot;
+    return mark;
   }
 
   /** Containers of the app's current attempt that still hold resources, and which one is its AM. */
-  private async liveContainers(appId: string): Promise<{ containers: RmContainerInfo[]; amContainerId?: string }> {
+  private async liveContainers(app: RmAppInfo, last: AppContainers | undefined): Promise<AppContainers> {
+    const key = countersKey(app);
+    const amKey = app.amContainerLogs || undefined;
     try {
-      const attempts = await this.client.appAttempts(appId);
-      const current = attempts.reduce<(typeof attempts)[number] | undefined>((best, a) => (!best || a.id > best.id ? a : best), undefined);
-      if (!current) return { containers: [] };
-      const list = await this.client.attemptContainers(appId, current.appAttemptId);
-      return { containers: list.filter((c) => c.containerState !== 'COMPLETE'), amContainerId: current.containerId };
+      let attempt = last?.attempt;
+      if (attempt === undefined || amKey === undefined || last?.amKey !== amKey) {
+        const attempts = await this.client.appAttempts(app.id);
+        const current = attempts.reduce<(typeof attempts)[number] | undefined>((best, a) => (!best || a.id > best.id ? a : best), undefined);
+        if (!current) return { key, containers: [] };
+        attempt = { id: current.appAttemptId, amContainerId: current.containerId };
+      }
+      const list = await this.client.attemptContainers(app.id, attempt.id);
+      const containers: ContainerView[] = [];
+      for (const c of list) if (c.containerState !== 'COMPLETE') containers.push(toContainerView(c, app.id, undefined, c.containerId === attempt.amContainerId));
+      return { key, amKey, attempt, containers };
     } catch (err) {
-      // The app can finish between the apps listing and this read: the RM then answers 404.
-      if (err instanceof RmRejectedError && err.status === 404) return { containers: [] };
+      // The app can finish between the apps listing and this read: the RM then answers 404
+      // (no containers this time; read again next time).
+      if (err instanceof RmRejectedError && err.status === 404) return { key: '', containers: [] };
       throw err;
     }
   }
@@ -430,11 +578,18 @@ export class YarnBackend implements ClusterBackend {
     const notes: string[] = [];
     let queueWrites = false;
     try {
-      // Readable means mutable: the RM only serves it from a mutable store. (Multi-node placement
-      // keys are not checked here: they may live in yarn-site.xml, which this endpoint omits.)
-      await this.client.schedulerConf();
+      // The whole configuration is read again only when its version moved (the version is a few
+      // bytes; a read that fails falls back to reading the configuration, which says why).
+      const version = await this.client.schedulerConfVersion().catch(() => undefined);
+      if (version === undefined || this.confChecked?.version !== version) {
+        // Readable means mutable: the RM only serves it from a mutable store. (Multi-node placement
+        // keys are not checked here: they may live in yarn-site.xml, which this endpoint omits.)
+        await this.client.schedulerConf();
+        this.confChecked = version === undefined ? undefined : { version, queueWrites: true };
+      }
       queueWrites = true;
     } catch (err) {
+      this.confChecked = undefined;
       if (err instanceof ReadOnlySchedulerConfError) {
         notes.push(
           'queueWrites: the scheduler configuration store is read-only (set yarn.scheduler.configuration.store.class to memory, leveldb or zk); queue decisions are advisory',

@@ -197,9 +197,11 @@ export class RmClient {
     return parseOrThrow(capacitySchedulerInfoSchema, info, 'GET /scheduler');
   }
 
-  async apps(filter: { states?: readonly RmAppState[]; queue?: string; finishedSinceMs?: number } = {}): Promise<RmAppInfo[]> {
+  /** `deSelects`: fields the RM leaves out of each app (`resourceRequests`, `resourceInfo`, … since 3.1). */
+  async apps(filter: { states?: readonly RmAppState[]; queue?: string; finishedSinceMs?: number; deSelects?: readonly string[] } = {}): Promise<RmAppInfo[]> {
     const query: Record<string, string> = {};
     if (filter.states?.length) query.states = filter.states.join(',');
+    if (filter.deSelects?.length) query.deSelects = filter.deSelects.join(',');
     if (filter.queue) query.queue = filter.queue;
     if (filter.finishedSinceMs !== undefined) query.finishedTimeBegin = String(Math.floor(filter.finishedSinceMs));
     return (await this.get('/apps', appsResponseSchema, query)).apps?.app ?? [];

@@ -192,6 +192,8 @@ export const appInfoSchema = z
     finishedTime: optNum,
     /** Comma-separated; YARN lowercases tags on submission. */
     applicationTags: z.string().optional(),
+    /** Log link of the current attempt's AM container (names it): a new attempt changes it. */
+    amContainerLogs: z.string().optional(),
     applicationType: z.string().optional(),
     runningContainers: optNum,
     allocatedMB: optNum,
