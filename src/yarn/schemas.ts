@@ -3,8 +3,10 @@
  * ClusterInfo, ClusterMetricsInfo, NodeInfo, CapacitySchedulerInfo / CapacitySchedulerQueueInfo /
  * CapacitySchedulerLeafQueueInfo, AppInfo + ResourceRequestInfo, AppAttemptInfo, ContainerInfo).
  *
- * Only the fields the backend uses are declared; every object is `.passthrough()` so fields added
- * by newer Hadoop releases never break parsing. Two Jersey JSON encodings reach us:
+ * Only the fields the backend uses are declared, and unknown fields never break parsing: the
+ * per-node, per-app and per-container objects (tens of thousands per read) drop them (`.strip()`,
+ * cheaper than copying every field the RM sends), the rest keep them (`.passthrough()`). Two
+ * Jersey JSON encodings reach us:
  * - the DAOs registered in the RM's JAXBContextResolver use "natural" JSON (real numbers, real
  *   arrays, root element kept: `{"nodes":{"node":[...]}}`), and an empty list is `null`;
  * - other DAOs (e.g. the attempt containers list, the scheduler-conf dump) fall back to Jersey's
@@ -28,7 +30,7 @@ export const resourceInfoSchema = z
     memory: num,
     vCores: num,
   })
-  .passthrough();
+  .strip();
 export type RmResourceInfo = z.infer<typeof resourceInfoSchema>;
 
 // ---- /info -------------------------------------------------------------------------------------
@@ -86,12 +88,12 @@ export const nodeInfoSchema = z
     usedResource: resourceInfoSchema.optional(),
     availableResource: resourceInfoSchema.optional(),
   })
-  .passthrough();
+  .strip();
 export type RmNodeInfo = z.infer<typeof nodeInfoSchema>;
 export const nodesResponseSchema = z
-  .object({ nodes: z.object({ node: list(nodeInfoSchema) }).passthrough().nullable() })
-  .passthrough();
-export const nodeResponseSchema = z.object({ node: nodeInfoSchema }).passthrough();
+  .object({ nodes: z.object({ node: list(nodeInfoSchema) }).strip().nullable() })
+  .strip();
+export const nodeResponseSchema = z.object({ node: nodeInfoSchema }).strip();
 
 // ---- /scheduler (CapacityScheduler) ------------------------------------------------------------
 
@@ -173,7 +175,7 @@ export const resourceRequestSchema = z
     numContainers: num,
     relaxLocality: z.boolean().optional(),
   })
-  .passthrough();
+  .strip();
 export type RmResourceRequest = z.infer<typeof resourceRequestSchema>;
 
 export const appInfoSchema = z
@@ -200,12 +202,12 @@ export const appInfoSchema = z
     allocatedVCores: optNum,
     resourceRequests: list(resourceRequestSchema).optional(),
   })
-  .passthrough();
+  .strip();
 export type RmAppInfo = z.infer<typeof appInfoSchema>;
 export const appsResponseSchema = z
-  .object({ apps: z.object({ app: list(appInfoSchema) }).passthrough().nullable() })
-  .passthrough();
-export const appResponseSchema = z.object({ app: appInfoSchema }).passthrough();
+  .object({ apps: z.object({ app: list(appInfoSchema) }).strip().nullable() })
+  .strip();
+export const appResponseSchema = z.object({ app: appInfoSchema }).strip();
 
 // ---- /apps/{id}/appattempts --------------------------------------------------------------------
 
@@ -219,11 +221,11 @@ export const appAttemptSchema = z
     nodeId: z.string().optional(),
     appAttemptState: z.string().optional(),
   })
-  .passthrough();
+  .strip();
 export type RmAppAttempt = z.infer<typeof appAttemptSchema>;
 export const appAttemptsResponseSchema = z
-  .object({ appAttempts: z.object({ appAttempt: list(appAttemptSchema) }).passthrough().nullable() })
-  .passthrough();
+  .object({ appAttempts: z.object({ appAttempt: list(appAttemptSchema) }).strip().nullable() })
+  .strip();
 
 // ---- /apps/{id}/appattempts/{attempt}/containers -----------------------------------------------
 
@@ -239,13 +241,13 @@ export const containerInfoSchema = z
     finishedTime: optNum,
     containerState: z.string(),
   })
-  .passthrough();
+  .strip();
 export type RmContainerInfo = z.infer<typeof containerInfoSchema>;
 /** `ContainersInfo` is not in the RM's natural-JSON list: accept the wrapped and the bare forms. */
 export const containersResponseSchema = z
   .union([
-    z.object({ containers: z.object({ container: list(containerInfoSchema) }).passthrough().nullable() }).passthrough(),
-    z.object({ container: list(containerInfoSchema) }).passthrough(),
+    z.object({ containers: z.object({ container: list(containerInfoSchema) }).strip().nullable() }).strip(),
+    z.object({ container: list(containerInfoSchema) }).strip(),
   ])
   .transform((v): RmContainerInfo[] =>
     'containers' in v ? ((v.containers as { container: RmContainerInfo[] } | null)?.container ?? []) : (v.container as RmContainerInfo[]),
