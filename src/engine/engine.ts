@@ -9,7 +9,7 @@ import { RmUnavailableError, SchedbrainError, ValidationError, zodToValidationEr
 import type { ClusterSnapshot } from '../core/model.js';
 import type { AnyPolicy } from '../core/policy.js';
 import { getPolicy, policyNames } from '../policies/index.js';
-import type { JournalEntry, NewJournalEntry } from '../store/journal.js';
+import { foldRepeatedSkips, type JournalEntry, type NewJournalEntry } from '../store/journal.js';
 import type { PublishedRanking, Store } from '../store/store.js';
 import { RealClock, type Clock, type TimerHandle } from './clock.js';
 import { EngineMetrics } from './metrics.js';
@@ -497,7 +497,7 @@ export class Engine {
       this.lastCycle = report;
       this.metrics.cycles.inc({ outcome: r.outcome });
       this.metrics.cycleDuration.observe((finishedAtMs - startedAtMs) / 1000);
-      for (const d of r.decisions) this.metrics.decisions.inc({ result: d.result, policy: d.policy });
+      for (const d of r.decisions) this.metrics.decisions.inc({ result: d.result, policy: d.policy }, d.count ?? 1);
       return report;
     };
 
@@ -573,7 +573,7 @@ export class Engine {
     } else {
       entries = st.discard();
     }
-    const decisions = await this.journal(entries);
+    const decisions = await this.journal(foldRepeatedSkips(entries));
     this.logCycle(cycleId, cfg, decisions, notes);
     await this.maybePrune();
     const wakeInMs = st.output.wakeAtMs !== undefined ? Math.max(0, st.output.wakeAtMs - snapshot.nowMs) : undefined;
@@ -639,7 +639,7 @@ export class Engine {
 
   private logCycle(cycleId: string, cfg: ActiveConfig, decisions: ReadonlyArray<NewJournalEntry>, notes: string[]): void {
     const counts: Record<string, number> = {};
-    for (const d of decisions) counts[d.result] = (counts[d.result] ?? 0) + 1;
+    for (const d of decisions) counts[d.result] = (counts[d.result] ?? 0) + (d.count ?? 1);
     const sent = decisions.filter((d) => d.result === 'applied' || d.result === 'failed' || d.result === 'dryRun');
     const level = sent.length ? 'info' : 'debug';
     this.log[level](

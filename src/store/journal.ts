@@ -33,9 +33,46 @@ export const journalEntrySchema = z.object({
   /** Extra explanation from the engine (clamp, advisory, backend detail). */
   detail: z.string().optional(),
   error: z.string().optional(),
+  /**
+   * Decisions this entry stands for, when alike skips of one cycle were folded into it (same
+   * policy, rule, skip reason, detail and action kind; `action` and `reason` are the first one's).
+   * Absent: one decision.
+   */
+  count: z.number().int().min(2).optional(),
 });
 export type JournalEntry = z.infer<typeof journalEntrySchema>;
 export type NewJournalEntry = Omit<JournalEntry, 'id' | 'timeMs'>;
+
+/** Alike skips of one cycle are folded from this many on (fewer are each worth seeing). */
+export const FOLD_SKIPS_FROM = 10;
+
+/**
+ * One cycle's entries with each group of at least `from` alike skips folded into its first
+ * entry, which carries the group's `count`: a policy that asks for every node of a large cluster
+ * while a per-cycle limit holds would otherwise journal thousands of `skipped: limit` per cycle.
+ */
+export function foldRepeatedSkips(entries: readonly NewJournalEntry[], from = FOLD_SKIPS_FROM): NewJournalEntry[] {
+  const keyOf = (e: NewJournalEntry): string | undefined =>
+    e.result === 'skipped' && e.count === undefined ? `${e.policy}\0${e.rule}\0${e.skipReason ?? ''}\0${e.detail ?? ''}\0${e.action?.kind ?? ''}` : undefined;
+  const sizes = new Map<string, number>();
+  for (const e of entries) {
+    const k = keyOf(e);
+    if (k !== undefined) sizes.set(k, (sizes.get(k) ?? 0) + 1);
+  }
+  if (![...sizes.values()].some((n) => n >= from)) return [...entries];
+  const out: NewJournalEntry[] = [];
+  const seen = new Set<string>();
+  for (const e of entries) {
+    const k = keyOf(e);
+    const n = k === undefined ? 0 : sizes.get(k)!;
+    if (k === undefined || n < from) out.push(e);
+    else if (!seen.has(k)) {
+      seen.add(k);
+      out.push({ ...e, count: n, reason: `${e.reason} (and ${n - 1} more ${e.rule} decisions skipped alike this cycle)` });
+    }
+  }
+  return out;
+}
 
 export interface JournalQuery {
   /** At most this many entries. Default 100. */

@@ -186,6 +186,18 @@ describe('engine loop', () => {
     expect(backend.applied).toHaveLength(2);
   });
 
+  it('folds many alike skips of one cycle into one journal entry with their count; metrics count them all', async () => {
+    script.decisions = Array.from({ length: 25 }, (_, i) => kill(`app_${i}`));
+    const e = await makeEngine({ limits: { maxActionsPerCycle: 2 } });
+    const r = await e.runCycle();
+    expect(r.decisions.map((d) => [d.result, d.count])).toEqual([['applied', undefined], ['applied', undefined], ['skipped', 23]]);
+    expect(r.decisions[2]).toMatchObject({ skipReason: 'limit', action: { kind: 'killApp', appId: 'app_2' } });
+    expect(r.decisions[2].reason).toMatch(/and 22 more scripted.kill decisions skipped alike/);
+    const journal = await store.journal.query({ order: 'asc' });
+    expect(journal.map((j) => j.count)).toEqual([undefined, undefined, 23]);
+    expect(await e.metrics.render()).toMatch(/schedbrain_decisions_total\{policy="scripted",result="skipped"\} 23/);
+  });
+
   it('clamps a large capacity step toward the target and explains it, converging over cycles', async () => {
     const e = await makeEngine({ initial: { policy: 'capacity-targets', params: targets(80, 20) }, limits: { maxCapacityStepPct: 10 } });
     const r1 = await e.runCycle();
