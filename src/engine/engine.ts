@@ -511,6 +511,7 @@ export class Engine {
     let caps: Capabilities;
     let snapshot: ClusterSnapshot;
     let askedMark: number | undefined;
+    const refreshStart = performance.now();
     try {
       ({ caps, snapshot } = await this.withReadDeadline(
         (async () => {
@@ -522,6 +523,7 @@ export class Engine {
     } catch (e) {
       return finish({ ...base, advisory: this.status().advisory ?? false, outcome: this.rmFailed(e), decisions: [], notes: [], error: errMsg(e), committed: false });
     }
+    this.metrics.cyclePhase.observe({ phase: 'refresh' }, (performance.now() - refreshStart) / 1000);
     this.rmOk(caps, snapshot);
     const advisory = !caps.queueWrites;
     // Decide with the configuration current now (a PUT may have landed during the snapshot).
@@ -541,6 +543,8 @@ export class Engine {
       return finish({ ...base, policy: cfg.policy.name, dryRun: cfg.dryRun, advisory, outcome: 'policy_error', decisions, notes: [], error, committed: false });
     }
 
+    this.metrics.cyclePhase.observe({ phase: 'decide' }, st.timings.decideS);
+    this.metrics.cyclePhase.observe({ phase: 'plan' }, st.timings.planS);
     const notes = [...(st.output.notes ?? [])];
     if (advisory) notes.push(advisoryReason(caps));
     // Advisory mode is a forced discard: decide and journal, write nothing, keep state.
@@ -549,7 +553,9 @@ export class Engine {
     let outcome: CycleOutcome = 'ok';
     let error: string | undefined;
     if (commit) {
+      const applyStart = performance.now();
       const r = await st.commit(this.backend);
+      this.metrics.cyclePhase.observe({ phase: 'apply' }, (performance.now() - applyStart) / 1000);
       entries = r.entries;
       for (const e of entries) {
         const kind = e.result === 'applied' && e.action ? disruptionOf(e.action) : undefined;
@@ -573,7 +579,9 @@ export class Engine {
     } else {
       entries = st.discard();
     }
+    const journalStart = performance.now();
     const decisions = await this.journal(foldRepeatedSkips(entries));
+    this.metrics.cyclePhase.observe({ phase: 'journal' }, (performance.now() - journalStart) / 1000);
     this.logCycle(cycleId, cfg, decisions, notes);
     await this.maybePrune();
     const wakeInMs = st.output.wakeAtMs !== undefined ? Math.max(0, st.output.wakeAtMs - snapshot.nowMs) : undefined;

@@ -332,6 +332,8 @@ export class Statement {
     readonly policy: string,
     readonly planned: readonly PlannedDecision[],
     readonly output: PolicyOutput<unknown>,
+    /** Seconds spent in the policy's decide and in planning (the cycle's phase metrics). */
+    readonly timings: { readonly decideS: number; readonly planS: number } = { decideS: 0, planS: 0 },
   ) {}
 
   get pending(): PlannedDecision[] {
@@ -404,6 +406,7 @@ export class Session {
   /** Runs the policy (catching what it throws as PolicyError) and plans its decisions. */
   decide(policy: AnyPolicy, params: unknown, state: unknown): Statement {
     let output: PolicyOutput<unknown>;
+    const t0 = performance.now();
     try {
       // The engine keeps the state it passed until the statement is committed.
       output = policy.decide({ snapshot: this.ctx.snapshot, params, state: copyStateFor(policy, state) });
@@ -411,6 +414,8 @@ export class Session {
     } catch (e) {
       throw new PolicyError(policy.name, e);
     }
-    return new Statement(this.ctx, policy.name, plan(this.ctx, output.decisions, policy.name), output);
+    const t1 = performance.now();
+    const planned = plan(this.ctx, output.decisions, policy.name);
+    return new Statement(this.ctx, policy.name, planned, output, { decideS: (t1 - t0) / 1000, planS: (performance.now() - t1) / 1000 });
   }
 }

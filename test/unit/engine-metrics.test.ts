@@ -11,6 +11,7 @@ describe('metrics exposition', () => {
     m.cycleDuration.observe(0.005);
     m.cycleDuration.observe(0.3);
     m.cycleDuration.observe(40);
+    m.cyclePhase.observe({ phase: 'refresh' }, 90);
     m.advisory.set(1);
     m.dryRun.set(0);
     m.consecutiveFailures.set(2);
@@ -39,6 +40,15 @@ describe('metrics exposition', () => {
         ...buckets,
         'schedbrain_cycle_duration_seconds_sum 40.305',
         'schedbrain_cycle_duration_seconds_count 3',
+        '',
+        '# HELP schedbrain_cycle_phase_seconds Duration of each phase of an engine cycle: refresh (capabilities and snapshot), decide (the policy), plan, apply (sending), journal.',
+        '# TYPE schedbrain_cycle_phase_seconds histogram',
+        // Buckets up to 120 s: a full read of a large cluster once took a minute.
+        ...['0.001', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '30', '60'].map((le) => `schedbrain_cycle_phase_seconds_bucket{le="${le}",phase="refresh"} 0`),
+        'schedbrain_cycle_phase_seconds_bucket{le="120",phase="refresh"} 1',
+        'schedbrain_cycle_phase_seconds_bucket{le="+Inf",phase="refresh"} 1',
+        'schedbrain_cycle_phase_seconds_sum{phase="refresh"} 90',
+        'schedbrain_cycle_phase_seconds_count{phase="refresh"} 1',
         '',
         '# HELP schedbrain_decisions_total Decisions by result (applied, noop, dryRun, skipped, failed) and policy.',
         '# TYPE schedbrain_decisions_total counter',

@@ -198,6 +198,14 @@ describe('engine loop', () => {
     expect(await e.metrics.render()).toMatch(/schedbrain_decisions_total\{policy="scripted",result="skipped"\} 23/);
   });
 
+  it('times each phase of a cycle: refresh, decide, plan, apply, journal', async () => {
+    script.decisions = [kill('app_1')];
+    const e = await makeEngine();
+    await e.runCycle();
+    const text = await e.metrics.render();
+    for (const phase of ['refresh', 'decide', 'plan', 'apply', 'journal']) expect(text).toContain(`schedbrain_cycle_phase_seconds_count{phase="${phase}"} 1`);
+  });
+
   it('clamps a large capacity step toward the target and explains it, converging over cycles', async () => {
     const e = await makeEngine({ initial: { policy: 'capacity-targets', params: targets(80, 20) }, limits: { maxCapacityStepPct: 10 } });
     const r1 = await e.runCycle();
