@@ -12,6 +12,7 @@ import {
   pigeonParamsSchema,
   probeCount,
   runTaskLevel,
+  sampleWorkers,
   serveFreedWorker,
   taskJobs,
   type DecisionRecord,
@@ -166,6 +167,32 @@ describe('Eagle', () => {
     expect(decisions.some((d) => d.rule === 'eagle.rejectProbe' && d.worker >= 10)).toBe(true);
     expect(decisions.some((d) => d.rule === 'eagle.rejectProbe' && d.worker < 10)).toBe(false);
     expect(engine.runs.every((r) => r.finishMs >= 0)).toBe(true);
+  });
+});
+
+describe('sampling workers', () => {
+  it('draws distinct workers while there are enough, and spreads the rest evenly beyond', () => {
+    const rng = new Rng(1);
+    const pool = [10, 11, 12, 13, 14];
+    expect(new Set(sampleWorkers(rng, pool, 4)).size).toBe(4);
+    const many = sampleWorkers(rng, pool, 12);
+    const counts = pool.map((w) => many.filter((x) => x === w).length);
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(12);
+    expect(counts.every((c) => c === 2 || c === 3)).toBe(true);
+    expect(counts.filter((c) => c === 3)).toHaveLength(2);
+  });
+});
+
+describe('the short/long cutoff', () => {
+  it('is a parameter in milliseconds, and classifies both the scheduling and the figures', () => {
+    const w = workload([
+      { atS: 0, tasksS: [4] },
+      { atS: 0, tasksS: [8] },
+    ], 10);
+    expect(runTaskLevel({ workload: w, scheduler: 'pigeon', workers: 10 }).short.count).toBe(2);
+    const r = runTaskLevel({ workload: w, scheduler: 'pigeon', workers: 10, params: { cutoffMs: 5000 } });
+    expect([r.short.count, r.long.count, r.cutoffS]).toEqual([1, 1, 5]);
+    expect(r.decisions['pigeon.generalWorker']).toBe(2);
   });
 });
 

@@ -47,6 +47,8 @@ export const eagleParamsSchema = z
     /** Distributed schedulers for short jobs; a job goes to one at random. */
     schedulers: z.number().int().min(1).default(10),
     networkDelayMs: z.number().min(0).default(0.5),
+    /** Short/long cutoff on a job's mean task duration (default: the trace's, e.g. Yahoo 90,581.1 ms). */
+    cutoffMs: z.number().positive().optional(),
   })
   .strict();
 

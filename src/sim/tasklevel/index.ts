@@ -91,7 +91,7 @@ export interface TaskLevelOptions {
   /** One-slot workers (default: the workload's nodes × cores). */
   readonly workers?: number;
   readonly seed?: number;
-  /** Short/long cutoff on mean task duration, ms (default: the trace's). */
+  /** Short/long cutoff on mean task duration, ms (default: the scheduler's `cutoffMs`, else the trace's). */
   readonly cutoffMs?: number;
   readonly onDecision?: (d: DecisionRecord) => void;
   readonly perJob?: boolean;
@@ -99,10 +99,10 @@ export interface TaskLevelOptions {
 
 export function runTaskLevel(o: TaskLevelOptions): TaskLevelResult {
   const entry = TASK_LEVEL_SCHEDULERS[o.scheduler] as SchedulerEntry;
-  const params = entry.paramsSchema.parse(o.params ?? {}) as Record<string, unknown> & { networkDelayMs: number };
+  const params = entry.paramsSchema.parse(o.params ?? {}) as Record<string, unknown> & { networkDelayMs: number; cutoffMs?: number };
   const workers = o.workers ?? (o.workload.cluster?.nodes ?? 4000) * (o.workload.cluster?.cores ?? 1);
   const seed = o.seed ?? 1;
-  const cutoffMs = o.cutoffMs ?? o.workload.cutoffMs;
+  const cutoffMs = o.cutoffMs ?? params.cutoffMs ?? o.workload.cutoffMs;
   const jobs = taskJobs(o.workload, cutoffMs);
   const engine = new TaskLevelEngine({ workers, networkDelayMs: params.networkDelayMs, seed, onDecision: o.onDecision });
   const scheduler = entry.create(engine, params as never);

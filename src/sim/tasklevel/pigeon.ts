@@ -30,6 +30,8 @@ export const pigeonParamsSchema = z
     weight: weightSchema.default(Infinity),
     /** One-way message delay between any two nodes (§4.1: 0.5 ms). */
     networkDelayMs: z.number().min(0).default(0.5),
+    /** Short/long cutoff on a job's mean task duration (default: the trace's, e.g. Yahoo 90,581.1 ms). */
+    cutoffMs: z.number().positive().optional(),
   })
   .strict()
   .refine((p) => p.reservedPerGroup < p.groupSize, { message: 'reservedPerGroup must leave at least one general worker in a group', path: ['reservedPerGroup'] });

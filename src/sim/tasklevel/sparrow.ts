@@ -18,6 +18,8 @@ export const sparrowParamsSchema = z
     /** Distributed schedulers; a job goes to one at random (no processing cost is modelled). */
     schedulers: z.number().int().min(1).default(10),
     networkDelayMs: z.number().min(0).default(0.5),
+    /** Short/long cutoff on a job's mean task duration (default: the trace's, e.g. Yahoo 90,581.1 ms). */
+    cutoffMs: z.number().positive().optional(),
   })
   .strict();
 
