@@ -211,7 +211,9 @@ export class YarnBackend implements ClusterBackend {
     const apps = rmApps.map((a, i) => toAppView(a, i, leafPaths));
 
     const running = rmApps.filter((a) => a.state === 'RUNNING');
-    await this.readChangedContainers(running, shimContainers);
+    // Nodes where a container may differ from the last snapshot's: the others hold the very same
+    // container objects, so the change sets compare only their own fields there.
+    const touched = await this.readChangedContainers(running, shimContainers);
 
     // The RM's per-app counters and its container lists are separate reads, and an AM trading
     // containers moves between them: for apps whose containers we list, derive the counters
@@ -226,7 +228,11 @@ export class YarnBackend implements ClusterBackend {
       let vcores = 0;
       for (const base of mine) {
         const shim = shimById.get(base.id);
-        const c: ContainerView = shim ? { ...base, state: shim.state, attainedServiceMs: shim.attainedServiceMs, runningSinceMs: shim.runningSinceMs } : base;
+        let c = base;
+        if (shim) {
+          c = { ...base, state: shim.state, attainedServiceMs: shim.attainedServiceMs, runningSinceMs: shim.runningSinceMs };
+          touched.add(c.nodeId);
+        }
         containers.push(c);
         const ids = containersByNode.get(c.nodeId);
         if (ids) ids.push(c.id);
@@ -236,14 +242,18 @@ export class YarnBackend implements ClusterBackend {
       }
       counted.set(a.id, { n: mine.length, memoryMB, vcores });
     }
-    for (const id of this.appContainers.keys()) if (!counted.has(id)) this.appContainers.delete(id);
+    for (const [id, e] of this.appContainers) {
+      if (counted.has(id)) continue;
+      for (const c of e.containers) touched.add(c.nodeId);
+      this.appContainers.delete(id);
+    }
     const nodes = rmNodes.map((n, i) => this.toNodeView(n, i, containersByNode.get(n.id) ?? []));
     const consistentApps = apps.map((a) => {
       const mine = counted.get(a.id);
       return mine ? { ...a, runningContainers: mine.n, allocated: { memoryMB: mine.memoryMB, vcores: mine.vcores } } : a;
     });
     const snapshot = buildSnapshot({ nowMs, nodes, apps: consistentApps, containers, rootQueue });
-    const changeMark = this.recordChanges(snapshot);
+    const changeMark = this.recordChanges(snapshot, touched);
     const changed = this.changes.since(opts.changesSince);
     return { ...snapshot, changeMark, ...(changed ? { changedNodeIds: changed.nodes, changedAppIds: changed.apps } : {}) };
   }
@@ -252,9 +262,10 @@ export class YarnBackend implements ClusterBackend {
    * Reads the containers of the running apps that need it: new ones, those whose counters
    * (state, running containers, allocation, AM container) moved since their last read, those
    * holding a container the shim lists and the last snapshot did not, and `sweepPerSnapshot`
-   * others in turn. The attempts read is skipped while the AM container stays the same.
+   * others in turn. The attempts read is skipped while the AM container stays the same. Returns
+   * the nodes of the containers read and of those they replace.
    */
-  private async readChangedContainers(running: readonly RmAppInfo[], shimContainers: readonly ShimContainer[]): Promise<void> {
+  private async readChangedContainers(running: readonly RmAppInfo[], shimContainers: readonly ShimContainer[]): Promise<Set<string>> {
     const toRead = new Set<string>();
     for (const a of running) if (this.appContainers.get(a.id)?.key !== countersKey(a)) toRead.add(a.id);
     if (this.previous && shimContainers.length > 0) {
@@ -277,18 +288,24 @@ export class YarnBackend implements ClusterBackend {
     this.sweepCursor = running.length ? (this.sweepCursor + k) % running.length : 0;
     const list = running.filter((a) => toRead.has(a.id));
     const read = await mapWithConcurrency(list, this.concurrency, (a) => this.liveContainers(a, this.appContainers.get(a.id)));
-    list.forEach((a, i) => this.appContainers.set(a.id, read[i]!));
+    const touched = new Set<string>();
+    list.forEach((a, i) => {
+      for (const c of this.appContainers.get(a.id)?.containers ?? []) touched.add(c.nodeId);
+      for (const c of read[i]!.containers) touched.add(c.nodeId);
+      this.appContainers.set(a.id, read[i]!);
+    });
+    return touched;
   }
 
   /** Numbers the snapshot and notes which nodes and apps changed since the previous one. */
-  private recordChanges(snapshot: ClusterSnapshot): number {
+  private recordChanges(snapshot: ClusterSnapshot, touched: ReadonlySet<string>): number {
     const mark = this.changes.next();
     const prev = this.previous;
     if (prev) {
       for (const n of snapshot.nodes.values()) {
         const p = prev.nodes.get(n.id);
         let same = p !== undefined && sameNode(p, n);
-        for (let i = 0; same && i < n.containerIds.length; i++) {
+        for (let i = 0; same && touched.has(n.id) && i < n.containerIds.length; i++) {
           const id = n.containerIds[i]!;
           const a = prev.containers.get(id);
           const b = snapshot.containers.get(id)!;
