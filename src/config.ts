@@ -69,6 +69,14 @@ export const configSchema = z
       .strict()
       .default({}),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** A field the brain wrote and someone else changed: respect it for holdOffMs, override it, or pause every write. */
+    drift: z
+      .object({
+        policy: z.enum(['respect', 'override', 'pause']).default('respect'),
+        holdOffMs: z.number().int().min(0).max(7 * 24 * 3600_000).default(10 * 60_000),
+      })
+      .strict()
+      .default({}),
     /** Who may call the admin API (src/api/auth.ts). Tokens also come from SCHEDBRAIN_API_TOKENS. */
     auth: z
       .object({
@@ -140,6 +148,8 @@ export const ENV_VARS: Record<string, { key: string; kind: Kind }> = {
   SCHEDBRAIN_SHIM_SECRET_FILE: { key: 'shim.secretFile', kind: 'string' },
   SCHEDBRAIN_MINI_NODES: { key: 'miniCluster.nodes', kind: 'number' },
   SCHEDBRAIN_TOKENS_FILE: { key: 'auth.tokensFile', kind: 'string' },
+  SCHEDBRAIN_DRIFT_POLICY: { key: 'drift.policy', kind: 'string' },
+  SCHEDBRAIN_DRIFT_HOLD_OFF_MS: { key: 'drift.holdOffMs', kind: 'number' },
   SCHEDBRAIN_OPEN_READS: { key: 'auth.openReads', kind: 'boolean' },
   SCHEDBRAIN_ALLOWED_HOSTS: { key: 'auth.allowedHosts', kind: 'list' },
 };
@@ -163,6 +173,8 @@ export const CONFIG_FLAGS: Record<string, { key: string; kind: Kind; help: strin
   'shim-secret-file': { key: 'shim.secretFile', kind: 'string', help: "file with the shims' shared secret (default: the embedded mini YARN's)" },
   'log-level': { key: 'logLevel', kind: 'string', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
   nodes: { key: 'miniCluster.nodes', kind: 'number', help: 'NodeManagers of the embedded mini YARN (default 2)' },
+  'drift-policy': { key: 'drift.policy', kind: 'string', help: 'a field changed outside the brain: respect (default: left alone for --drift-hold-off-ms), override, or pause every write' },
+  'drift-hold-off-ms': { key: 'drift.holdOffMs', kind: 'number', help: 'how long a change outside the brain is respected (default 600000)' },
   'tokens-file': { key: 'auth.tokensFile', kind: 'string', help: 'admin API tokens: YAML list of {name, role: read|operate|admin, token} (default: <state-dir>/admin.token, made on first start)' },
   'open-reads': { key: 'auth.openReads', kind: 'boolean', help: 'GET routes answer without a token (default off)' },
   'allowed-hosts': { key: 'auth.allowedHosts', kind: 'list', help: 'Host header names accepted besides loopback and this host, comma-separated' },

@@ -248,6 +248,7 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       periodMs: cfg.periodMs,
       logger: log.child({ mod: 'engine' }),
       limits: cfg.limits,
+      drift: cfg.drift,
       backoff: cfg.backoff,
       journalRetentionMs: cfg.journalRetentionHours * 3600_000,
       initial: { policy: cfg.policy, params: cfg.policyParams, dryRun: cfg.dryRun },

@@ -13,6 +13,7 @@ import { foldRepeatedSkips, type JournalEntry, type NewJournalEntry } from '../s
 import type { PublishedRanking, Store } from '../store/store.js';
 import { RealClock, type Clock, type TimerHandle } from './clock.js';
 import { EngineMetrics } from './metrics.js';
+import { DriftTracker, type DriftOptions } from './drift.js';
 import { advisoryReason, DEFAULT_LIMITS, disruptionOf, PolicyError, Session, type SafetyLimits, type Statement } from './session.js';
 
 export interface BackoffOptions {
@@ -44,6 +45,8 @@ export interface EngineOptions {
   readonly readDeadlineMs?: number;
   /** /healthz reports stale once the last good snapshot is older than this many periods (default 3). */
   readonly staleAfterPeriods?: number;
+  /** What to do when a field the brain wrote is changed by someone else (default: respect it for 10 min). */
+  readonly drift?: DriftOptions;
   readonly policies?: PolicyLookup;
   readonly metrics?: EngineMetrics;
   /**
@@ -160,6 +163,7 @@ export class Engine {
   private lastSnapshot: ClusterSnapshot | undefined;
   private lastSnapshotAtMs: number | undefined;
   private ranking: PublishedRanking | undefined;
+  private readonly drift: DriftTracker;
   /** When each suspension and kill of the last minute was applied (the per-minute limits). */
   private disruptions: { atMs: number; kind: 'suspend' | 'kill' }[] = [];
   private lastPruneAtMs: number | undefined;
@@ -174,6 +178,7 @@ export class Engine {
     this.log = opts.logger ?? pino({ level: 'silent' });
     this.policies = opts.policies ?? REGISTRY;
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    this.drift = new DriftTracker(opts.drift);
     this.backoff = { initialMs: Math.min(1000, this.periodMs), maxMs: Math.max(60_000, this.periodMs), ...opts.backoff };
     this.metrics = opts.metrics ?? new EngineMetrics(() => this.clock.now());
   }
@@ -286,6 +291,8 @@ export class Engine {
       await this.inFlight?.catch(() => undefined);
       await this.safely('hand over after the policy change', () => hook({ from: previous.policy.name, to: policy.name, dryRun }));
     }
+    // The operator has spoken: fields held after a change outside the brain are the brain's again.
+    this.drift.reset();
     return this.config();
   }
 
@@ -307,7 +314,7 @@ export class Engine {
     const since = this.clock.now() - 60_000;
     this.disruptions = this.disruptions.filter((d) => d.atMs > since);
     const recentDisruptions = { suspends: this.disruptions.filter((d) => d.kind === 'suspend').length, kills: this.disruptions.filter((d) => d.kind === 'kill').length };
-    return new Session({ cycleId, snapshot, capabilities: caps, limits: this.limits, lastRanking: this.ranking, recentDisruptions });
+    return new Session({ cycleId, snapshot, capabilities: caps, limits: this.limits, lastRanking: this.ranking, recentDisruptions, holds: this.drift.holds(this.clock.now()) });
   }
 
   /** A fresh snapshot straight from the backend (RmUnavailableError when it is down). */
@@ -521,10 +528,26 @@ export class Engine {
         })(),
       ));
     } catch (e) {
-      return finish({ ...base, advisory: this.status().advisory ?? false, outcome: this.rmFailed(e), decisions: [], notes: [], error: errMsg(e), committed: false });
+      const wasReachable = this.rmReachable !== false;
+      const outcome = this.rmFailed(e);
+      // An outage is journaled where it starts (and where it ends, below), not at every retry.
+      if (wasReachable && this.rmReachable === false) {
+        await this.journal([{ cycleId, policy: cfg.policy.name, rule: 'engine.rm-outage', reason: `the ResourceManager became unavailable: ${errMsg(e)}; nothing is written until it answers`, result: 'failed', error: errMsg(e) }]);
+      }
+      return finish({ ...base, advisory: this.status().advisory ?? false, outcome, decisions: [], notes: [], error: errMsg(e), committed: false });
     }
     this.metrics.cyclePhase.observe({ phase: 'refresh' }, (performance.now() - refreshStart) / 1000);
+    const wasDown = this.rmReachable === false;
+    const downFor = this.consecutiveRmFailures;
     this.rmOk(caps, snapshot);
+    const engineEntries: NewJournalEntry[] = [];
+    if (wasDown) engineEntries.push({ cycleId, policy: cfg.policy.name, rule: 'engine.rm-recovered', reason: `the ResourceManager answers again after ${downFor} failed cycle(s)`, result: 'noop' });
+    for (const d of this.drift.detect(snapshot, this.clock.now())) {
+      this.metrics.drift.inc({ kind: d.kind });
+      this.log.warn({ drift: d, driftPolicy: this.drift.options.policy }, d.describe);
+      engineEntries.push({ cycleId, policy: cfg.policy.name, rule: 'engine.drift', reason: `${d.describe} (driftPolicy ${this.drift.options.policy})`, result: 'noop', detail: JSON.stringify({ kind: d.kind, target: d.target, written: d.written, now: d.now, writtenAtMs: d.writtenAtMs }) });
+    }
+    if (engineEntries.length > 0) await this.journal(engineEntries);
     const advisory = !caps.queueWrites;
     // Decide with the configuration current now (a PUT may have landed during the snapshot).
     cfg = this.cfg;
@@ -558,8 +581,10 @@ export class Engine {
       this.metrics.cyclePhase.observe({ phase: 'apply' }, (performance.now() - applyStart) / 1000);
       entries = r.entries;
       for (const e of entries) {
-        const kind = e.result === 'applied' && e.action ? disruptionOf(e.action) : undefined;
+        if (e.result !== 'applied' || !e.action) continue;
+        const kind = disruptionOf(e.action);
         if (kind) this.disruptions.push({ atMs: this.clock.now(), kind });
+        this.drift.recordApplied(e.action, this.clock.now());
       }
       if (r.ranking) {
         this.ranking = r.ranking;

@@ -71,6 +71,7 @@ export class EngineMetrics {
   });
   readonly decisions = new EngineCounter(this.registry, 'schedbrain_decisions_total', 'Decisions by result (applied, noop, dryRun, skipped, failed) and policy.', ['policy', 'result']);
   readonly rmErrors = new EngineCounter(this.registry, 'schedbrain_rm_errors_total', 'Times the ResourceManager could not be read or written.');
+  readonly drift = new EngineCounter(this.registry, 'schedbrain_drift_total', 'Fields the brain wrote that were changed outside it, by kind.', ['kind']);
   private lastSnapshotAtMs: number | undefined;
   readonly snapshotAge: Gauge;
   readonly advisory = new Gauge({ name: 'schedbrain_advisory_mode', help: '1 when the backend cannot write queues and the engine only advises.', registers: [this.registry] });

@@ -13,6 +13,7 @@ import { findQueue, type ClusterSnapshot } from '../core/model.js';
 import { copyStateFor, type AnyPolicy, type PolicyOutput } from '../core/policy.js';
 import { isAlreadyTrue } from '../core/reconcile.js';
 import type { NewJournalEntry, SkipReason } from '../store/journal.js';
+import { heldBy } from './drift.js';
 import type { PublishedRanking } from '../store/store.js';
 
 export interface SafetyLimits {
@@ -69,6 +70,8 @@ export interface SessionContext {
   readonly lastRanking?: PublishedRanking;
   /** Suspensions and kills sent in the last minute (the per-minute limits). */
   readonly recentDisruptions?: { readonly suspends: number; readonly kills: number };
+  /** Targets changed outside the brain and left alone for now, with why (./drift.ts). */
+  readonly holds?: ReadonlyMap<string, string>;
 }
 
 type Disruption = 'suspend' | 'kill';
@@ -252,6 +255,11 @@ export function plan(ctx: SessionContext, decisions: readonly Decision[], policy
     const unsupported = unsupportedReason(action, ctx.capabilities);
     if (unsupported) {
       out.push({ decision, action, clamped: false, status: 'skipped', skipReason: 'unsupported', detail: unsupported });
+      continue;
+    }
+    const hold = ctx.holds ? heldBy(action, ctx.holds) : undefined;
+    if (hold) {
+      out.push({ decision, action, clamped: false, status: 'skipped', skipReason: 'drift', detail: hold });
       continue;
     }
     let toSend: Action = action;

@@ -11,7 +11,7 @@ export const DECISION_RESULTS = ['applied', 'noop', 'dryRun', 'skipped', 'failed
 export type DecisionResult = (typeof DECISION_RESULTS)[number];
 
 /** Why a decision was not sent (result `skipped`). */
-export const SKIP_REASONS = ['limit', 'advisory', 'unsupported', 'duplicate', 'superseded', 'invariant'] as const;
+export const SKIP_REASONS = ['limit', 'advisory', 'unsupported', 'duplicate', 'superseded', 'invariant', 'drift'] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 export const journalEntrySchema = z.object({

@@ -256,7 +256,8 @@ describe('engine loop', () => {
     expect(e.status().rmError).toMatch(/connection refused/);
     expect(e.metrics.rmErrors.get()).toBe(7);
     expect(e.metrics.cycles.get({ outcome: 'rm_unavailable' })).toBe(7);
-    expect(await store.journal.query({})).toHaveLength(0);
+    // The outage is journaled once, where it began; no decision was.
+    expect((await store.journal.query({})).map((j) => j.rule)).toEqual(['engine.rm-outage']);
     backend.down = undefined;
     await clock.advance(8000);
     expect(backend.queues.get('root.a')?.capacityPct).toBe(40);

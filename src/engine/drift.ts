@@ -1,0 +1,153 @@
+/**
+ * Changes made outside the brain. The engine remembers what it last wrote to each field
+ * (queue capacities, node resources, application priorities); when a later snapshot shows another
+ * value, someone else changed it. By default (`respect`) that field is left alone for a hold-off
+ * before the brain writes it again; `pause` holds every write for the hold-off; `override` only
+ * reports it.
+ */
+import type { Action } from '../core/actions.js';
+import { findQueue, type ClusterSnapshot } from '../core/model.js';
+
+export const DRIFT_POLICIES = ['respect', 'override', 'pause'] as const;
+export type DriftPolicy = (typeof DRIFT_POLICIES)[number];
+
+export interface DriftOptions {
+  readonly policy: DriftPolicy;
+  /** How long a drifted field (or, under `pause`, every write) is left alone. */
+  readonly holdOffMs: number;
+}
+
+export const DEFAULT_DRIFT: DriftOptions = { policy: 'respect', holdOffMs: 10 * 60_000 };
+
+export type DriftKind = 'queueCapacity' | 'queueMaxCapacity' | 'nodeResource' | 'appPriority';
+
+export interface Drift {
+  readonly kind: DriftKind;
+  /** What the hold applies to: `queue:<path>`, `node:<id>`, `app:<id>`. */
+  readonly target: string;
+  readonly written: string;
+  readonly now: string;
+  readonly writtenAtMs: number;
+  readonly describe: string;
+}
+
+interface Written {
+  readonly kind: DriftKind;
+  readonly target: string;
+  readonly value: string;
+  readonly atMs: number;
+}
+
+/** Every write is held when this target is held (`pause`). */
+export const ALL_TARGETS = '*';
+
+const pct = (x: number) => String(Math.round(x * 100) / 100);
+
+export class DriftTracker {
+  private readonly written = new Map<string, Written>();
+  private readonly held = new Map<string, { untilMs: number; reason: string }>();
+
+  constructor(readonly options: DriftOptions = DEFAULT_DRIFT) {}
+
+  /** Remembers what an applied action set. */
+  recordApplied(a: Action, atMs: number): void {
+    const put = (field: string, w: Written) => this.written.set(field, w);
+    if (a.kind === 'updateQueues') {
+      for (const q of a.add) {
+        put(`queue:${q.path}:capacity`, { kind: 'queueCapacity', target: `queue:${q.path}`, value: pct(q.capacityPct), atMs });
+        put(`queue:${q.path}:max`, { kind: 'queueMaxCapacity', target: `queue:${q.path}`, value: pct(q.maxCapacityPct), atMs });
+      }
+      for (const u of a.update) {
+        if (u.capacityPct !== undefined) put(`queue:${u.path}:capacity`, { kind: 'queueCapacity', target: `queue:${u.path}`, value: pct(u.capacityPct), atMs });
+        if (u.maxCapacityPct !== undefined) put(`queue:${u.path}:max`, { kind: 'queueMaxCapacity', target: `queue:${u.path}`, value: pct(u.maxCapacityPct), atMs });
+      }
+    } else if (a.kind === 'setNodeResource') {
+      put(`node:${a.nodeId}`, { kind: 'nodeResource', target: `node:${a.nodeId}`, value: `${a.resource.memoryMB} MB / ${a.resource.vcores} vcores`, atMs });
+    } else if (a.kind === 'setAppPriority') {
+      put(`app:${a.appId}`, { kind: 'appPriority', target: `app:${a.appId}`, value: String(a.priority), atMs });
+    }
+  }
+
+  /** The value a snapshot shows for a remembered field; undefined when the object is gone. */
+  private current(field: string, w: Written, s: ClusterSnapshot): string | undefined {
+    const id = w.target.slice(w.target.indexOf(':') + 1);
+    switch (w.kind) {
+      case 'queueCapacity':
+      case 'queueMaxCapacity': {
+        const q = findQueue(s.rootQueue, id);
+        if (!q) return undefined;
+        return pct(field.endsWith(':max') ? q.maxCapacityPct : q.capacityPct);
+      }
+      case 'nodeResource': {
+        const n = s.nodes.get(id);
+        return n && `${n.capacity.memoryMB} MB / ${n.capacity.vcores} vcores`;
+      }
+      case 'appPriority': {
+        const a = s.apps.get(id);
+        return a && String(a.priority);
+      }
+    }
+  }
+
+  /**
+   * Compares a snapshot with what the brain wrote. Each difference is a drift: reported once,
+   * the new value taken as the field's, and a hold set as the policy says.
+   */
+  detect(s: ClusterSnapshot, nowMs: number): Drift[] {
+    const out: Drift[] = [];
+    for (const [field, w] of this.written) {
+      const now = this.current(field, w, s);
+      if (now === undefined) {
+        this.written.delete(field);
+        continue;
+      }
+      if (now === w.value) continue;
+      this.written.delete(field);
+      const what = w.kind === 'nodeResource' ? `node ${w.target.slice(5)} resources` : w.kind === 'appPriority' ? `${w.target.slice(4)} priority` : `${w.target.slice(6)} ${w.kind === 'queueCapacity' ? 'capacity' : 'max capacity'}`;
+      const unit = w.kind === 'queueCapacity' || w.kind === 'queueMaxCapacity' ? '%' : '';
+      const describe = `${what} changed outside the brain: it wrote ${w.value}${unit}, the cluster now says ${now}${unit}`;
+      out.push({ kind: w.kind, target: w.target, written: w.value, now, writtenAtMs: w.atMs, describe });
+      const untilMs = nowMs + this.options.holdOffMs;
+      if (this.options.policy === 'respect') this.held.set(w.target, { untilMs, reason: describe });
+      if (this.options.policy === 'pause') this.held.set(ALL_TARGETS, { untilMs, reason: describe });
+    }
+    return out;
+  }
+
+  /** Targets left alone now, with why; `*` holds every write. */
+  holds(nowMs: number): ReadonlyMap<string, string> {
+    const out = new Map<string, string>();
+    for (const [target, h] of this.held) {
+      if (h.untilMs <= nowMs) this.held.delete(target);
+      else out.set(target, `${h.reason}; left alone until ${new Date(h.untilMs).toISOString()} (driftPolicy ${this.options.policy})`);
+    }
+    return out;
+  }
+
+  /**
+   * An operator's decision (a new policy) ends every hold, and what the brain wrote before is no
+   * longer its to defend (the hand-over back to the stock scheduler rewrites some of it).
+   */
+  reset(): void {
+    this.held.clear();
+    this.written.clear();
+  }
+}
+
+/** The hold that keeps an action from being sent, if any. */
+export function heldBy(a: Action, holds: ReadonlyMap<string, string>): string | undefined {
+  if (holds.size === 0) return undefined;
+  // Resuming a container is always let through: holding it would leave work stopped.
+  const all = holds.get(ALL_TARGETS);
+  if (all && a.kind !== 'resumeContainer') return all;
+  if (a.kind === 'updateQueues') {
+    for (const q of [...a.add, ...a.update]) {
+      const h = holds.get(`queue:${q.path}`);
+      if (h) return h;
+    }
+    return undefined;
+  }
+  if (a.kind === 'setNodeResource') return holds.get(`node:${a.nodeId}`);
+  if (a.kind === 'setAppPriority') return holds.get(`app:${a.appId}`);
+  return undefined;
+}
