@@ -2,6 +2,7 @@
  * The YARN backend's change sets (`changedNodeIds`, `changedAppIds` relative to an earlier
  * snapshot's `changeMark`) and what a snapshot asks of the RM once the cluster is known.
  */
+import * as fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SyntheticRm } from '../../bench/synthetic-rm.js';
 import type { ClusterSnapshot } from '../../src/core/model.js';
@@ -186,6 +187,68 @@ describe('requests per snapshot', () => {
     version = 13;
     expect((await backend.capabilities()).queueWrites).toBe(true);
     expect(rm.callsTo('GET /scheduler-conf')).toBe(2);
+  });
+});
+
+/** Everything a node's change covers, as text: what a full diff compares. */
+function nodeFingerprints(s: ClusterSnapshot): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const n of s.nodes.values()) {
+    const cs = n.containerIds.map((id) => {
+      const c = s.containers.get(id)!;
+      return [c.id, c.appId, c.state, c.appMaster ?? false, c.startedAtMs, c.resource.memoryMB, c.resource.vcores];
+    });
+    out.set(n.id, JSON.stringify([n.state, n.rack, n.capacity, n.physicalCapacity, cs]));
+  }
+  return out;
+}
+
+function appFingerprints(s: ClusterSnapshot): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const a of s.apps.values()) out.set(a.id, JSON.stringify({ ...a, tags: Object.entries(a.tags).sort() }));
+  return out;
+}
+
+function diff(a: Map<string, string>, b: Map<string, string>): Set<string> {
+  const out = new Set<string>();
+  for (const [id, f] of b) if (a.get(id) !== f) out.add(id);
+  for (const id of a.keys()) if (!b.has(id)) out.add(id);
+  return out;
+}
+
+describe('change sets against a full diff', () => {
+  it('match the union of full diffs of the snapshots since the mark, on random sequences of RM states', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ step: fc.double({ min: 0, max: 0.5, noNaN: true }), grow: fc.nat(11), since: fc.nat(5) }), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 0, max: 3 }),
+        async (moves, sweep) => {
+          const synthetic = await new SyntheticRm({ nodes: 7, apps: 12, containers: 40, finishedApps: 2 }).start();
+          try {
+            const backend = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), containerSweepPerSnapshot: sweep });
+            const taken: ClusterSnapshot[] = [await backend.snapshot()];
+            for (const m of moves) {
+              if (m.step > 0) synthetic.step(m.step);
+              synthetic.grow(m.grow);
+              const from = Math.max(0, taken.length - 1 - m.since);
+              const s = await backend.snapshot({ changesSince: taken[from]!.changeMark });
+              taken.push(s);
+              const nodes = new Set<string>();
+              const apps = new Set<string>();
+              for (let i = from; i < taken.length - 1; i++) {
+                for (const id of diff(nodeFingerprints(taken[i]!), nodeFingerprints(taken[i + 1]!))) nodes.add(id);
+                for (const id of diff(appFingerprints(taken[i]!), appFingerprints(taken[i + 1]!))) apps.add(id);
+              }
+              expect(sorted(s.changedNodeIds)).toEqual([...nodes].sort());
+              expect(sorted(s.changedAppIds)).toEqual([...apps].sort());
+            }
+          } finally {
+            await synthetic.stop();
+          }
+        },
+      ),
+      { numRuns: 25, seed: 19 },
+    );
   });
 });
 
