@@ -119,6 +119,19 @@ describe('admin API authentication', () => {
     expect(refused.reason).toMatch(/^oncall from .+: PUT \/v1\/policy -> 403$/);
   });
 
+  it('extreme policy parameters are refused at PUT, before anything reaches the RM', async () => {
+    await start();
+    const put = (params: unknown) =>
+      app.inject({ method: 'PUT', url: '/v1/policy', headers: { 'content-type': 'application/json', ...bearer(admin) }, payload: JSON.stringify({ name: 'kairos', params }) });
+    const r1 = await put({ quantumMs: 1e-7 });
+    expect(r1.statusCode).toBe(400);
+    expect(r1.json().field).toBe('params.quantumMs');
+    const r2 = await put({ queueSlots: 1e12 });
+    expect(r2.statusCode).toBe(400);
+    expect(r2.json()).toMatchObject({ field: 'params.queueSlots', reason: expect.stringMatching(/64/) });
+    expect(engine.config().name).toBe('capacity-targets');
+  });
+
   it('a repeated query parameter is refused naming it', async () => {
     await start();
     const r = await app.inject({ url: '/v1/decisions?limit=1&limit=2', headers: bearer(reader) });

@@ -7,24 +7,27 @@ import { z } from 'zod';
 export const TIE_BREAKS = ['variance', 'stddev', 'random', 'sum'] as const;
 export type TieBreak = (typeof TIE_BREAKS)[number];
 
+/** Bounds a cluster can use: anything beyond them is a typo, and would reach the RM (queueSlots). */
+const DAY_MS = 86_400_000;
+
 export const kairosParamsSchema = z
   .object({
     /** LAS quantum W: how long a task runs before the node scheduler reconsiders it. */
-    quantumMs: z.number().positive().default(50_000),
+    quantumMs: z.number().int().min(1).max(DAY_MS).default(50_000),
     /** Q: tasks a node accepts beyond its N cores (the node holds at most N + Q tasks). */
-    queueSlots: z.number().int().nonnegative().default(4),
+    queueSlots: z.number().int().min(0).max(64).default(4),
     /**
      * Cores N per node. Unset: each node's physical vcores (what the RM reported before any
      * over-commit).
      */
-    coresPerNode: z.number().int().positive().optional(),
+    coresPerNode: z.number().int().min(1).max(4096).optional(),
     /**
      * Starvation guard: a task kept suspended for this many consecutive quanta (of W) is resumed
      * even if it is not the youngest. 0 disables the guard.
      */
-    starvationQuanta: z.number().int().nonnegative().default(3),
+    starvationQuanta: z.number().int().min(0).max(10_000).default(3),
     /** Quanta a task resumed by the starvation guard runs without being preempted. */
-    starvationRunQuanta: z.number().int().positive().default(1),
+    starvationRunQuanta: z.number().int().min(1).max(10_000).default(1),
     /**
      * Central dispatch tie-break among nodes holding the same number of tasks (paper Fig. 6):
      * `variance` (Kairos, §3.3.3) or its equivalent `stddev` (the prototype's heartbeat figure),
@@ -47,7 +50,7 @@ export const kairosParamsSchema = z
      * and starvation deadlines are acted on at the next tick, so that nodes whose deadlines fall
      * close together are handled in one cycle. 0: act at the exact instant.
      */
-    monitorIntervalMs: z.number().nonnegative().default(500),
+    monitorIntervalMs: z.number().nonnegative().max(3_600_000).default(500),
     /** Seed of the `random` tie-break. */
     seed: z.number().int().default(1),
   })
