@@ -8,6 +8,7 @@
  *
  *   npm run bench -- --live-scale                                   # every size and policy
  *   npm run bench -- --live-scale --sizes 1k --policies kairos --cycles 3
+ *   npm run bench -- --live-scale --sizes 1x50k,50x1k --policies capacity-targets   # one big app vs 50
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,12 +22,16 @@ import type { NewJournalEntry } from '../src/store/journal.js';
 import { Store } from '../src/store/store.js';
 import { YarnBackend } from '../src/yarn/backend.js';
 
-export const SIZES: Record<string, { nodes: number; apps: number; containers: number }> = {
+export const SIZES: Record<string, { nodes: number; apps: number; containers: number; bigApp?: number }> = {
   '100': { nodes: 100, apps: 100, containers: 2_000 },
   '1k': { nodes: 1_000, apps: 1_000, containers: 20_000 },
   '1k-10k': { nodes: 1_000, apps: 10_000, containers: 20_000 },
   '10k': { nodes: 10_000, apps: 10_000, containers: 200_000 },
+  // One application of 50,000 containers against 50 of 1,000 (not run by default).
+  '1x50k': { nodes: 1_000, apps: 0, containers: 0, bigApp: 50_000 },
+  '50x1k': { nodes: 1_000, apps: 50, containers: 50_000 },
 };
+const DEFAULT_SIZES = ['100', '1k', '1k-10k', '10k'];
 
 const POLICY_PARAMS: Record<string, unknown> = {
   'capacity-targets': { targets: { 'root.default': { capacityPct: 60 }, 'root.batch': { capacityPct: 40 } } },
@@ -40,6 +45,7 @@ interface Row {
   nodes: number;
   apps: number;
   containers: number;
+  bigApp?: number;
   cold: Phase;
   steady: Phase;
   peakRssMB: number;
@@ -58,8 +64,9 @@ interface Phase {
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
-async function startRm(size: { nodes: number; apps: number; containers: number }): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'synthetic-rm.ts'), '--nodes', String(size.nodes), '--apps', String(size.apps), '--containers', String(size.containers)], {
+async function startRm(size: { nodes: number; apps: number; containers: number; bigApp?: number }): Promise<{ url: string; child: ChildProcess }> {
+  const args = ['--nodes', String(size.nodes), '--apps', String(size.apps), '--containers', String(size.containers), ...(size.bigApp ? ['--big-app', String(size.bigApp)] : [])];
+  const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'synthetic-rm.ts'), ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {
@@ -173,7 +180,7 @@ export function table(rows: readonly Row[]): string {
   const head = '| nodes / running apps / containers | policy | RM requests (cold / 1 % changed) | MB read (cold / 1 %) | refresh CPU s (cold / 1 %) | refresh wall s (1 %) | decide + plan ms (1 %) | journal KB per cycle | decisions per cycle | cycle wall s (1 %) | peak RSS MB |';
   const sep = '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
   const lines = rows.map((r) =>
-    `| ${r.nodes.toLocaleString('en-US')} / ${r.apps.toLocaleString('en-US')} / ${r.containers.toLocaleString('en-US')} | ${r.policy} | ${r.cold.requests.toLocaleString('en-US')} / ${r.steady.requests.toLocaleString('en-US')} | ${f(r.cold.mb, 1)} / ${f(r.steady.mb, 1)} | ${f(r.cold.refreshCpuS)} / ${f(r.steady.refreshCpuS)} | ${f(r.steady.refreshWallS)} | ${f(r.steady.decidePlanMs, 0)} | ${f(r.steady.journalKB, 1)} | ${r.decisions.toLocaleString('en-US')} | ${f(r.steady.cycleWallS)} | ${f(r.peakRssMB, 0)} |`,
+    `| ${r.nodes.toLocaleString('en-US')} / ${(r.apps + (r.bigApp ? 1 : 0)).toLocaleString('en-US')} / ${(r.containers + (r.bigApp ?? 0)).toLocaleString('en-US')} | ${r.policy} | ${r.cold.requests.toLocaleString('en-US')} / ${r.steady.requests.toLocaleString('en-US')} | ${f(r.cold.mb, 1)} / ${f(r.steady.mb, 1)} | ${f(r.cold.refreshCpuS)} / ${f(r.steady.refreshCpuS)} | ${f(r.steady.refreshWallS)} | ${f(r.steady.decidePlanMs, 0)} | ${f(r.steady.journalKB, 1)} | ${r.decisions.toLocaleString('en-US')} | ${f(r.steady.cycleWallS)} | ${f(r.peakRssMB, 0)} |`,
   );
   return [head, sep, ...lines].join('\n');
 }
@@ -182,7 +189,7 @@ export async function runLiveScale(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      sizes: { type: 'string', default: Object.keys(SIZES).join(',') },
+      sizes: { type: 'string', default: DEFAULT_SIZES.join(',') },
       policies: { type: 'string', default: 'capacity-targets,bopf,kairos' },
       cycles: { type: 'string', default: '3' },
       one: { type: 'string' },
