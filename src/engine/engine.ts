@@ -5,7 +5,7 @@
 import pino, { type Logger } from 'pino';
 import { describeAction } from '../core/actions.js';
 import type { Capabilities, ClusterBackend } from '../core/backend.js';
-import { RmUnavailableError, SchedbrainError, ValidationError, zodToValidationError } from '../core/errors.js';
+import { ConflictError, RmUnavailableError, SchedbrainError, ValidationError, zodToValidationError } from '../core/errors.js';
 import type { ClusterSnapshot } from '../core/model.js';
 import type { AnyPolicy } from '../core/policy.js';
 import { getPolicy, policyNames } from '../policies/index.js';
@@ -294,6 +294,29 @@ export class Engine {
     // The operator has spoken: fields held after a change outside the brain are the brain's again.
     this.drift.reset();
     return this.config();
+  }
+
+  /**
+   * Changes the running policy's state between cycles (an admission through the admin API).
+   * `change` gets a copy and says whether it changed it; a changed copy becomes the state at once
+   * and is then saved, else (or when `change` throws) nothing changes. A cycle in flight is waited
+   * for first; one that starts before the swap decided on the old state: its next state is dropped.
+   */
+  async changePolicyState<T>(policyName: string, change: (state: unknown) => { changed: boolean; value: T }): Promise<T> {
+    const run = this.configLock.then(async () => {
+      await this.inFlight?.catch(() => undefined);
+      if (this.cfg.policy.name !== policyName) throw new ConflictError(`the running policy is ${this.cfg.policy.name}, not ${policyName}`);
+      const next: unknown = structuredClone(this.state);
+      const result = change(next);
+      if (!result.changed) return result.value;
+      this.state = next;
+      this.generation++;
+      // Swapped before the write: a cycle starting now decides on, and saves after, this state.
+      await this.safely('save policy state', () => this.store.putPolicyState(policyName, { state: next, savedAtMs: this.clock.now(), cycleId: 'api' }));
+      return result.value;
+    });
+    this.configLock = run.catch(() => undefined);
+    return run;
   }
 
   /** Runs the policy once on a snapshot; a ValidationError it throws names a `params.` field. */
