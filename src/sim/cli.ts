@@ -14,7 +14,7 @@ import type { AllocatorFactory } from './allocator.js';
 import { cdfSvg } from './metrics.js';
 import { lookupPolicy, simulate, summary, type SimulateResult } from './simulate.js';
 import { settleJitForReplays } from './jit.js';
-import { buildParams, UsageError } from './params.js';
+import { buildParams, readFlags, UsageError, type FlagSpec } from './params.js';
 import { resolveWorkload } from './workloads/index.js';
 
 // Kept importable from here: tests and callers reach them through the command's module.
@@ -51,56 +51,51 @@ interface Args {
   help: boolean;
 }
 
-function num(flag: string, v: string | undefined, integer = false): number {
-  if (v === undefined) throw new UsageError(`${flag} needs a value`);
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new UsageError(`${flag}: expected ${integer ? 'an integer' : 'a number'}, got ${v}`);
-  return n;
-}
+const SIMULATE_FLAGS = {
+  workload: { type: 'string' },
+  policy: { type: 'list' },
+  nodes: { type: 'number', integer: true },
+  cores: { type: 'number', integer: true },
+  'memory-mb': { type: 'number', integer: true },
+  seed: { type: 'number', integer: true },
+  jobs: { type: 'number', integer: true },
+  set: { type: 'repeat' },
+  'delay-ms': { type: 'number' },
+  'period-ms': { type: 'number' },
+  allocator: { type: 'string' },
+  cutoff: { type: 'number' },
+  'task-jitter': { type: 'number' },
+  json: { type: 'bool' },
+  'per-job': { type: 'bool' },
+  plot: { type: 'string' },
+  'plot-metric': { type: 'choice', values: ['jct', 'slowdown'] },
+  'log-x': { type: 'bool' },
+} as const satisfies Record<string, FlagSpec>;
 
 export function parseArgs(argv: readonly string[]): Args {
-  const a: Args = { policies: [], seed: 1, sets: [], json: false, perJob: false, plotMetric: 'jct', logX: false, help: false };
-  for (let i = 0; i < argv.length; i++) {
-    const raw = argv[i];
-    const eq = raw.startsWith('--') ? raw.indexOf('=') : -1;
-    const flag = eq > 0 ? raw.slice(0, eq) : raw;
-    const inline = eq > 0 ? raw.slice(eq + 1) : undefined;
-    const val = (): string => {
-      if (inline !== undefined) return inline;
-      const v = argv[++i];
-      if (v === undefined) throw new UsageError(`${flag} needs a value`);
-      return v;
-    };
-    switch (flag) {
-      case '--workload': a.workload = val(); break;
-      case '--policy': a.policies.push(...val().split(',').map((s) => s.trim()).filter(Boolean)); break;
-      case '--nodes': a.nodes = num(flag, val(), true); break;
-      case '--cores': a.cores = num(flag, val(), true); break;
-      case '--memory-mb': a.memoryMB = num(flag, val(), true); break;
-      case '--seed': a.seed = num(flag, val(), true); break;
-      case '--jobs': a.jobs = num(flag, val(), true); break;
-      case '--set': a.sets.push(val()); break;
-      case '--delay-ms': a.delayMs = num(flag, val()); break;
-      case '--period-ms': a.periodMs = num(flag, val()); break;
-      case '--allocator': a.allocator = val(); break;
-      case '--cutoff': a.cutoffS = num(flag, val()); break;
-      case '--task-jitter': a.taskJitter = num(flag, val()); break;
-      case '--json': a.json = true; break;
-      case '--per-job': a.perJob = true; break;
-      case '--plot': a.plot = val(); break;
-      case '--plot-metric': {
-        const m = val();
-        if (m !== 'jct' && m !== 'slowdown') throw new UsageError(`--plot-metric: expected jct or slowdown, got ${m}`);
-        a.plotMetric = m;
-        break;
-      }
-      case '--log-x': a.logX = true; break;
-      case '-h':
-      case '--help': a.help = true; break;
-      default: throw new UsageError(`unknown argument ${raw}`);
-    }
-  }
-  return a;
+  const { values: v, help } = readFlags(argv, SIMULATE_FLAGS);
+  const n = (k: string) => v[k] as number | undefined;
+  return {
+    workload: v.workload as string | undefined,
+    policies: (v.policy as string[] | undefined) ?? [],
+    nodes: n('nodes'),
+    cores: n('cores'),
+    memoryMB: n('memory-mb'),
+    seed: n('seed') ?? 1,
+    jobs: n('jobs'),
+    sets: (v.set as string[] | undefined) ?? [],
+    delayMs: n('delay-ms'),
+    periodMs: n('period-ms'),
+    allocator: v.allocator as string | undefined,
+    cutoffS: n('cutoff'),
+    taskJitter: n('task-jitter'),
+    json: v.json === true,
+    perJob: v['per-job'] === true,
+    plot: v.plot as string | undefined,
+    plotMetric: (v['plot-metric'] as Args['plotMetric'] | undefined) ?? 'jct',
+    logX: v['log-x'] === true,
+    help,
+  };
 }
 
 async function loadAllocator(name: string | undefined): Promise<AllocatorFactory | undefined> {

@@ -48,3 +48,70 @@ export function buildParams(policy: AnyPolicy, sets: readonly string[]): Record<
   }
   return params;
 }
+
+/** One option of a `schedbrain simulate` command line. */
+export type FlagSpec =
+  | { readonly type: 'string' }
+  /** Repeatable; each value split at commas and appended (`--policy a,b --policy c`). */
+  | { readonly type: 'list' }
+  /** Repeatable; each value appended as given (`--set k=v`). */
+  | { readonly type: 'repeat' }
+  | { readonly type: 'bool' }
+  | { readonly type: 'number'; readonly integer?: boolean; readonly min?: number }
+  | { readonly type: 'choice'; readonly values: readonly string[] };
+
+export type FlagValue = string | string[] | boolean | number;
+
+/**
+ * The `simulate` commands' one flag reader: `--flag value` or `--flag=value`, `-h`/`--help`; an
+ * unknown argument, a missing value or a number out of range is a UsageError naming the flag.
+ * Values may start with `-` (a negative number must reach its range check, not pass as a flag).
+ */
+export function readFlags(argv: readonly string[], spec: Readonly<Record<string, FlagSpec>>): { values: Record<string, FlagValue>; help: boolean } {
+  const values: Record<string, FlagValue> = {};
+  let help = false;
+  for (let i = 0; i < argv.length; i++) {
+    const raw = argv[i]!;
+    if (raw === '-h' || raw === '--help') {
+      help = true;
+      continue;
+    }
+    const eq = raw.startsWith('--') ? raw.indexOf('=') : -1;
+    const flag = eq > 0 ? raw.slice(0, eq) : raw;
+    const s = flag.startsWith('--') ? spec[flag.slice(2)] : undefined;
+    if (!s) throw new UsageError(`unknown argument ${raw}`);
+    const name = flag.slice(2);
+    if (s.type === 'bool') {
+      values[name] = true;
+      continue;
+    }
+    const v = eq > 0 ? raw.slice(eq + 1) : argv[++i];
+    if (v === undefined) throw new UsageError(`${flag} needs a value`);
+    switch (s.type) {
+      case 'string':
+        values[name] = v;
+        break;
+      case 'list':
+        values[name] = [...((values[name] as string[] | undefined) ?? []), ...v.split(',').map((x) => x.trim()).filter(Boolean)];
+        break;
+      case 'repeat':
+        values[name] = [...((values[name] as string[] | undefined) ?? []), v];
+        break;
+      case 'choice':
+        if (!s.values.includes(v)) throw new UsageError(`${flag}: expected ${s.values.join(' or ')}, got ${v}`);
+        values[name] = v;
+        break;
+      case 'number': {
+        const n = Number(v);
+        const what = s.integer ? 'an integer' : 'a number';
+        if (v.trim() === '' || !Number.isFinite(n) || (s.integer && !Number.isInteger(n)) || (s.min !== undefined && n < s.min)) {
+          const range = s.min === undefined ? '' : s.min === Number.MIN_VALUE ? ' > 0' : ` ≥ ${s.min}`;
+          throw new UsageError(`${flag}: expected ${what}${range}, got ${v}`);
+        }
+        values[name] = n;
+        break;
+      }
+    }
+  }
+  return { values, help };
+}

@@ -10,7 +10,7 @@
  * JSON: `lq.meanCompletion`, `tq.meanCompletion` (seconds), `longTermShares` per queue, the
  * admission classes, and with `--timeline` the share-over-time series.
  */
-import { buildParams } from '../params.js';
+import { buildParams, readFlags, UsageError, type FlagSpec } from '../params.js';
 import { lookupPolicy } from '../simulate.js';
 import { bopfMultiLqScenario, bopfScenario, type BopfBenchmark } from './bopf.js';
 import { runBopfScenario, type BopfRunResult } from './bopf-run.js';
@@ -26,7 +26,19 @@ export function isBopfWorkload(argv: readonly string[]): boolean {
 const USAGE = `usage: schedbrain simulate --workload bopf-bb|bopf-tpcds|bopf-tpch|bopf-multi-lq --policy NAME[,NAME...]
   [--tqs N] [--lq-scale X] [--scale cluster|sim] [--bursts N] [--seed S] [--period-ms P] [--set key=value ...] [--json] [--timeline]`;
 
-class Usage extends Error {}
+const BOPF_FLAGS = {
+  workload: { type: 'string' },
+  policy: { type: 'list' },
+  tqs: { type: 'number', integer: true, min: 0 },
+  'lq-scale': { type: 'number', min: Number.MIN_VALUE },
+  scale: { type: 'choice', values: ['cluster', 'sim'] },
+  bursts: { type: 'number', integer: true, min: 1 },
+  seed: { type: 'number', integer: true, min: 0 },
+  'period-ms': { type: 'number', min: Number.MIN_VALUE },
+  set: { type: 'repeat' },
+  json: { type: 'bool' },
+  timeline: { type: 'bool' },
+} as const satisfies Record<string, FlagSpec>;
 
 export async function runBopfSimulate(argv: readonly string[]): Promise<number> {
   const o: { workload?: string; policies: string[]; tqs?: number; lqScale?: number; scale?: 'cluster' | 'sim'; bursts?: number; seed: number; periodMs?: number; sets: string[]; json: boolean; timeline: boolean } = {
@@ -37,48 +49,25 @@ export async function runBopfSimulate(argv: readonly string[]): Promise<number> 
     timeline: false,
   };
   try {
-    for (let i = 0; i < argv.length; i++) {
-      const raw = argv[i];
-      const eq = raw.startsWith('--') ? raw.indexOf('=') : -1;
-      const flag = eq > 0 ? raw.slice(0, eq) : raw;
-      const val = (): string => {
-        const v = eq > 0 ? raw.slice(eq + 1) : argv[++i];
-        if (v === undefined) throw new Usage(`${flag} needs a value`);
-        return v;
-      };
-      const num = (integer: boolean, min: number): number => {
-        const v = val();
-        const n = Number(v);
-        if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min) throw new Usage(`${flag}: expected ${integer ? 'an integer' : 'a number'} ≥ ${min}, got ${v}`);
-        return n;
-      };
-      switch (flag) {
-        case '--workload': o.workload = val(); break;
-        case '--policy': o.policies.push(...val().split(',').map((s) => s.trim()).filter(Boolean)); break;
-        case '--tqs': o.tqs = num(true, 0); break;
-        case '--lq-scale': o.lqScale = num(false, Number.MIN_VALUE); break;
-        case '--bursts': o.bursts = num(true, 1); break;
-        case '--seed': o.seed = num(true, 0); break;
-        case '--period-ms': o.periodMs = num(false, Number.MIN_VALUE); break;
-        case '--scale': {
-          const v = val();
-          if (v !== 'cluster' && v !== 'sim') throw new Usage(`--scale: expected cluster or sim, got ${v}`);
-          o.scale = v;
-          break;
-        }
-        case '--set': o.sets.push(val()); break;
-        case '--json': o.json = true; break;
-        case '--timeline': o.timeline = true; break;
-        case '-h':
-        case '--help':
-          process.stdout.write(`${USAGE}\n`);
-          return 0;
-        default: throw new Usage(`unknown argument ${raw}`);
-      }
+    const { values: v, help } = readFlags(argv, BOPF_FLAGS);
+    if (help) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
     }
-    if (o.policies.length === 0) throw new Usage('--policy is required');
+    o.workload = v.workload as string | undefined;
+    o.policies = (v.policy as string[] | undefined) ?? [];
+    o.tqs = v.tqs as number | undefined;
+    o.lqScale = v['lq-scale'] as number | undefined;
+    o.scale = v.scale as 'cluster' | 'sim' | undefined;
+    o.bursts = v.bursts as number | undefined;
+    o.seed = (v.seed as number | undefined) ?? 1;
+    o.periodMs = v['period-ms'] as number | undefined;
+    o.sets = (v.set as string[] | undefined) ?? [];
+    o.json = v.json === true;
+    o.timeline = v.timeline === true;
+    if (o.policies.length === 0) throw new UsageError('--policy is required');
     const m = /^bopf-(bb|tpcds|tpch|multi-lq)$/.exec(o.workload ?? '');
-    if (!m) throw new Usage(`unknown workload ${o.workload}: expected bopf-bb, bopf-tpcds, bopf-tpch or bopf-multi-lq`);
+    if (!m) throw new UsageError(`unknown workload ${o.workload}: expected bopf-bb, bopf-tpcds, bopf-tpch or bopf-multi-lq`);
     const scenario =
       m[1] === 'multi-lq'
         ? bopfMultiLqScenario({ seed: o.seed })
@@ -89,7 +78,7 @@ export async function runBopfSimulate(argv: readonly string[]): Promise<number> 
       try {
         policy = lookupPolicy(name);
       } catch (e) {
-        throw new Usage((e as Error).message);
+        throw new UsageError((e as Error).message);
       }
       const sets = o.policies.length > 1 ? o.sets.filter((s) => s.startsWith(`${name}.`)).map((s) => s.slice(name.length + 1)) : o.sets;
       const params = buildParams(policy, sets);
@@ -112,8 +101,8 @@ export async function runBopfSimulate(argv: readonly string[]): Promise<number> 
     }
     return results.some((r) => r.tq.unfinished > 0) ? 1 : 0;
   } catch (e) {
-    process.stderr.write(`schedbrain simulate: ${(e as Error).message}${e instanceof Usage ? `\n${USAGE}` : ''}\n`);
-    return e instanceof Usage || (e as Error).constructor.name === 'UsageError' ? 2 : 1;
+    process.stderr.write(`schedbrain simulate: ${(e as Error).message}${e instanceof UsageError ? `\n${USAGE}` : ''}\n`);
+    return e instanceof UsageError ? 2 : 1;
   }
 }
 

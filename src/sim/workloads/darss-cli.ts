@@ -14,7 +14,7 @@
 import { z } from 'zod';
 import type { AnyPolicy } from '../../core/policy.js';
 import { createCapacityAllocator } from '../capacity-allocator.js';
-import { buildParams } from '../params.js';
+import { buildParams, readFlags, UsageError, type FlagSpec } from '../params.js';
 import { lookupPolicy, simulate, type SimulateResult } from '../simulate.js';
 import type { Workload } from '../workload.js';
 import { DARSS_TRACES, darssWorkload, type DarssTrace } from './darss.js';
@@ -32,7 +32,19 @@ const USAGE = `usage: schedbrain simulate --workload darss-google2011|darss-goog
   [--seed S] [--jobs N] [--production-share PCT] [--load X] [--groups G] [--compare POLICY]
   [--period-ms P] [--set key=value ...] [--json]`;
 
-class Usage extends Error {}
+const DARSS_FLAGS = {
+  workload: { type: 'string' },
+  policy: { type: 'list' },
+  seed: { type: 'number', integer: true, min: 0 },
+  jobs: { type: 'number', integer: true, min: 1 },
+  'production-share': { type: 'number', min: 0 },
+  load: { type: 'number', min: Number.MIN_VALUE },
+  groups: { type: 'number', integer: true, min: 1 },
+  compare: { type: 'string' },
+  'period-ms': { type: 'number', min: Number.MIN_VALUE },
+  set: { type: 'repeat' },
+  json: { type: 'bool' },
+} as const satisfies Record<string, FlagSpec>;
 
 export interface DarssOptions {
   readonly trace: DarssTrace;
@@ -107,49 +119,31 @@ function human(r: DarssRun & { bestEffort: DarssMetrics['bestEffort'] & { faster
 export async function runDarssSimulate(argv: readonly string[]): Promise<number> {
   const o: { workload?: string; policies: string[]; seed: number; jobs?: number; share?: number; load?: number; groups?: number; compare?: string; periodMs?: number; sets: string[]; json: boolean } = { policies: [], seed: 1, sets: [], json: false };
   try {
-    for (let i = 0; i < argv.length; i++) {
-      const raw = argv[i];
-      const eq = raw.startsWith('--') ? raw.indexOf('=') : -1;
-      const flag = eq > 0 ? raw.slice(0, eq) : raw;
-      const val = (): string => {
-        const v = eq > 0 ? raw.slice(eq + 1) : argv[++i];
-        if (v === undefined) throw new Usage(`${flag} needs a value`);
-        return v;
-      };
-      const num = (integer: boolean, min: number): number => {
-        const v = val();
-        const n = Number(v);
-        if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min) throw new Usage(`${flag}: expected ${integer ? 'an integer' : 'a number'} ≥ ${min}, got ${v}`);
-        return n;
-      };
-      switch (flag) {
-        case '--workload': o.workload = val(); break;
-        case '--policy': o.policies.push(...val().split(',').map((s) => s.trim()).filter(Boolean)); break;
-        case '--seed': o.seed = num(true, 0); break;
-        case '--jobs': o.jobs = num(true, 1); break;
-        case '--production-share': o.share = num(false, 0); break;
-        case '--load': o.load = num(false, Number.MIN_VALUE); break;
-        case '--groups': o.groups = num(true, 1); break;
-        case '--compare': o.compare = val(); break;
-        case '--period-ms': o.periodMs = num(false, Number.MIN_VALUE); break;
-        case '--set': o.sets.push(val()); break;
-        case '--json': o.json = true; break;
-        case '-h':
-        case '--help':
-          process.stdout.write(`${USAGE}\n`);
-          return 0;
-        default: throw new Usage(`unknown argument ${raw}`);
-      }
+    const { values: v, help } = readFlags(argv, DARSS_FLAGS);
+    if (help) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
     }
+    o.workload = v.workload as string | undefined;
+    o.policies = (v.policy as string[] | undefined) ?? [];
+    o.seed = (v.seed as number | undefined) ?? 1;
+    o.jobs = v.jobs as number | undefined;
+    o.share = v['production-share'] as number | undefined;
+    o.load = v.load as number | undefined;
+    o.groups = v.groups as number | undefined;
+    o.compare = v.compare as string | undefined;
+    o.periodMs = v['period-ms'] as number | undefined;
+    o.sets = (v.set as string[] | undefined) ?? [];
+    o.json = v.json === true;
     const trace = o.workload?.slice('darss-'.length) as DarssTrace;
-    if (!DARSS_TRACES.includes(trace)) throw new Usage(`unknown workload ${o.workload}: expected ${DARSS_TRACES.map((t) => `darss-${t}`).join(' or ')}`);
-    if (o.share !== undefined && o.share > 100) throw new Usage('--production-share: a percentage, 0–100');
-    if (o.policies.length === 0) throw new Usage('--policy is required');
+    if (!DARSS_TRACES.includes(trace)) throw new UsageError(`unknown workload ${o.workload}: expected ${DARSS_TRACES.map((t) => `darss-${t}`).join(' or ')}`);
+    if (o.share !== undefined && o.share > 100) throw new UsageError('--production-share: a percentage, 0–100');
+    if (o.policies.length === 0) throw new UsageError('--policy is required');
     const policies = o.policies.map((name) => {
       try {
         return lookupPolicy(name);
       } catch (e) {
-        throw new Usage((e as Error).message);
+        throw new UsageError((e as Error).message);
       }
     });
     const compare = o.compare !== undefined ? lookupPolicy(o.compare) : undefined;
@@ -166,7 +160,7 @@ export async function runDarssSimulate(argv: readonly string[]): Promise<number>
     return runs.some((r) => r.unfinished > 0) ? 1 : 0;
   } catch (e) {
     process.stderr.write(`schedbrain simulate: ${(e as Error).message}\n`);
-    if (e instanceof Usage) {
+    if (e instanceof UsageError) {
       process.stderr.write(`${USAGE}\n`);
       return 2;
     }
