@@ -3,6 +3,10 @@
  * combinations of them. Each feature value is a key such as `user=alice` or `name=etl-#`; the
  * key `all` groups every job and is the fallback for a job whose other values were never seen.
  */
+// One normaliser for the predictor and the recorded history, so their name keys always match.
+import { normaliseName } from '../../core/history.js';
+
+export { normaliseName };
 
 /** What is known of a job when it is submitted. */
 export interface JobDescription {
@@ -12,11 +16,11 @@ export interface JobDescription {
   /** YARN application type (MAPREDUCE, SPARK, …) when known. */
   readonly applicationType?: string;
   readonly tags: Readonly<Record<string, string>>;
-  /** Containers asked for at submission (pending plus running). */
-  readonly containers: number;
-  /** Size of one container. */
-  readonly containerMemoryMB: number;
-  readonly containerVcores: number;
+  /** Containers asked for at submission (pending plus running); unknown for most recorded history. */
+  readonly containers?: number;
+  /** Size of one container (both or neither). */
+  readonly containerMemoryMB?: number;
+  readonly containerVcores?: number;
   readonly submittedAtMs: number;
   readonly priority: number;
 }
@@ -25,11 +29,6 @@ export const ALL_JOBS = 'all';
 
 /** Tags under this prefix are the brain's own hints (deadlines, estimates), not job attributes. */
 const OWN_TAG_PREFIX = 'schedbrain.';
-
-/** Runs of digits become `#`: `etl-2026-11-24` and `etl-2026-11-25` are the same recurring job. */
-export function normaliseName(name: string): string {
-  return name.replace(/[0-9]+/g, '#');
-}
 
 /** The power of two at or above `n` (1 for n ≤ 1): sizes within a factor of two share a value. */
 export function powerOfTwoBucket(n: number): number {
@@ -41,18 +40,11 @@ export function powerOfTwoBucket(n: number): number {
 export function featureKeys(job: JobDescription): string[] {
   const name = normaliseName(job.name);
   const hour = new Date(job.submittedAtMs).getUTCHours();
-  const keys = [
-    ALL_JOBS,
-    `user=${job.user}`,
-    `queue=${job.queue}`,
-    `name=${name}`,
-    `user+name=${job.user}|${name}`,
-    `tasks=${powerOfTwoBucket(job.containers)}`,
-    `container=${powerOfTwoBucket(job.containerMemoryMB)}MB/${job.containerVcores}vc`,
-    `hour=${hour}`,
-    `user+hour=${job.user}|${hour}`,
-    `priority=${job.priority}`,
-  ];
+  const keys = [ALL_JOBS, `user=${job.user}`, `queue=${job.queue}`, `name=${name}`, `user+name=${job.user}|${name}`];
+  // An unknown size is no feature value (not a made-up one every job of unknown size would share).
+  if (job.containers !== undefined) keys.push(`tasks=${powerOfTwoBucket(job.containers)}`);
+  if (job.containerMemoryMB !== undefined && job.containerVcores !== undefined) keys.push(`container=${powerOfTwoBucket(job.containerMemoryMB)}MB/${job.containerVcores}vc`);
+  keys.push(`hour=${hour}`, `user+hour=${job.user}|${hour}`, `priority=${job.priority}`);
   if (job.applicationType) keys.push(`type=${job.applicationType}`);
   for (const k of Object.keys(job.tags).sort()) {
     if (k.startsWith(OWN_TAG_PREFIX)) continue;

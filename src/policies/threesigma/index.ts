@@ -5,3 +5,4 @@ export { featureKeys, normaliseName, type JobDescription } from './features.js';
 export { planCycle, handlesOverestimate, extendUnderestimate, remainingRuntime, expectedUse, utilityCurveOf, type CyclePlan, type JobPlan, type JobToPlan, type RunningJobToPlan, type RunningPlan } from './plan.js';
 export { solverAvailability } from './milp.js';
 export type { RuntimeDistribution } from './distribution.js';
+export { warmPredictor, jobOfRecord, type WarmOptions, type WarmResult } from './warm.js';
