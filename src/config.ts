@@ -8,6 +8,17 @@ import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { SchedbrainError } from './core/errors.js';
+import { isValidCron } from './history/schedule.js';
+
+// node-cron would throw on an unknown zone only when the schedule starts; refuse it at load instead.
+function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export const configSchema = z
   .object({
@@ -98,6 +109,26 @@ export const configSchema = z
       .optional(),
     /** Serve the admin API on a non-loopback address without TLS (tokens then cross the network in clear). */
     allowInsecureBind: z.boolean().default(false),
+    /**
+     * History of ended applications read from the RM into the store (src/history). Off unless
+     * pullCron is set; retention then runs on retentionCron. Cron: 5 fields, or 6 with seconds.
+     */
+    history: z
+      .object({
+        /** When to read what ended since the last pull (every five minutes: a step of 5 in the minute field); unset = no history. */
+        pullCron: z.string().min(1).refine(isValidCron, 'not a valid cron expression').optional(),
+        retentionCron: z.string().min(1).refine(isValidCron, 'not a valid cron expression').default('23 * * * *'),
+        /** Records of applications that ended longer ago are dropped (and the first pull reads no further back). */
+        maxAgeDays: z.number().positive().max(3650).default(30),
+        /** Past this many records, those that ended earliest are dropped. */
+        maxRecords: z.number().int().min(1).max(10_000_000).default(100_000),
+        /** Each pull reads again this far before the latest end it recorded (late state-store saves). */
+        overlapMs: z.number().int().min(0).max(24 * 3600_000).default(5 * 60_000),
+        /** Cron time zone, e.g. `UTC` (default: the process's). */
+        timezone: z.string().min(1).refine(isTimeZone, 'not a time zone this runtime knows').optional(),
+      })
+      .strict()
+      .default({}),
     /** Embedded mini YARN (used when rmUrl is empty). */
     miniCluster: z
       .object({
@@ -152,6 +183,7 @@ export const ENV_VARS: Record<string, { key: string; kind: Kind }> = {
   SCHEDBRAIN_DRIFT_HOLD_OFF_MS: { key: 'drift.holdOffMs', kind: 'number' },
   SCHEDBRAIN_OPEN_READS: { key: 'auth.openReads', kind: 'boolean' },
   SCHEDBRAIN_ALLOWED_HOSTS: { key: 'auth.allowedHosts', kind: 'list' },
+  SCHEDBRAIN_HISTORY_PULL_CRON: { key: 'history.pullCron', kind: 'string' },
 };
 
 /** Command-line flags (`--flag VALUE` or `--flag=VALUE`; booleans take no value) of `serve`. */

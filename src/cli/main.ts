@@ -274,6 +274,22 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
     const address = `${access.https ? 'https' : 'http'}://${cfg.host.includes(':') && !cfg.host.startsWith('[') ? `[${cfg.host}]` : cfg.host}:${(app.server.address() as AddressInfo).port}`;
     cleanups.push(['stop the engine', () => engine.stop()]);
     engine.start();
+    const h = cfg.history;
+    if (h.pullCron) {
+      const { HistoryStore, HistoryPuller, startHistorySchedule } = await import('../history/index.js');
+      const { RmClient } = await import('../yarn/client.js');
+      const historyLog = log.child({ mod: 'history' });
+      const history = new HistoryStore(store);
+      const maxAgeMs = h.maxAgeDays * 86_400_000;
+      const source = new RmClient({ rmUrl, user: cfg.user, requestTimeoutMs: cfg.requestTimeoutMs, logger: historyLog });
+      const puller = new HistoryPuller({ source, history, logger: historyLog, overlapMs: h.overlapMs, maxAgeMs });
+      const schedule = startHistorySchedule({ pullCron: h.pullCron, retentionCron: h.retentionCron, puller, history, retention: { maxAgeMs, maxRecords: h.maxRecords }, logger: historyLog, timezone: h.timezone });
+      // Before the store closes (cleanups run in reverse): a pull in progress finishes its writes.
+      cleanups.push(['stop the history schedule', () => schedule.stop()]);
+      // A first pull now rather than at the first tick, so a new brain has history at once.
+      void schedule.pullNow();
+      log.info({ pullCron: h.pullCron, retentionCron: h.retentionCron, maxAgeDays: h.maxAgeDays, maxRecords: h.maxRecords }, 'history schedule started');
+    }
     const c = engine.config();
     io.out(`schedbrain: admin API ${address} (policy ${c.name}${c.dryRun ? ', dry-run' : ''}, period ${cfg.periodMs} ms, state ${cfg.stateDir})`);
     if (access.adminTokenFile) io.out(`schedbrain: the admin token is in ${access.adminTokenFile} (send it as "Authorization: Bearer <token>")`);

@@ -201,6 +201,9 @@ export const appInfoSchema = z
     allocatedMB: optNum,
     allocatedVCores: optNum,
     resourceRequests: list(resourceRequestSchema).optional(),
+    /** Aggregate use over the app's life (MB·s, vcore·s); the history records it for ended apps. */
+    memorySeconds: optNum,
+    vcoreSeconds: optNum,
   })
   .strip();
 export type RmAppInfo = z.infer<typeof appInfoSchema>;
