@@ -3,14 +3,9 @@ import { runSimulateCommand } from '../../src/sim/cli.js';
 import { createCapacityAllocator } from '../../src/sim/capacity-allocator.js';
 import { Simulator } from '../../src/sim/engine.js';
 import type { JobSpec } from '../../src/sim/workload.js';
+import { captureStdio } from '../support/capture-stdio.js';
 
-function capture() {
-  let out = '';
-  let err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
-  return { out: () => out, err: () => err };
-}
+const capture = captureStdio;
 
 afterEach(() => vi.restoreAllMocks());
 

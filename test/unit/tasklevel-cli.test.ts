@@ -1,13 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runSimulateCommand } from '../../src/sim/cli.js';
+import { captureStdio } from '../support/capture-stdio.js';
 
-function capture() {
-  let out = '';
-  let err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
-  return { out: () => out, err: () => err };
-}
+const capture = captureStdio;
 
 afterEach(() => vi.restoreAllMocks());
 
