@@ -12,6 +12,7 @@ import axios, { type AxiosAdapter, type AxiosInstance, type AxiosResponse, type 
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { ReadOnlySchedulerConfError, RmProtocolError, RmRejectedError, RmUnavailableError } from '../core/errors.js';
+import { parseFast } from './fast-parse.js';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './retry.js';
 import {
   appAttemptsResponseSchema,
@@ -383,7 +384,7 @@ export class RmClient {
 }
 
 function parseOrThrow<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, json: unknown, what: string): T {
-  const result = schema.safeParse(json);
+  const result = parseFast(schema, json);
   if (!result.success) throw new RmProtocolError(`${what}: unexpected answer shape: ${describeZodError(result.error)}`);
   return result.data;
 }

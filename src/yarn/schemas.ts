@@ -14,14 +14,26 @@
  * The helpers below accept both so one schema serves either.
  */
 import { z } from 'zod';
+import { arrayOf, FAIL, markFast } from './fast-parse.js';
 
 /** A list that may be `null`/absent (empty), a bare object (one element, mapped JSON) or an array. */
 export function list<T extends z.ZodTypeAny>(item: T) {
-  return z.preprocess((v) => (v === null || v === undefined || v === '' ? [] : Array.isArray(v) ? v : [v]), z.array(item));
+  const asList = (v: unknown): unknown => (v === null || v === undefined || v === '' ? [] : Array.isArray(v) ? v : [v]);
+  const schema = z.preprocess(asList, z.array(item));
+  markFast(schema, (compile) => {
+    const each = compile(item);
+    return each ? (v) => arrayOf(asList(v), each) : undefined;
+  });
+  return schema;
 }
 
 /** A number that mapped JSON may send as a string. */
-export const num = z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v), z.number());
+const toNumber = (v: unknown): unknown => (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v);
+export const num = z.preprocess(toNumber, z.number());
+markFast(num, () => (v) => {
+  const n = toNumber(v);
+  return typeof n === 'number' && !Number.isNaN(n) ? n : FAIL;
+});
 
 const optNum = num.optional();
 
