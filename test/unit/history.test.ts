@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -10,6 +10,7 @@ import { Store } from '../../src/store/store.js';
 import { RmClient } from '../../src/yarn/client.js';
 import { appInfoSchema } from '../../src/yarn/schemas.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { serve } from '../../src/cli/main.js';
 import { FakeRm, fixture } from './yarn-fake-rm.js';
 
 const DAY = 86_400_000;
@@ -177,6 +178,16 @@ describe('history pull', () => {
     expect((await puller.pull()).added).toBe(0);
   });
 
+  it('stores nothing that ended before the retention horizon, even when the RM lists it', async () => {
+    const t0 = 1_800_000_000_000;
+    served = [endedApp(1, { finishedTime: t0 - 40 * DAY }), endedApp(2, { finishedTime: t0 - DAY })];
+    // An RM that lists every ended application whatever finishedTimeBegin says.
+    rm.on('GET /apps', () => ({ body: appsBody(served) }));
+    const { history, puller } = pullerFor(store, () => t0);
+    expect(await puller.pull()).toMatchObject({ listed: 2, added: 1, skipped: 1 });
+    expect((await history.list()).map((r) => r.appId)).toEqual(['application_1795254945306_0002']);
+  });
+
   it('keeps records and the mark across a restart (store closed and reopened)', async () => {
     const now = 1795254960040 + 60_000;
     await pullerFor(store, () => now).puller.pull();
@@ -245,4 +256,46 @@ describe('history configuration', () => {
       expect((e as ConfigError).key).toBe('history.pullCron');
     }
   });
+});
+
+describe('history in serve', () => {
+  it('starts the schedule when history.pullCron is configured, pulls at start, and leaves the records in the store', async () => {
+    await store.close();
+    const file = join(dir, 'schedbrain.yaml');
+    writeFileSync(file, 'history:\n  pullCron: "0 0 1 1 *"\n  maxAgeDays: 3650\n');
+    // The history's request is the one that keeps resource requests (the snapshot's deselects them).
+    const historyRead = () => rm.requests.some((q) => q.path === '/apps' && q.query.get('states') === 'FINISHED,FAILED,KILLED' && !(q.query.get('deSelects') ?? '').includes('resourceRequests'));
+    const stop = new Promise<string>((resolve) => {
+      const t = setInterval(() => {
+        if (historyRead()) {
+          clearInterval(t);
+          resolve('test');
+        }
+      }, 20);
+    });
+    const out: string[] = [];
+    const code = await serve(['--rm-url', rm.url, '--state-dir', join(dir, 'state'), '--port', '0', '--log-level', 'silent', '--config', file], { out: (x) => out.push(x), err: (x) => out.push(x) }, stop);
+    expect(code, out.join('\n')).toBe(0);
+    store = await Store.open(join(dir, 'state'));
+    expect((await new HistoryStore(store).list()).map((r) => r.appId)).toEqual([KILLED_ID]);
+  }, 20_000);
+
+  it('starts no schedule without history.pullCron', async () => {
+    await store.close();
+    let cycles = 0;
+    const stop = new Promise<string>((resolve) => {
+      const t = setInterval(() => {
+        // A few engine reads have gone by: long enough for a history pull at start to show.
+        if (rm.callsTo('GET /apps') >= 2 || ++cycles > 100) {
+          clearInterval(t);
+          setTimeout(() => resolve('test'), 200);
+        }
+      }, 20);
+    });
+    const code = await serve(['--rm-url', rm.url, '--state-dir', join(dir, 'state'), '--port', '0', '--log-level', 'silent', '--period-ms', '100'], { out: () => undefined, err: () => undefined }, stop);
+    expect(code).toBe(0);
+    store = await Store.open(join(dir, 'state'));
+    // With a schedule, serve pulls at start and waits for that pull before closing the store.
+    expect(await new HistoryStore(store).count()).toBe(0);
+  }, 20_000);
 });
