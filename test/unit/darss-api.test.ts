@@ -31,7 +31,7 @@ let clock: FakeClock;
 async function start() {
   store = await Store.open(dir);
   backend = new InMemoryBackend({ now: () => clock.now(), queues: { 'root.production': { capacityPct: 50, maxCapacityPct: 100 }, 'root.besteffort': { capacityPct: 50, maxCapacityPct: 100 } } });
-  engine = new Engine({ backend, store, clock, periodMs: 10_000, initial: { policy: 'darss', params: {} } });
+  engine = new Engine({ backend, store, clock, periodMs: 10_000, limits: { allowZeroCapacity: ['root.production', 'root.besteffort'] }, initial: { policy: 'darss', params: {} } });
   await engine.init();
   app = asAdmin(await buildApi({ engine, store, plugins: [darssRoutes], auth: testAuth([OPERATOR]) }));
 }
@@ -206,6 +206,16 @@ describe('/v1/darss/requests', () => {
     expect(state().admitted.kept).toBeDefined();
     expect(state().admitted.gone).toBeUndefined();
     expect(await ledger()).toEqual(before);
+
+    // Booked in the state but never stored (a crash before the record, so no 201): released.
+    await engine.runCycle();
+    await stop();
+    store = await Store.open(dir);
+    await store.namespace(DARSS_NAMESPACE, z.unknown()).del('kept');
+    await store.close();
+    await start();
+    expect(state().admitted.kept).toBeUndefined();
+    expect((await ledger()).steps.every((s: { units: number }) => s.units === 0)).toBe(true);
   });
 
   it('reads and changes the quota (PUT needs admin) and names bookings that no longer fit', async () => {
@@ -227,6 +237,29 @@ describe('/v1/darss/requests', () => {
     const op = await send('PUT', '/v1/darss/quota', { m: 1, n: 70, periodMs: 600_000 }, { authorization: `Bearer ${OPERATOR.token}` });
     expect(op.statusCode).toBe(403);
     expect((engine.config().params as { quota: { m: number } }).quota.m).toBe(35);
+  });
+
+  it('keeps an admission made while a cycle is in flight (the cycle decided on the state before it)', async () => {
+    // An application of an unknown request: the cycle kills it, and waits in apply to do so.
+    backend.apps.push(tagged('application_1_0009', 'stranger', 'x', 1));
+    let release!: () => void;
+    backend.applyGate = new Promise<void>((r) => (release = r));
+    const cycle = engine.runCycle();
+    // The cycle has decided and waits in apply when the request comes.
+    await new Promise((r) => setTimeout(r, 20));
+    expect(backend.applied).toEqual([]);
+    const post = send('POST', '/v1/darss/requests', small('during'));
+    await new Promise((r) => setTimeout(r, 20));
+    release();
+    const done = await cycle;
+    expect(done.committed).toBe(true);
+    expect(backend.applied.map((a) => a.kind)).toContain('killApp');
+    expect((await post).statusCode).toBe(201);
+    expect(state().admitted.during).toBeDefined();
+    backend.applyGate = undefined;
+    await engine.runCycle();
+    expect(state().admitted.during).toBeDefined();
+    expect(((await store.getPolicyState('darss'))?.state as DarssState).admitted.during).toBeDefined();
   });
 
   it('needs a token: 401 without one, and an operator may submit', async () => {

@@ -210,11 +210,16 @@ const darssState = (raw: unknown): DarssState => raw as DarssState;
 
 /**
  * Makes the policy state agree with the stored records: admissions it lacks are booked again
- * from their records (what lies before `now` is past), tombstoned ones it holds are released.
+ * from their records (what lies before `now` is past), tombstoned ones it holds are released, and
+ * so are admissions made here that were never stored: their 201 was never sent.
  * Returns whether anything changed.
  */
 function restore(state: DarssState, records: ReadonlyMap<string, RequestRecord>, now: number): boolean {
   let changed = false;
+  for (const id of orphans(state, records)) {
+    withdraw(state, id, state.admitted[id].group, now);
+    changed = true;
+  }
   for (const rec of records.values()) {
     if (rec.deletedAtMs !== undefined) {
       if (state.admitted[rec.id] || state.ledger.bookings[rec.id]) {
@@ -238,10 +243,18 @@ function restore(state: DarssState, records: ReadonlyMap<string, RequestRecord>,
       if (kept.length) (l.bookings[rec.id] ??= {})[job] = kept;
     }
     state.admitted[rec.id] = structuredClone(rec.admitted);
-    state.judged[rec.id] = rec.decision as unknown as AdmissionDecision;
+    state.judged[rec.id] = { ...(rec.decision as unknown as AdmissionDecision), via: VIA } as ApiDecision;
     changed = true;
   }
   return changed;
+}
+
+/** Marks a decision taken through this API, so the state's admissions from `params.requests` are never taken for orphans. */
+const VIA = 'api';
+type ApiDecision = AdmissionDecision & { via?: typeof VIA };
+
+function orphans(state: DarssState, records: ReadonlyMap<string, RequestRecord>): string[] {
+  return Object.keys(state.admitted).filter((id) => !records.has(id) && (state.judged[id] as ApiDecision | undefined)?.via === VIA);
 }
 
 /** Releases what a request holds from `now` on and forgets it: its applications are no longer production. */
@@ -289,7 +302,7 @@ const darssRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
   const reconcile = async (): Promise<void> => {
     const s = liveState();
     if (!s) return;
-    const off = [...records.values()].some((r) => (r.deletedAtMs !== undefined ? Boolean(s.admitted[r.id]) : !s.admitted[r.id]));
+    const off = orphans(s, records).length > 0 || [...records.values()].some((r) => (r.deletedAtMs !== undefined ? Boolean(s.admitted[r.id]) : !s.admitted[r.id]));
     if (!off) return;
     await engine.changePolicyState(POLICY, (raw) => ({ changed: restore(darssState(raw), records, engine.clock.now()), value: undefined }));
   };
@@ -356,7 +369,7 @@ const darssRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
         if (total !== state.ledger.capacityUnits) capacityChanged(state, total, now, p);
         const decision = judgeRequest(state, request, now, largest, p);
         if (!decision.accepted) return { changed: false, value: { decision } };
-        state.judged[id] = decision;
+        state.judged[id] = { ...decision, via: VIA } as ApiDecision;
         return { changed: true, value: { decision, admitted: structuredClone(state.admitted[id]), bookings: structuredClone(state.ledger.bookings[id] ?? {}) } };
       });
       const d = out.decision;
