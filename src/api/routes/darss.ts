@@ -468,6 +468,8 @@ const darssRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
       // Bookings made under the old limit may go over the new one: recorded and named, never dropped.
       const over = await engine.changePolicyState(POLICY, (raw) => {
         const state = darssState(raw);
+        // Before the first cycle the ledger does not know the cluster's units yet: nothing to compare.
+        if (state.ledger.capacityUnits === 0) return { changed: false, value: [] as string[] };
         const was = JSON.stringify(state.noLongerFit ?? {});
         capacityChanged(state, state.ledger.capacityUnits, engine.clock.now(), p);
         return { changed: JSON.stringify(state.noLongerFit ?? {}) !== was, value: Object.keys(state.noLongerFit ?? {}) };
