@@ -13,8 +13,8 @@
  * policy's own `judgeRequest`, inside `engine.changePolicyState`: a refused or invalid request
  * changes nothing. Admissions are also kept in the store (namespace `darss.requests`, one record
  * per request, written before the 201; a deletion leaves a tombstone): whenever the policy state
- * lacks an admission the store holds, or holds one the store deleted (a crash between the two
- * writes, a switch of policy and back), the booking is put back from the record or released.
+ * lacks an admission the store holds, or holds one the store deleted or never got (a crash
+ * between the two writes, a switch of policy and back), the booking is put back or released.
  */
 import type { FastifyReply } from 'fastify';
 import { randomBytes } from 'node:crypto';
