@@ -276,7 +276,7 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
     engine.start();
     const h = cfg.history;
     if (h.pullCron) {
-      const { HistoryStore, HistoryPuller, startHistorySchedule } = await import('../history/index.js');
+      const { HistoryStore, HistoryPuller, startHistorySchedule, warmRunningPolicy } = await import('../history/index.js');
       const { RmClient } = await import('../yarn/client.js');
       const historyLog = log.child({ mod: 'history' });
       const history = new HistoryStore(store);
@@ -284,10 +284,14 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       const source = new RmClient({ rmUrl, user: cfg.user, requestTimeoutMs: cfg.requestTimeoutMs, logger: historyLog });
       const puller = new HistoryPuller({ source, history, logger: historyLog, overlapMs: h.overlapMs, maxAgeMs });
       const schedule = startHistorySchedule({ pullCron: h.pullCron, retentionCron: h.retentionCron, puller, history, retention: { maxAgeMs, maxRecords: h.maxRecords }, logger: historyLog, timezone: h.timezone });
-      // Before the store closes (cleanups run in reverse): a pull in progress finishes its writes.
-      cleanups.push(['stop the history schedule', () => schedule.stop()]);
-      // A first pull now rather than at the first tick, so a new brain has history at once.
-      void schedule.pullNow();
+      // A first pull now rather than at the first tick, so a new brain has history at once, and
+      // 3Sigma, if it runs with an empty predictor, learns from it.
+      const first = schedule
+        .pullNow()
+        .then(() => warmRunningPolicy(engine, history, historyLog))
+        .catch((e: unknown) => historyLog.warn({ err: e }, 'could not warm the policy from the history'));
+      // Before the store closes (cleanups run in reverse): a pull or warming in progress finishes its writes.
+      cleanups.push(['stop the history schedule', () => schedule.stop().then(() => first)]);
       log.info({ pullCron: h.pullCron, retentionCron: h.retentionCron, maxAgeDays: h.maxAgeDays, maxRecords: h.maxRecords }, 'history schedule started');
     }
     const c = engine.config();

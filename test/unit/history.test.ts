@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { historyRecordSchema } from '../../src/core/history.js';
 import { RmUnavailableError } from '../../src/core/errors.js';
-import { HistoryPuller, HistoryStore, historyRecordOf, startHistorySchedule } from '../../src/history/index.js';
+import { HistoryPuller, HistoryStore, historyRecordOf, startHistorySchedule, warmRunningPolicy, type PolicyStateHost } from '../../src/history/index.js';
+import { predictRuntime, threeSigmaParamsSchema, threeSigmaPolicy, type ThreeSigmaState } from '../../src/policies/threesigma/index.js';
 import { Store } from '../../src/store/store.js';
 import { RmClient } from '../../src/yarn/client.js';
 import { appInfoSchema } from '../../src/yarn/schemas.js';
@@ -258,6 +259,53 @@ describe('history configuration', () => {
   });
 });
 
+/** The engine's side of warming: the running policy, and state changed on a copy as the engine does. */
+function fakeHost(name: string, state: unknown, params: unknown): PolicyStateHost & { state(): unknown } {
+  let current = state;
+  return {
+    config: () => ({ name, params }),
+    async changePolicyState<T>(policy: string, change: (s: unknown) => { changed: boolean; value: T }) {
+      expect(policy).toBe(name);
+      const copy = structuredClone(current);
+      const r = change(copy);
+      if (r.changed) current = copy;
+      return r.value;
+    },
+    state: () => current,
+  };
+}
+
+describe('the running policy warmed from the history', () => {
+  const params = threeSigmaParamsSchema.parse({});
+  const succeeded = () => endedApp(2, { finishedTime: 1795254960040 + 30_000, launchTime: 1795254960040 - 90_000 });
+
+  it('warms an empty 3Sigma predictor with the succeeded runs, which it then predicts', async () => {
+    served = [killed(), succeeded()];
+    const { history, puller } = pullerFor(store, () => 1795254960040 + 60_000);
+    await puller.pull();
+    const host = fakeHost('threesigma', threeSigmaPolicy.initialState(params), params);
+    expect(await warmRunningPolicy(host, history)).toBe(1);
+    const predictor = (host.state() as ThreeSigmaState).predictor;
+    expect(predictor.seq).toBe(1);
+    const job = { user: 'root', queue: 'root.batch', name: 'fixture-sleep', tags: {}, submittedAtMs: 1795254960040, priority: 5 };
+    expect(predictRuntime(predictor, job, params.predictor)?.pointEstimateMs).toBe(120_000);
+  });
+
+  it('leaves a predictor that has learned alone, and any other policy', async () => {
+    served = [succeeded()];
+    const { history, puller } = pullerFor(store, () => 1795254960040 + 60_000);
+    await puller.pull();
+    const learnedOnce = fakeHost('threesigma', threeSigmaPolicy.initialState(params), params);
+    await warmRunningPolicy(learnedOnce, history);
+    const before = structuredClone(learnedOnce.state());
+    expect(await warmRunningPolicy(learnedOnce, history)).toBe(0);
+    expect(learnedOnce.state()).toEqual(before);
+    const other = fakeHost('fifo', { untouched: true }, {});
+    expect(await warmRunningPolicy(other, history)).toBeUndefined();
+    expect(other.state()).toEqual({ untouched: true });
+  });
+});
+
 describe('history in serve', () => {
   it('starts the schedule when history.pullCron is configured, pulls at start, and leaves the records in the store', async () => {
     await store.close();
@@ -278,6 +326,28 @@ describe('history in serve', () => {
     expect(code, out.join('\n')).toBe(0);
     store = await Store.open(join(dir, 'state'));
     expect((await new HistoryStore(store).list()).map((r) => r.appId)).toEqual([KILLED_ID]);
+  }, 20_000);
+
+  it('warms the running 3Sigma policy from the first pull', async () => {
+    await store.close();
+    served = [killed(), endedApp(2, { finishedTime: 1795254960040 + 30_000, launchTime: 1795254960040 - 90_000 })];
+    const file = join(dir, 'schedbrain.yaml');
+    writeFileSync(file, 'history:\n  pullCron: "0 0 1 1 *"\n  maxAgeDays: 3650\n');
+    const stop = new Promise<string>((resolve) => {
+      const t = setInterval(() => {
+        if (rm.callsTo('GET /apps') > 0) {
+          clearInterval(t);
+          resolve('test');
+        }
+      }, 20);
+    });
+    const out: string[] = [];
+    const args = ['--rm-url', rm.url, '--state-dir', join(dir, 'state'), '--port', '0', '--log-level', 'silent', '--config', file, '--policy', 'threesigma'];
+    expect(await serve(args, { out: (x) => out.push(x), err: (x) => out.push(x) }, stop), out.join('\n')).toBe(0);
+    store = await Store.open(join(dir, 'state'));
+    const saved = (await store.getPolicyState('threesigma'))?.state as ThreeSigmaState;
+    expect(saved.predictor.seq).toBe(1);
+    expect(saved.predictor.features['name=fixture-sleep'].recentMs).toEqual([120_000]);
   }, 20_000);
 
   it('starts no schedule without history.pullCron', async () => {
