@@ -1,10 +1,12 @@
 /**
- * OpenAPI 3 from zod. A small converter covering the zod types the API uses (objects, scalars
+ * OpenAPI 3.1 from zod. A small converter covering the zod types the API uses (objects, scalars
  * with their bounds, enums, literals, arrays, records, unions, optional/nullable/default,
- * effects, lazy); schemas with a `.describe('Name')` of one capitalised word become named
- * components referenced with `$ref`, which also makes recursive schemas (the queue tree) finite.
+ * effects, lazy) into JSON Schema 2020-12, the dialect of OpenAPI 3.1; schemas with a
+ * `.describe('Name')` of one capitalised word become named components referenced with `$ref`,
+ * which also makes recursive schemas (the queue tree) finite.
  */
 import { z, type ZodTypeAny } from 'zod';
+import type { Role } from './auth.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -67,8 +69,10 @@ export class SchemaConverter {
       case z.ZodFirstPartyTypeKind.ZodUnknown:
       case z.ZodFirstPartyTypeKind.ZodAny:
         return {};
-      case z.ZodFirstPartyTypeKind.ZodLiteral:
-        return { enum: [(s as z.ZodLiteral<unknown>)._def.value] };
+      case z.ZodFirstPartyTypeKind.ZodLiteral: {
+        const value = (s as z.ZodLiteral<unknown>)._def.value;
+        return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? { type: typeof value, enum: [value] } : { enum: [value] };
+      }
       case z.ZodFirstPartyTypeKind.ZodEnum:
         return { type: 'string', enum: [...(s as z.ZodEnum<[string]>)._def.values] };
       case z.ZodFirstPartyTypeKind.ZodArray:
@@ -97,11 +101,11 @@ export class SchemaConverter {
       }
       case z.ZodFirstPartyTypeKind.ZodOptional:
         return conv((s as z.ZodOptional<ZodTypeAny>)._def.innerType);
-      case z.ZodFirstPartyTypeKind.ZodNullable:
-      {
-        // OpenAPI 3.0 style: `nullable`, wrapped in allOf when the inner schema is a $ref.
+      case z.ZodFirstPartyTypeKind.ZodNullable: {
+        // JSON Schema 2020-12 has no `nullable`: a plain type gains 'null', anything else is one of two.
         const inner = conv((s as z.ZodNullable<ZodTypeAny>)._def.innerType);
-        return inner.$ref ? { allOf: [inner], nullable: true } : { ...inner, nullable: true };
+        if (typeof inner.type === 'string' && inner.enum === undefined && inner.$ref === undefined) return { ...inner, type: [inner.type, 'null'] };
+        return { anyOf: [inner, { type: 'null' }] };
       }
       case z.ZodFirstPartyTypeKind.ZodDefault: {
         const d = s as z.ZodDefault<ZodTypeAny>;
@@ -128,57 +132,115 @@ export class SchemaConverter {
   }
 }
 
+
 export interface ApiRoute {
   readonly method: 'get' | 'put' | 'post' | 'delete';
-  /** OpenAPI-style path (`/v1/policy`). */
+  /** OpenAPI-style path (`/v1/policy`, `/v1/bopf/queues/{name}`). */
   readonly path: string;
   readonly summary: string;
   readonly tags?: string[];
+  /** Every `{name}` of the path, with its schema. */
+  readonly params?: z.AnyZodObject;
   readonly query?: z.AnyZodObject;
   readonly body?: ZodTypeAny;
+  /** Media types the body may come in (default application/json). */
+  readonly bodyTypes?: readonly string[];
+  /** A body the route accepts, shown in the document (and checked against `body` by the tests). */
+  readonly bodyExample?: unknown;
   /** Response schemas by status; a string means a text/plain body with that description. */
   readonly responses: Readonly<Record<number, ZodTypeAny | string>>;
   /** Answers without a bearer token (the probes). */
   readonly open?: boolean;
+  /** The least role that may call it, as the route declares it (default: read for GET, operate otherwise). */
+  readonly role?: Role;
 }
 
-export function buildOpenApi(routes: readonly ApiRoute[], info: { title: string; version: string; description?: string }): JsonSchema {
+/** A shared error answer: responses with the error schema at this status refer to it by name. */
+export interface ErrorResponse {
+  readonly name: string;
+  readonly description: string;
+  readonly headers?: Record<string, JsonSchema>;
+}
+
+export interface OpenApiOptions {
+  readonly info: { title: string; version: string; description?: string; license?: JsonSchema };
+  readonly servers: readonly { url: string; description?: string }[];
+  readonly tags: readonly { name: string; description: string }[];
+  /** The error body; where a route answers it at a status of `errorResponses`, the shared response is used. */
+  readonly errorBody: ZodTypeAny;
+  readonly errorResponses: Readonly<Record<number, ErrorResponse>>;
+  readonly securityScheme: { name: string; scheme: JsonSchema };
+  readonly roleOf: (r: ApiRoute) => Role;
+}
+
+const PATH_PARAM = /\{([^}]+)\}/g;
+
+export function buildOpenApi(routes: readonly ApiRoute[], o: OpenApiOptions): JsonSchema {
   const conv = new SchemaConverter();
   const paths: Record<string, Record<string, unknown>> = {};
+  const usedResponses = new Set<number>();
+  const parameters = (where: 'path' | 'query', obj: z.AnyZodObject) =>
+    Object.entries(obj.shape as Record<string, ZodTypeAny>).map(([name, s]) => {
+      const schema = conv.convert(s, 'input');
+      const description = s.description ?? (s instanceof z.ZodOptional || s instanceof z.ZodDefault ? (s._def.innerType as ZodTypeAny).description : undefined);
+      const required = where === 'path' || !(s.isOptional() || s instanceof z.ZodDefault);
+      return { name, in: where, required, schema, ...(description ? { description } : {}) };
+    });
   for (const r of routes) {
     const op: Record<string, unknown> = { summary: r.summary, operationId: `${r.method}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}` };
     if (r.tags) op.tags = r.tags;
-    if (r.open) op.security = [];
-    const q = r.query;
-    if (q) {
-      op.parameters = Object.entries(q.shape as Record<string, ZodTypeAny>).map(([name, s]) => {
-        const schema = conv.convert(s, 'input');
-        const description = s.description ?? (s instanceof z.ZodOptional || s instanceof z.ZodDefault ? (s._def.innerType as ZodTypeAny).description : undefined);
-        return { name, in: 'query', required: !(s.isOptional() || s instanceof z.ZodDefault), schema, ...(description ? { description } : {}) };
-      });
-    }
+    // An open route takes a token too (it is then audited under its name): no credential or any role.
+    op.security = r.open ? [{}, { [o.securityScheme.name]: [o.roleOf(r)] }] : [{ [o.securityScheme.name]: [o.roleOf(r)] }];
+    const inPath = [...r.path.matchAll(PATH_PARAM)].map((m) => m[1]!);
+    const declared = Object.keys(r.params?.shape ?? {});
+    if (inPath.join() !== declared.join()) throw new Error(`${r.method.toUpperCase()} ${r.path}: params must declare exactly ${inPath.join(', ') || 'nothing'}, in order (has ${declared.join(', ') || 'nothing'})`);
+    const params = [...(r.params ? parameters('path', r.params) : []), ...(r.query ? parameters('query', r.query) : [])];
+    if (params.length) op.parameters = params;
     if (r.body) {
-      op.requestBody = { required: !r.body.isOptional(), content: { 'application/json': { schema: conv.convert(r.body, 'input') } } };
+      const schema = conv.convert(r.body, 'input');
+      const media = { schema, ...(r.bodyExample !== undefined ? { example: r.bodyExample } : {}) };
+      op.requestBody = { required: !r.body.isOptional(), content: Object.fromEntries((r.bodyTypes ?? ['application/json']).map((t) => [t, media])) };
     }
     op.responses = Object.fromEntries(
-      Object.entries(r.responses).map(([status, s]) => [
-        status,
-        typeof s === 'string'
-          ? { description: s, content: { 'text/plain': { schema: { type: 'string' } } } }
-          : { description: s.description ?? `HTTP ${status}`, content: { 'application/json': { schema: conv.convert(s, 'output') } } },
-      ]),
+      Object.entries(r.responses).map(([key, s]) => {
+        const status = Number(key);
+        if (s === o.errorBody && o.errorResponses[status]) {
+          usedResponses.add(status);
+          return [key, { $ref: `#/components/responses/${o.errorResponses[status].name}` }];
+        }
+        return [
+          key,
+          typeof s === 'string'
+            ? status === 204 ? { description: s } : { description: s, content: { 'text/plain': { schema: { type: 'string' } } } }
+            : { description: s.description ?? `HTTP ${status}`, content: { 'application/json': { schema: conv.convert(s, 'output') } } },
+        ];
+      }),
     );
     (paths[r.path] ??= {})[r.method] = op;
   }
+  const errorRef = usedResponses.size ? conv.convert(o.errorBody, 'output') : undefined;
+  const responses = Object.fromEntries(
+    [...usedResponses]
+      .sort((a, b) => a - b)
+      .map((status) => {
+        const e = o.errorResponses[status]!;
+        return [e.name, { description: e.description, ...(e.headers ? { headers: e.headers } : {}), content: { 'application/json': { schema: errorRef } } }];
+      }),
+  );
   const sortedComponents = Object.fromEntries(Object.entries(conv.components).sort(([a], [b]) => a.localeCompare(b)));
+  const usedTags = [...new Set(routes.flatMap((r) => r.tags ?? []))];
+  const tags = [...o.tags.filter((t) => usedTags.includes(t.name)), ...usedTags.filter((n) => !o.tags.some((t) => t.name === n)).map((name) => ({ name }))];
   return {
-    openapi: '3.0.3',
-    info,
-    security: [{ bearerAuth: [] }],
+    openapi: '3.1.0',
+    info: o.info,
+    servers: o.servers,
+    tags,
+    security: [{ [o.securityScheme.name]: [] }],
     paths,
     components: {
       schemas: sortedComponents,
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A token of role read, operate or admin (see the operator guide)' } },
+      responses,
+      securitySchemes: { [o.securityScheme.name]: o.securityScheme.scheme },
     },
   };
 }

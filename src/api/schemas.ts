@@ -8,7 +8,7 @@ import { DECISION_RESULTS, journalEntrySchema, SKIP_REASONS } from '../store/jou
 
 export const errorBody = z
   .object({
-    error: z.enum(['bad_request', 'unauthorized', 'forbidden', 'not_found', 'rm_unavailable', 'conflict', 'unsupported_media_type', 'internal']),
+    error: z.enum(['bad_request', 'unauthorized', 'forbidden', 'not_found', 'rm_unavailable', 'conflict', 'payload_too_large', 'unsupported_media_type', 'internal']),
     /** Dotted path of the offending field (`params.targets.root.a.capacityPct`), for bad_request. */
     field: z.string().optional(),
     reason: z.string(),

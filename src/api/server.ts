@@ -14,7 +14,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { readdir } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
-import { ZodError, type z } from 'zod';
+import { ZodError, type z, type ZodTypeAny } from 'zod';
 import { ConflictError, RmUnavailableError, SchedbrainError, UnsupportedActionError, ValidationError, zodToValidationError } from '../core/errors.js';
 import type { ClusterSnapshot } from '../core/model.js';
 import type { Engine } from '../engine/engine.js';
@@ -23,7 +23,7 @@ import { PROMETHEUS_CONTENT_TYPE } from '../engine/metrics.js';
 import { StoreDecodeError } from '../store/codec.js';
 import { defaultRole, roleAtLeast, type ApiAuth, type Role } from './auth.js';
 import type { Store } from '../store/store.js';
-import { buildOpenApi, type ApiRoute } from './openapi.js';
+import { buildOpenApi, type ApiRoute, type ErrorResponse } from './openapi.js';
 import * as S from './schemas.js';
 
 export interface RoutePluginOptions {
@@ -79,22 +79,85 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { method: 'get', path: '/v1/policy', summary: 'The running policy, its parameters and the dry-run flag', tags: ['engine'], responses: { 200: S.policyBody } },
   { method: 'get', path: '/v1/policy/state', summary: "The running policy's state (in memory) and when it was last persisted", tags: ['engine'], responses: { 200: S.policyStateBody } },
   {
-    method: 'put', path: '/v1/policy', summary: 'Replace the running policy (validated and persisted before it takes effect; nothing half-applied)', tags: ['engine'],
-    body: S.putPolicyBody, responses: { 200: S.policyBody, 400: S.errorBody },
+    method: 'put', path: '/v1/policy', summary: 'Replace the running policy (validated and persisted before it takes effect; nothing half-applied)', tags: ['engine'], role: 'admin',
+    body: S.putPolicyBody, bodyExample: { name: 'capacity-targets', params: { targets: { 'root.a': { capacityPct: 60 }, 'root.b': { capacityPct: 40 } } }, dryRun: false },
+    responses: { 200: S.policyBody, 400: S.errorBody },
   },
   {
-    method: 'post', path: '/v1/dry-run', summary: 'Run one cycle on a fresh snapshot, optionally with another policy; returns decisions with reasons and writes nothing', tags: ['engine'],
-    body: S.dryRunBody.optional(), responses: { 200: S.dryRunResponse, 400: S.errorBody, 503: S.errorBody },
+    method: 'post', path: '/v1/dry-run', summary: 'Run one cycle on a fresh snapshot, optionally with another policy; returns decisions with reasons and writes nothing', tags: ['engine'], role: 'read',
+    body: S.dryRunBody.optional(), bodyExample: { name: 'capacity-targets', params: { targets: { 'root.a': { capacityPct: 70 }, 'root.b': { capacityPct: 30 } } } },
+    responses: { 200: S.dryRunResponse, 400: S.errorBody, 503: S.errorBody },
   },
 ];
 
+/** Error answers every route may give, by status (the body is always `Error`). */
+export const ERROR_RESPONSES: Readonly<Record<number, ErrorResponse>> = {
+  400: { name: 'BadRequest', description: 'Invalid input: `field` names the offending part (`body.…`, `query.…`, a path parameter) and `reason` says why' },
+  401: {
+    name: 'Unauthorized',
+    description: 'No bearer token, or one the service does not know',
+    headers: { 'WWW-Authenticate': { description: 'Bearer realm="schedbrain"', schema: { type: 'string' } } },
+  },
+  403: { name: 'Forbidden', description: "The token's role is below the route's, or the Host header names another service" },
+  404: { name: 'NotFound', description: 'No such resource' },
+  409: { name: 'Conflict', description: 'The request does not fit the current state (`reason` says which)' },
+  413: { name: 'PayloadTooLarge', description: 'The body is larger than 1 MiB' },
+  415: { name: 'UnsupportedMediaType', description: 'The body is in a media type the route does not read' },
+  503: { name: 'RmUnavailable', description: 'The ResourceManager could not be read' },
+};
+
+/** Body size limit of every route. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * The error answers a route gives by its shape, besides those it declares: every route refuses
+ * a foreign Host (403) and, unless open, a missing or weak token (401, 403); input can be
+ * invalid (400), a body too large (413) or of another media type (415); a named resource can be
+ * missing (404).
+ */
+export function withImpliedErrors(r: ApiRoute): ApiRoute {
+  const implied: Record<number, ZodTypeAny> = r.open ? { 403: S.errorBody } : { 401: S.errorBody, 403: S.errorBody };
+  if (r.body || r.query || r.params) implied[400] = S.errorBody;
+  if (r.params) implied[404] = S.errorBody;
+  if (r.body) Object.assign(implied, { 413: S.errorBody, 415: S.errorBody });
+  return { ...r, responses: { ...implied, ...r.responses } };
+}
+
+/** The role `buildApi`'s authentication asks of a route (`config.role`, else by method). */
+export const roleOfRoute = (r: ApiRoute): Role => r.role ?? defaultRole(r.method.toUpperCase());
+
 export function openApiDocument(extra: readonly ApiRoute[] = []): Record<string, unknown> {
-  // Every route refuses a foreign Host (403); the others also a missing or weak token (401, 403).
-  const withAuthErrors = (r: ApiRoute): ApiRoute => ({ ...r, responses: r.open ? { ...r.responses, 403: S.errorBody } : { ...r.responses, 401: S.errorBody, 403: S.errorBody } });
-  return buildOpenApi([...API_ROUTES, ...extra].map(withAuthErrors), {
-    title: 'schedbrain admin API',
-    version: '1',
-    description: 'Control and inspect the schedbrain engine: policy, decision journal, dry-run, cluster snapshot, health and metrics.',
+  const routes = [...API_ROUTES, ...extra].map(withImpliedErrors).map((r) => ({ ...r, responses: Object.fromEntries(Object.entries(r.responses).sort(([a], [b]) => Number(a) - Number(b))) }));
+  return buildOpenApi(routes, {
+    info: {
+      title: 'schedbrain admin API',
+      version: '1',
+      description:
+        'Control and inspect the schedbrain engine: policy, decision journal, dry-run, cluster snapshot, health and metrics, and the routes of the policies that take requests (BoPF queues, DARSS workflows). ' +
+        'Every route but /livez, /healthz and /metrics needs a bearer token whose role (read < operate < admin) covers the role the operation lists under `bearerAuth`; ' +
+        'auth.openProbes: false closes the probes too, auth.openReads: true opens every GET of role read. Errors answer `{ error, field?, reason }`.',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
+    servers: [{ url: 'http://127.0.0.1:7878', description: 'schedbrain serve with its default --host and --port' }],
+    tags: [
+      { name: 'ops', description: 'Probes and metrics (no token by default)' },
+      { name: 'cluster', description: 'The cluster as the brain reads it' },
+      { name: 'engine', description: 'The running policy, its decisions and what-if runs' },
+      { name: 'bopf', description: 'BoPF queue registration and admission' },
+      { name: 'darss', description: 'DARSS workflow requests, quota and reservation ledger' },
+    ],
+    errorBody: S.errorBody,
+    errorResponses: ERROR_RESPONSES,
+    securityScheme: {
+      name: 'bearerAuth',
+      scheme: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'A token of role read, operate or admin (tokens file, SCHEDBRAIN_API_TOKENS, or the first-start <stateDir>/admin.token); an operation lists the least role it needs. See docs/operator-guide.md.',
+      },
+    },
+    roleOf: roleOfRoute,
   });
 }
 
@@ -145,7 +208,7 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
     loggerInstance: opts.logger as FastifyBaseLogger | undefined,
     // Health checks and scrapes would flood the log; errors are logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: 1024 * 1024,
+    bodyLimit: BODY_LIMIT_BYTES,
     ...(opts.https ? { https: opts.https } : {}),
   }) as unknown as FastifyInstance;
   app.decorate('schedbrain', { engine, store });
@@ -227,6 +290,7 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
     if (err instanceof UnsupportedActionError) return sendError(reply, 400, 'bad_request', err.message);
     const fe = err as { statusCode?: number; code?: string; message: string };
     if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendError(reply, 415, 'unsupported_media_type', `${fe.message}; send application/json`);
+    if (fe.statusCode === 413) return sendError(reply, 413, 'payload_too_large', `${fe.message} (at most ${BODY_LIMIT_BYTES} bytes)`);
     if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return sendError(reply, fe.statusCode, fe.statusCode === 404 ? 'not_found' : 'bad_request', fe.message);
     req.log.error({ err }, 'request failed');
     const msg = err instanceof StoreDecodeError ? err.message : `internal error: ${fe.message}`;

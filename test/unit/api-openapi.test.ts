@@ -11,7 +11,7 @@ describe('openapi/openapi.json', () => {
 
   it('documents every built-in route and the error format', async () => {
     const doc = JSON.parse(await renderOpenApi());
-    expect(doc.openapi).toBe('3.0.3');
+    expect(doc.openapi).toBe('3.1.0');
     for (const p of ['/livez', '/healthz', '/metrics', '/v1/snapshot', '/v1/decisions', '/v1/policy', '/v1/dry-run']) expect(doc.paths[p], p).toBeDefined();
     expect(doc.paths['/v1/policy'].put.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PutPolicyRequest' });
     expect(doc.components.schemas.Error.properties.field).toEqual({ type: 'string' });

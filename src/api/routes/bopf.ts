@@ -20,6 +20,7 @@ import { AdmissionControl, type AdmissionBook, type AdmissionDecision } from '..
 import { bookSchema } from '../../policies/bopf/policy.js';
 import { queueNameSchema, queueSpecSchema, type QueueSpec } from '../../policies/bopf/spec.js';
 import type { ApiRoute } from '../openapi.js';
+import { errorBody } from '../schemas.js';
 import type { RoutePlugin, RoutePluginOptions } from '../server.js';
 
 export const BOPF_NAMESPACE = 'bopf.admissions';
@@ -51,15 +52,22 @@ const conflictBody = z
     admission: admissionBody.optional(),
   })
   .describe('BopfConflict');
-const errorBody = z.object({ error: z.string(), field: z.string().optional(), reason: z.string() });
 const specBody = queueSpecSchema.describe('BopfQueueSpec');
+const nameParam = z.object({ name: queueNameSchema.describe('Queue name') });
+const lqExample = { name: 'etl', kind: 'LQ', periodMs: 600_000, burstDeadlineMs: 120_000, demand: { vcoreSeconds: 2400, memoryMBSeconds: 4_915_200 } };
 
 export const apiRoutes: readonly ApiRoute[] = [
-  { method: 'post', path: '/v1/bopf/queues', summary: 'Register a BoPF queue (LQ or TQ); answers its admission class with the conditions and their numbers', tags: ['bopf'], body: specBody, responses: { 201: registeredBody, 400: errorBody, 409: conflictBody, 503: errorBody } },
+  {
+    method: 'post', path: '/v1/bopf/queues', summary: 'Register a BoPF queue (LQ or TQ); answers its admission class with the conditions and their numbers', tags: ['bopf'],
+    body: specBody, bodyExample: lqExample, responses: { 201: registeredBody, 400: errorBody, 409: conflictBody, 503: errorBody },
+  },
   { method: 'get', path: '/v1/bopf/queues', summary: 'Admitted BoPF queues with their classes', tags: ['bopf'], responses: { 200: listBody } },
-  { method: 'get', path: '/v1/bopf/queues/{name}', summary: 'One admitted BoPF queue', tags: ['bopf'], responses: { 200: queueBody, 404: errorBody } },
-  { method: 'put', path: '/v1/bopf/queues/{name}', summary: 'Re-register a queue with new parameters (judged as if absent; unchanged when rejected)', tags: ['bopf'], body: specBody, responses: { 200: registeredBody, 400: errorBody, 404: errorBody, 409: conflictBody } },
-  { method: 'delete', path: '/v1/bopf/queues/{name}', summary: 'Unregister a BoPF queue', tags: ['bopf'], responses: { 204: 'removed', 404: errorBody } },
+  { method: 'get', path: '/v1/bopf/queues/{name}', summary: 'One admitted BoPF queue', tags: ['bopf'], params: nameParam, responses: { 200: queueBody, 404: errorBody } },
+  {
+    method: 'put', path: '/v1/bopf/queues/{name}', summary: 'Re-register a queue with new parameters (judged as if absent; unchanged when rejected)', tags: ['bopf'], params: nameParam,
+    body: specBody, bodyExample: { ...lqExample, burstDeadlineMs: 180_000 }, responses: { 200: registeredBody, 400: errorBody, 404: errorBody, 409: conflictBody },
+  },
+  { method: 'delete', path: '/v1/bopf/queues/{name}', summary: 'Unregister a BoPF queue', tags: ['bopf'], params: nameParam, responses: { 204: 'removed', 404: errorBody } },
 ];
 
 function admissionJson(d: AdmissionDecision) {

@@ -25,6 +25,7 @@ import type { ClusterSnapshot } from '../../core/model.js';
 import { checkWorkflow, fieldPath, jobSpanMs, REQUEST_TAG, workflowRequestSchema, type WorkflowRequest } from '../../core/rsl.js';
 import { addSteps, bestEffortQuota, capacityChanged, clusterUnits, emptySteps, forEachSegment, judgeRequest, productionCap, releaseBooking, admissionParams, type AdmissionDecision, type AdmittedRequest, type DarssParams, type DarssState, type Piece } from '../../policies/darss/index.js';
 import type { ApiRoute } from '../openapi.js';
+import { errorBody } from '../schemas.js';
 import type { RoutePlugin, RoutePluginOptions } from '../server.js';
 
 export const DARSS_NAMESPACE = 'darss.requests';
@@ -89,7 +90,6 @@ const createdBody = z.object({ id: z.string(), latestStarts: z.record(z.string()
 const conflictBody = z
   .object({ error: z.literal('conflict'), reason: z.string(), condition: z.string().optional(), numbers: numbersBody.optional(), decision: decisionBody.optional() })
   .describe('DarssConflict');
-const errorBody = z.object({ error: z.string(), field: z.string().optional(), reason: z.string() });
 const listQuery = z.object({ group: z.string().min(1).max(128).optional(), limit: z.coerce.number().int().min(1).max(10_000).default(1000) }).strict();
 const listBody = z.object({ nowMs: z.number(), requests: z.array(requestBody) });
 
@@ -136,17 +136,27 @@ const ledgerBody = z
   })
   .describe('DarssLedger');
 const workflowBody = workflowRequestSchema.describe('DarssWorkflow');
+const idParam = z.object({ id: idSchema.describe('Request id') });
+const workflowExample = {
+  id: 'nightly-etl',
+  group: 'analytics',
+  deadlineMs: 1_796_000_000_000,
+  jobs: [
+    { name: 'extract', tasks: 20, leaseMs: 300_000 },
+    { name: 'load', tasks: 5, leaseMs: 600_000, unitsPerTask: 2, prerequisites: ['extract'] },
+  ],
+};
 
 export const apiRoutes: readonly ApiRoute[] = [
   {
     method: 'post', path: '/v1/darss/requests', summary: 'Submit a workflow (RSL; application/json or application/yaml); admitted against the ledger (201 with its latest starts) or refused (409 with the failing condition and its numbers)', tags: ['darss'],
-    body: workflowBody, responses: { 201: createdBody, 400: errorBody, 409: conflictBody, 503: errorBody },
+    body: workflowBody, bodyTypes: ['application/json', 'application/yaml'], bodyExample: workflowExample, responses: { 201: createdBody, 400: errorBody, 409: conflictBody, 503: errorBody },
   },
   { method: 'get', path: '/v1/darss/requests', summary: 'Admitted DARSS requests with progress and slack', tags: ['darss'], query: listQuery, responses: { 200: listBody, 400: errorBody } },
-  { method: 'get', path: '/v1/darss/requests/{id}', summary: 'One admitted DARSS request with its workflow', tags: ['darss'], responses: { 200: requestDetailBody, 404: errorBody } },
-  { method: 'delete', path: '/v1/darss/requests/{id}', summary: 'Withdraw a request and release its bookings (409 once one of its tasks has started)', tags: ['darss'], responses: { 204: 'withdrawn', 404: errorBody, 409: conflictBody, 503: errorBody } },
+  { method: 'get', path: '/v1/darss/requests/{id}', summary: 'One admitted DARSS request with its workflow', tags: ['darss'], params: idParam, responses: { 200: requestDetailBody, 404: errorBody } },
+  { method: 'delete', path: '/v1/darss/requests/{id}', summary: 'Withdraw a request and release its bookings (409 once one of its tasks has started)', tags: ['darss'], params: idParam, responses: { 204: 'withdrawn', 404: errorBody, 409: conflictBody, 503: errorBody } },
   { method: 'get', path: '/v1/darss/quota', summary: 'Best-effort quota (m of n units per period) and production cap', tags: ['darss'], responses: { 200: quotaBody, 409: errorBody } },
-  { method: 'put', path: '/v1/darss/quota', summary: 'Change the best-effort quota and production cap (role admin); names admitted requests that no longer fit', tags: ['darss'], body: quotaSchema, responses: { 200: quotaBody, 400: errorBody, 409: errorBody } },
+  { method: 'put', path: '/v1/darss/quota', summary: 'Change the best-effort quota and production cap (role admin); names admitted requests that no longer fit', tags: ['darss'], role: 'admin', body: quotaSchema, bodyExample: { m: 40, n: 100, periodMs: 3_600_000, productionCapPct: 80 }, responses: { 200: quotaBody, 400: errorBody, 409: errorBody } },
   { method: 'get', path: '/v1/darss/ledger', summary: 'Units reserved for production over [from, to) as a step function (at most 30 days, 10,000 steps)', tags: ['darss'], query: ledgerQuery, responses: { 200: ledgerBody, 400: errorBody, 409: errorBody } },
 ];
 
