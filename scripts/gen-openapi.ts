@@ -1,14 +1,18 @@
 /**
- * Writes openapi/openapi.json from the API's zod schemas (`npm run openapi`).
- * `--check` exits 1 when the committed file differs from what the code generates.
+ * Writes openapi/openapi.json from the API's zod schemas, and the typed client's types
+ * (src/client/schema.ts) from that document with openapi-typescript (`npm run openapi`).
+ * `--check` exits 1 when a committed file differs from what the code generates.
  */
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { loadRouteModules, openApiDocument } from '../src/api/server.js';
 
-export const OPENAPI_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'openapi', 'openapi.json');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const OPENAPI_PATH = resolve(root, 'openapi', 'openapi.json');
+export const CLIENT_TYPES_PATH = resolve(root, 'src', 'client', 'schema.ts');
 
 /** The document as the code defines it now, serialised exactly as committed. */
 export async function renderOpenApi(): Promise<string> {
@@ -16,21 +20,42 @@ export async function renderOpenApi(): Promise<string> {
   return `${JSON.stringify(openApiDocument(extra), null, 2)}\n`;
 }
 
+/** The client's types for a document, as committed. */
+export async function renderClientTypes(openApiText: string): Promise<string> {
+  const ast = await openapiTS(JSON.parse(openApiText) as OpenAPI3, { alphabetize: false, exportType: false });
+  const header = '/**\n * Types of the admin API, generated from openapi/openapi.json by openapi-typescript: do not edit.\n * Regenerate with `npm run openapi`.\n */\n\n';
+  return `${header}${astToString(ast)}`;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ args: process.argv.slice(2), options: { check: { type: 'boolean', default: false } } });
-  const text = await renderOpenApi();
+  const doc = await renderOpenApi();
+  const outputs: [string, string][] = [
+    [OPENAPI_PATH, doc],
+    [CLIENT_TYPES_PATH, await renderClientTypes(doc)],
+  ];
   if (values.check) {
-    const current = readFileSync(OPENAPI_PATH, 'utf8');
-    if (current !== text) {
-      console.error(`${OPENAPI_PATH} is out of date: run npm run openapi`);
-      process.exit(1);
+    let stale = false;
+    for (const [path, text] of outputs) {
+      let current = '';
+      try {
+        current = readFileSync(path, 'utf8');
+      } catch {
+        // missing: stale
+      }
+      if (current !== text) {
+        console.error(`${path} is out of date: run npm run openapi`);
+        stale = true;
+      } else console.log(`${path} is up to date`);
     }
-    console.log(`${OPENAPI_PATH} is up to date`);
+    if (stale) process.exit(1);
     return;
   }
-  mkdirSync(dirname(OPENAPI_PATH), { recursive: true });
-  writeFileSync(OPENAPI_PATH, text);
-  console.log(`wrote ${OPENAPI_PATH}`);
+  for (const [path, text] of outputs) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+    console.log(`wrote ${path}`);
+  }
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

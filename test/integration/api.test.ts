@@ -1,19 +1,22 @@
 /**
- * The admin API wired to the YARN backend on the shared real ResourceManager: the snapshot as
- * JSON, policy validation against the live queue tree, a dry-run that writes nothing, metrics.
+ * The admin API wired to the YARN backend on the shared real ResourceManager, listening on a
+ * loopback port and called through the generated client (src/client): the snapshot as JSON,
+ * policy validation against the live queue tree, a dry-run that writes nothing, metrics.
  * Adds one empty queue (`root.sbapiNNNNN`, 0 %) for the dry-run to propose a change to, and
  * removes it at the end.
  */
 import type { FastifyInstance } from 'fastify';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApi } from '../../src/api/server.js';
+import { createAdminClient, ok, type AdminClient } from '../../src/client/index.js';
 import { Engine } from '../../src/engine/engine.js';
 import { Store } from '../../src/store/store.js';
 import { YarnBackend } from '../../src/yarn/backend.js';
-import { asAdmin, testAuth } from '../support/api-auth.js';
+import { TEST_ADMIN, testAuth } from '../support/api-auth.js';
 
 const rmUrl = inject('rmUrl');
 const testQueue = `root.sbapi${Date.now() % 100_000}`;
@@ -23,6 +26,7 @@ describe('admin API on a real ResourceManager', () => {
   let store: Store;
   let engine: Engine;
   let app: FastifyInstance;
+  let client: AdminClient;
   let direct: YarnBackend;
   let defaultPct: number | undefined;
 
@@ -36,7 +40,9 @@ describe('admin API on a real ResourceManager', () => {
     store = await Store.open(dir);
     engine = new Engine({ backend: new YarnBackend({ rmUrl }), store, periodMs: 60_000, initial: { policy: 'capacity-targets', params: { targets: {} }, dryRun: true } });
     await engine.init();
-    app = asAdmin(await buildApi({ engine, store, auth: testAuth() }));
+    app = await buildApi({ engine, store, auth: testAuth() });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    client = createAdminClient({ baseUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, token: TEST_ADMIN.token });
   });
 
   afterAll(async () => {
@@ -53,40 +59,35 @@ describe('admin API on a real ResourceManager', () => {
   });
 
   it('serves the snapshot with nodes, queues, apps and containers as arrays', async () => {
-    const r = await app.inject('/v1/snapshot');
-    expect(r.statusCode).toBe(200);
-    const s = r.json();
+    const s = await ok(client.GET('/v1/snapshot'));
     expect(s.nodes.length).toBeGreaterThanOrEqual(1);
     expect(s.nodes[0]).toMatchObject({ state: 'RUNNING', capacity: { memoryMB: expect.any(Number), vcores: expect.any(Number) } });
     expect(s.rootQueue.path).toBe('root');
-    expect(s.rootQueue.children.some((q: { path: string }) => q.path === 'root.default')).toBe(true);
+    expect(s.rootQueue.children.some((q) => q.path === 'root.default')).toBe(true);
     expect(Array.isArray(s.apps)).toBe(true);
     expect(Array.isArray(s.containers)).toBe(true);
   });
 
   it('validates params against the live queue tree and names the field', async () => {
     await engine.runCycle();
-    const health = (await app.inject('/healthz')).json();
+    const health = await ok(client.GET('/healthz'));
     expect(health).toMatchObject({ status: 'ok', rmReachable: true, advisory: false, dryRun: true });
-    const r = await app.inject({ method: 'PUT', url: '/v1/policy', payload: { name: 'capacity-targets', params: { targets: { 'root.nosuchqueue': { capacityPct: 10 } } } } });
-    expect(r.statusCode).toBe(400);
-    expect(r.json()).toMatchObject({ error: 'bad_request', field: 'params.targets.root.nosuchqueue', reason: expect.stringMatching(/does not exist/) });
+    const r = await client.PUT('/v1/policy', { body: { name: 'capacity-targets', params: { targets: { 'root.nosuchqueue': { capacityPct: 10 } } } } });
+    expect(r.response.status).toBe(400);
+    expect(r.error).toMatchObject({ error: 'bad_request', field: 'params.targets.root.nosuchqueue', reason: expect.stringMatching(/does not exist/) });
   });
 
   it('dry-run returns the decision with its reason and changes nothing on the RM', async () => {
-    const before = (await app.inject('/v1/snapshot')).json();
-    const def = before.rootQueue.children.find((q: { path: string }) => q.path === 'root.default');
+    const before = await ok(client.GET('/v1/snapshot'));
+    const def = before.rootQueue.children.find((q) => q.path === 'root.default')!;
     // Propose moving 1 point from root.default to the empty test queue.
     const targets = { 'root.default': { capacityPct: def.capacityPct - 1 }, [testQueue]: { capacityPct: 1 } };
-    const r = await app.inject({ method: 'POST', url: '/v1/dry-run', payload: { name: 'capacity-targets', params: { targets } } });
-    expect(r.statusCode).toBe(200);
-    expect(r.json().decisions).toHaveLength(1);
-    expect(r.json().decisions[0]).toMatchObject({ result: 'dryRun', rule: 'capacity-targets.hold', reason: expect.stringContaining('→') });
-    const after = (await app.inject('/v1/snapshot')).json();
-    expect(after.rootQueue.children.map((q: { path: string; capacityPct: number; maxCapacityPct: number }) => [q.path, q.capacityPct, q.maxCapacityPct])).toEqual(
-      before.rootQueue.children.map((q: { path: string; capacityPct: number; maxCapacityPct: number }) => [q.path, q.capacityPct, q.maxCapacityPct]),
-    );
-    const metrics = (await app.inject('/metrics')).body;
+    const r = await ok(client.POST('/v1/dry-run', { body: { name: 'capacity-targets', params: { targets } } }));
+    expect(r.decisions).toHaveLength(1);
+    expect(r.decisions[0]).toMatchObject({ result: 'dryRun', rule: 'capacity-targets.hold', reason: expect.stringContaining('→') });
+    const after = await ok(client.GET('/v1/snapshot'));
+    expect(after.rootQueue.children.map((q) => [q.path, q.capacityPct, q.maxCapacityPct])).toEqual(before.rootQueue.children.map((q) => [q.path, q.capacityPct, q.maxCapacityPct]));
+    const metrics = await ok(client.GET('/metrics', { parseAs: 'text' }));
     expect(metrics).toMatch(/schedbrain_cycles_total\{outcome="ok"\} 1/);
   });
 });

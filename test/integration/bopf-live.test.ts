@@ -27,18 +27,20 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import bopfRoutes from '../../src/api/routes/bopf.js';
 import { buildApi } from '../../src/api/server.js';
+import { createAdminClient, ok } from '../../src/client/index.js';
 import { Engine, type CycleReport } from '../../src/engine/engine.js';
 import type { BopfState } from '../../src/policies/bopf/index.js';
 import { Store } from '../../src/store/store.js';
 import { YarnBackend } from '../../src/yarn/backend.js';
 import { submitJob } from '../../src/yarn/workload.js';
 import { eventually } from './helpers.js';
-import { asAdmin, testAuth } from '../support/api-auth.js';
+import { TEST_ADMIN, testAuth } from '../support/api-auth.js';
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
@@ -60,7 +62,7 @@ const LQ_PERIOD_MS = 60_000;
 const LQ_RATE = { vcores: 4, memoryMB: 2048 };
 const LQ_SPEC = {
   name: LQ,
-  kind: 'LQ',
+  kind: 'LQ' as const,
   periodMs: LQ_PERIOD_MS,
   burstDeadlineMs: LQ_DEADLINE_MS,
   demand: { vcoreSeconds: (LQ_RATE.vcores * LQ_DEADLINE_MS) / 1000, memoryMBSeconds: (LQ_RATE.memoryMB * LQ_DEADLINE_MS) / 1000 },
@@ -205,7 +207,8 @@ describe('BoPF live on a real ResourceManager', () => {
       if (!cycles.includes(r)) cycles.push(r);
       return r;
     };
-    api = asAdmin(await buildApi({ engine, store, plugins: [bopfRoutes], auth: testAuth() }));
+    api = await buildApi({ engine, store, plugins: [bopfRoutes], auth: testAuth() });
+    await api.listen({ host: '127.0.0.1', port: 0 });
   });
 
   afterAll(async () => {
@@ -236,13 +239,18 @@ describe('BoPF live on a real ResourceManager', () => {
 
   it('raises the LQ to its guarantee within two periods of its burst, the LQ runs while the TQ does, and the TQ gets its share back', async () => {
     // --- registration: the LQ is hard, the TQ elastic; the brain creates both queues -----------------
-    const post = (body: unknown) => api.inject({ method: 'POST', url: '/v1/bopf/queues', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
-    const rl = await post(LQ_SPEC);
-    expect(rl.statusCode).toBe(201);
-    expect(rl.json().admission.class).toBe('hard');
-    const rt = await post({ name: TQ, kind: 'TQ' });
-    expect(rt.statusCode).toBe(201);
-    expect(rt.json().admission.class).toBe('elastic');
+    // Through the generated client, over HTTP, as an operator's tool would.
+    const client = createAdminClient({ baseUrl: `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`, token: TEST_ADMIN.token });
+    const rl = await client.POST('/v1/bopf/queues', { body: LQ_SPEC });
+    expect(rl.response.status).toBe(201);
+    expect(rl.data?.admission.class).toBe('hard');
+    const rt = await client.POST('/v1/bopf/queues', { body: { name: TQ, kind: 'TQ' } });
+    expect(rt.response.status).toBe(201);
+    expect(rt.data?.admission.class).toBe('elastic');
+    expect((await ok(client.GET('/v1/bopf/queues'))).queues.map((q) => [q.name, q.class])).toEqual([
+      [LQ, 'hard'],
+      [TQ, 'elastic'],
+    ]);
 
     const poll = startPoller();
     /** Capacity changes seen on the RM, with what each queue held, from `t0`. */

@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { leaseHolderFor, serve } from '../../src/cli/main.js';
+import { createAdminClient, ok } from '../../src/client/index.js';
 import { HttpNodeShim, type WireContainer } from '../../src/yarn/shim-client.js';
 import { submitJob } from '../../src/yarn/workload.js';
 import { eventually, shimSecret, shimUrl } from './helpers.js';
@@ -176,14 +177,15 @@ async function startBrain(stateDir: string, shim: string): Promise<Brain> {
   };
 }
 
-/** Every journal entry of the running brain, oldest first (paged through the admin API). */
+/** Every journal entry of the running brain, oldest first (paged through the admin API with the generated client). */
 async function journal(adminUrl: string, token: string): Promise<Journaled[]> {
+  const client = createAdminClient({ baseUrl: adminUrl, token });
   const all: (Journaled & { id: string; timeMs: number })[] = [];
   let since: number | undefined;
   const seen = new Set<string>();
   for (;;) {
-    const res = await fetch(`${adminUrl}/v1/decisions?order=asc&limit=1000&policy=kairos${since !== undefined ? `&since=${since}` : ''}`, { headers: { authorization: `Bearer ${token}` } });
-    const { entries } = (await res.json()) as { entries: (Journaled & { id: string; timeMs: number })[] };
+    const query = { order: 'asc' as const, limit: 1000, policy: 'kairos', ...(since !== undefined ? { since: String(since) } : {}) };
+    const { entries } = (await ok(client.GET('/v1/decisions', { params: { query } }))) as { entries: (Journaled & { id: string; timeMs: number })[] };
     const fresh = entries.filter((e) => !seen.has(e.id));
     for (const e of fresh) {
       seen.add(e.id);

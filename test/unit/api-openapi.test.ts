@@ -1,12 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { OPENAPI_PATH, renderOpenApi } from '../../scripts/gen-openapi.js';
+import { CLIENT_TYPES_PATH, OPENAPI_PATH, renderClientTypes, renderOpenApi } from '../../scripts/gen-openapi.js';
 
 describe('openapi/openapi.json', () => {
   it('matches what the zod schemas generate (run `npm run openapi` when this fails)', async () => {
     const generated = await renderOpenApi();
     const committed = readFileSync(OPENAPI_PATH, 'utf8');
     expect(committed).toBe(generated);
+  });
+
+  it('src/client/schema.ts matches what openapi-typescript generates from it (run `npm run openapi` when this fails)', async () => {
+    const generated = await renderClientTypes(readFileSync(OPENAPI_PATH, 'utf8'));
+    expect(readFileSync(CLIENT_TYPES_PATH, 'utf8')).toBe(generated);
   });
 
   it('documents every built-in route and the error format', async () => {
