@@ -12,6 +12,7 @@ import pino, { type Logger } from 'pino';
 import { SchedbrainError, ValidationError } from '../core/errors.js';
 import { ApiAuth, AuthConfigError, defaultAllowedHosts, ensureAdminTokenFile, isLoopback, parseTokenList, readTokensFile, type ApiToken } from '../api/auth.js';
 import { configHelp, ConfigError, loadConfig, type Config } from '../config.js';
+import { ADMIN_COMMANDS, ADMIN_HELP_LINES, runAdminCommand } from './admin/index.js';
 
 const MAIN_HELP = `schedbrain: a scheduling brain for Apache Hadoop YARN
 
@@ -22,6 +23,9 @@ Commands:
                  (starts an embedded mini YARN when no RM URL is configured)
   minicluster    start a standalone mini YARN cluster and print its RM URL
   simulate       run policies on a simulated cluster (schedbrain simulate --help)
+
+Commands on a running service (its admin API; --server, token from SCHEDBRAIN_TOKEN or admin.token):
+${ADMIN_HELP_LINES}
 
 Run 'schedbrain <command> --help' for the options of a command.`;
 
@@ -373,6 +377,7 @@ export async function main(argv: string[]): Promise<number> {
       stdio.out(MAIN_HELP);
       return cmd === undefined ? 2 : 0;
     default:
+      if (ADMIN_COMMANDS.includes(cmd)) return runAdminCommand(argv);
       stdio.err(`schedbrain: unknown command "${cmd}"\n\n${MAIN_HELP}`);
       return 2;
   }
