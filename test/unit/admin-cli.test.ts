@@ -140,6 +140,9 @@ describe('schedbrain policy and dry-run', () => {
     expect(svc!.engine.config()).toMatchObject({ params: targets(65, 35), dryRun: true });
     const got = JSON.parse((await cli(['policy', 'get', '--json'])).out);
     expect(got).toMatchObject({ name: 'capacity-targets', dryRun: true, params: targets(65, 35) });
+    // Without --params the running policy keeps its parameters.
+    expect((await cli(['policy', 'set', 'capacity-targets', '--no-dry-run'])).code).toBe(0);
+    expect(svc!.engine.config()).toMatchObject({ params: targets(65, 35), dryRun: false });
   });
 
   it('a role below the route is refused with the reason (403); the read token still reads', async () => {

@@ -61,8 +61,13 @@ function readClientConfig(file: string, explicit: boolean): z.infer<typeof clien
     const i = r.error.issues[0]!;
     throw new UsageError(`client configuration ${file}: ${i.path.join('.') || '(file)'}: ${i.message}`);
   }
-  // A relative tokenFile is relative to the file that names it.
-  return r.data.tokenFile ? { ...r.data, tokenFile: resolve(dirname(file), r.data.tokenFile) } : r.data;
+  // A relative tokenFile is relative to the file that names it; `~/` is the home directory.
+  const home = (p: string) => (p.startsWith('~/') ? join(homedir(), p.slice(2)) : p);
+  return {
+    ...r.data,
+    ...(r.data.tokenFile ? { tokenFile: resolve(dirname(file), home(r.data.tokenFile)) } : {}),
+    ...(r.data.stateDir ? { stateDir: home(r.data.stateDir) } : {}),
+  };
 }
 
 function readToken(file: string, what: string): string {

@@ -81,8 +81,13 @@ export async function policy(c: AdminContext, args: readonly string[]): Promise<
     if (!name) throw new UsageError('policy set needs the policy NAME');
     if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);
     if (c.flags['dry-run'] && c.flags['no-dry-run']) throw new UsageError('give --dry-run or --no-dry-run, not both');
-    const params = typeof c.flags.params === 'string' ? readDocument(c.flags.params, '--params') : undefined;
+    let params = typeof c.flags.params === 'string' ? readDocument(c.flags.params, '--params') : undefined;
     const dryRun = c.flags['dry-run'] ? true : c.flags['no-dry-run'] ? false : undefined;
+    // The API takes absent params as the policy's defaults: the running policy keeps its own instead.
+    if (params === undefined) {
+      const running = await ok(c.client.GET('/v1/policy'));
+      if (running.name === name) params = running.params;
+    }
     const p = await ok(c.client.PUT('/v1/policy', { body: { name, ...(params !== undefined ? { params } : {}), ...(dryRun !== undefined ? { dryRun } : {}) } }));
     c.io.out(c.json ? json(p) : policyText(p));
     return 0;

@@ -63,6 +63,7 @@ the RM is down or the snapshot stale.`,
 get: the running policy, its parameters, the dry-run flag, the registered policies.
 set: replace the running policy (role admin); validated and persisted before it takes effect.
   --params      the policy's parameters: a JSON or YAML file, inline JSON, or - for standard input
+                (without it the running policy keeps its parameters, another starts with its defaults)
   --dry-run     journal decisions without applying them; --no-dry-run applies them again`,
     options: { params: str, 'dry-run': bool, 'no-dry-run': bool },
     run: policy,
