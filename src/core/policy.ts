@@ -11,11 +11,18 @@
 import type { z } from 'zod';
 import type { Decision } from './actions.js';
 import type { ClusterSnapshot } from './model.js';
+import type { ChangeTracking } from './tracking.js';
 
 export interface PolicyInput<P, S> {
   readonly snapshot: ClusterSnapshot;
   readonly params: P;
   readonly state: S;
+  /**
+   * The runtime's change tracking (`tracking.ts`): ordered structures kept between cycles for the
+   * policy (due wake-ups, running totals), never persisted. The engine and the simulator always
+   * give it; a policy that needs it and is called without one throws.
+   */
+  readonly tracking?: ChangeTracking;
 }
 
 export interface PolicyOutput<S> {

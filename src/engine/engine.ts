@@ -13,6 +13,7 @@ import { foldRepeatedSkips, type JournalEntry, type NewJournalEntry } from '../s
 import type { PublishedRanking, Store } from '../store/store.js';
 import { RealClock, type Clock, type TimerHandle } from './clock.js';
 import { EngineMetrics } from './metrics.js';
+import { ChangeTracker } from './change-tracking.js';
 import { DriftTracker, type DriftOptions } from './drift.js';
 import { advisoryReason, DEFAULT_LIMITS, disruptionOf, PolicyError, Session, type SafetyLimits, type Statement } from './session.js';
 
@@ -164,6 +165,8 @@ export class Engine {
   private lastSnapshotAtMs: number | undefined;
   private ranking: PublishedRanking | undefined;
   private readonly drift: DriftTracker;
+  /** The policy's change tracking across cycles (rebuilt by the policy after a load, a swap or a discarded cycle). */
+  private readonly tracking = new ChangeTracker();
   /** When each suspension and kill of the last minute was applied (the per-minute limits). */
   private disruptions: { atMs: number; kind: 'suspend' | 'kill' }[] = [];
   private lastPruneAtMs: number | undefined;
@@ -337,7 +340,7 @@ export class Engine {
     const since = this.clock.now() - 60_000;
     this.disruptions = this.disruptions.filter((d) => d.atMs > since);
     const recentDisruptions = { suspends: this.disruptions.filter((d) => d.kind === 'suspend').length, kills: this.disruptions.filter((d) => d.kind === 'kill').length };
-    return new Session({ cycleId, snapshot, capabilities: caps, limits: this.limits, lastRanking: this.ranking, recentDisruptions, holds: this.drift.holds(this.clock.now()) });
+    return new Session({ cycleId, snapshot, capabilities: caps, limits: this.limits, lastRanking: this.ranking, recentDisruptions, holds: this.drift.holds(this.clock.now()), tracking: this.tracking });
   }
 
   /** A fresh snapshot straight from the backend (RmUnavailableError when it is down). */

@@ -13,6 +13,7 @@ import { findQueue, type ClusterSnapshot } from '../core/model.js';
 import { copyStateFor, type AnyPolicy, type PolicyOutput } from '../core/policy.js';
 import { isAlreadyTrue } from '../core/reconcile.js';
 import type { NewJournalEntry, SkipReason } from '../store/journal.js';
+import { ChangeTracker } from './change-tracking.js';
 import { heldBy } from './drift.js';
 import type { PublishedRanking } from '../store/store.js';
 
@@ -72,6 +73,8 @@ export interface SessionContext {
   readonly recentDisruptions?: { readonly suspends: number; readonly kills: number };
   /** Targets changed outside the brain and left alone for now, with why (./drift.ts). */
   readonly holds?: ReadonlyMap<string, string>;
+  /** The engine's change tracking, kept across its cycles (none: a fresh one, rebuilt from the state). */
+  readonly tracking?: ChangeTracker;
 }
 
 type Disruption = 'suspend' | 'kill';
@@ -417,7 +420,9 @@ export class Session {
     const t0 = performance.now();
     try {
       // The engine keeps the state it passed until the statement is committed.
-      output = policy.decide({ snapshot: this.ctx.snapshot, params, state: copyStateFor(policy, state) });
+      const given = copyStateFor(policy, state);
+      this.ctx.tracking?.carry(state, given);
+      output = policy.decide({ snapshot: this.ctx.snapshot, params, state: given, tracking: this.ctx.tracking ?? new ChangeTracker() });
       if (!output || !Array.isArray(output.decisions)) throw new Error('decide() did not return { decisions, state }');
     } catch (e) {
       throw new PolicyError(policy.name, e);

@@ -1,0 +1,203 @@
+/**
+ * The runtime's change-tracking service (`ChangeTracking`, src/core/tracking.ts): one per run of a
+ * policy, owned by the simulator (for a replay) or by the engine (for the live loop), handed to
+ * the policy with every snapshot, never persisted. Policies write it (wake-ups, kept totals) and
+ * read it back at the next cycle; a state it was not handed over with empties it, and the policy
+ * rebuilds it from that state.
+ */
+import type { NodeId } from '../core/model.js';
+import type { ChangeTracking, KeptKey, NodeSink, WakeIndex } from '../core/tracking.js';
+
+/** Wake-up order: time, then the node's number (order of first wake-up), so ties come out in a stable order. */
+const before = (t: number, o: number, t2: number, o2: number): boolean => t < t2 || (t === t2 && o < o2);
+
+/**
+ * Due wake-ups in two parts: a queue of items pushed in time order, and a binary min-heap on
+ * (time, node number) for the others. Most wake-ups are a quantum's end, set in time order, so most
+ * take the queue's one-step path. Items are not removed when a node's wake-up moves: an item whose
+ * time is no longer its node's wake-up is dropped when it comes up.
+ */
+export class NodeWakes implements WakeIndex {
+  /** Node number by id, and id by number. */
+  private readonly numbers = new Map<NodeId, number>();
+  private readonly ids: NodeId[] = [];
+  /** The wake-up of node number o (NaN: none). */
+  private readonly wakeOf: number[] = [];
+  private readonly heapTimes: number[] = [];
+  private readonly heapNums: number[] = [];
+  /** The queue: items head .. end, times never decreasing; room past `end` is reused. */
+  private readonly queueTimes: number[] = [];
+  private readonly queueNums: number[] = [];
+  private head = 0;
+  private end = 0;
+
+  schedule(node: NodeId, atMs: number): void {
+    let o = this.numbers.get(node);
+    if (o === undefined) {
+      o = this.ids.length;
+      this.numbers.set(node, o);
+      this.ids.push(node);
+      this.wakeOf.push(NaN);
+    } else if (this.wakeOf[o] === atMs) return;
+    this.wakeOf[o] = atMs;
+    const end = this.end;
+    if (end === this.head || atMs >= this.queueTimes[end - 1]) {
+      this.queueTimes[end] = atMs;
+      this.queueNums[end] = o;
+      this.end = end + 1;
+    } else this.heapPush(atMs, o);
+  }
+
+  forget(node: NodeId): void {
+    const o = this.numbers.get(node);
+    if (o !== undefined) this.wakeOf[o] = NaN;
+  }
+
+  takeDue(nowMs: number, into: NodeSink): void {
+    this.take(nowMs, into);
+  }
+
+  earliest(): number | undefined {
+    // Drops the items that no longer hold, up to the first that does in each part.
+    this.take(-Infinity, undefined);
+    const t = Math.min(this.heapTimes.length > 0 ? this.heapTimes[0] : Infinity, this.head < this.end ? this.queueTimes[this.head] : Infinity);
+    return t < Infinity ? t : undefined;
+  }
+
+  /** Empties the index (node numbers are kept). */
+  clear(): void {
+    this.wakeOf.fill(NaN);
+    this.heapTimes.length = 0;
+    this.heapNums.length = 0;
+    this.head = 0;
+    this.end = 0;
+  }
+
+  /**
+   * Takes every item of time `upTo` or earlier, listing the node of each whose wake-up has come
+   * (and forgetting that wake-up), then the items that no longer hold up to the first that does.
+   */
+  private take(upTo: number, into: NodeSink | undefined): void {
+    const wakes = this.wakeOf;
+    const qt = this.queueTimes;
+    const qn = this.queueNums;
+    let head = this.head;
+    for (; head < this.end; head++) {
+      const t = qt[head];
+      const o = qn[head];
+      const wake = wakes[o];
+      if (t <= upTo) {
+        if (wake <= upTo) {
+          into?.push(this.ids[o]);
+          wakes[o] = NaN;
+        }
+      } else if (wake === t) break;
+    }
+    this.head = head;
+    this.tidyQueue();
+    const ts = this.heapTimes;
+    while (ts.length > 0) {
+      const t = ts[0];
+      const o = this.heapNums[0];
+      const wake = wakes[o];
+      if (t > upTo && wake === t) break;
+      if (t <= upTo && wake <= upTo) {
+        into?.push(this.ids[o]);
+        wakes[o] = NaN;
+      }
+      this.heapPop();
+    }
+  }
+
+  /** Both ends go back to the start when the queue is empty; the items left move to the front once taken ones are most of it. */
+  private tidyQueue(): void {
+    const head = this.head;
+    const end = this.end;
+    if (head === end) {
+      this.head = 0;
+      this.end = 0;
+    } else if (head >= 1024 && head * 2 >= end) {
+      const qt = this.queueTimes;
+      const qn = this.queueNums;
+      for (let i = head; i < end; i++) {
+        qt[i - head] = qt[i];
+        qn[i - head] = qn[i];
+      }
+      this.head = 0;
+      this.end = end - head;
+    }
+  }
+
+  private heapPush(t: number, o: number): void {
+    const ts = this.heapTimes;
+    const os = this.heapNums;
+    let i = ts.length;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!before(t, o, ts[parent], os[parent])) break;
+      ts[i] = ts[parent];
+      os[i] = os[parent];
+      i = parent;
+    }
+    ts[i] = t;
+    os[i] = o;
+  }
+
+  private heapPop(): void {
+    const ts = this.heapTimes;
+    const os = this.heapNums;
+    const t = ts.pop() as number;
+    const o = os.pop() as number;
+    const n = ts.length;
+    if (n === 0) return;
+    let i = 0;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && before(ts[c + 1], os[c + 1], ts[c], os[c])) c++;
+      if (!before(ts[c], os[c], t, o)) break;
+      ts[i] = ts[c];
+      os[i] = os[c];
+      i = c;
+    }
+    ts[i] = t;
+    os[i] = o;
+  }
+}
+
+/** The service: wake-ups and kept structures, for the state they were handed over with. */
+export class ChangeTracker implements ChangeTracking {
+  readonly wakes = new NodeWakes();
+  private readonly structures = new Map<string, unknown>();
+  private basis: object | undefined;
+
+  follows(state: object): boolean {
+    if (state === this.basis) return true;
+    this.basis = undefined;
+    this.wakes.clear();
+    this.structures.clear();
+    return false;
+  }
+
+  handOver(state: object): void {
+    this.basis = state;
+  }
+
+  kept<T>(key: KeptKey<T>): T | undefined {
+    return this.structures.get(key.name) as T | undefined;
+  }
+
+  keep<T>(key: KeptKey<T>, value: T | undefined): void {
+    if (value === undefined) this.structures.delete(key.name);
+    else this.structures.set(key.name, value);
+  }
+
+  /**
+   * `copy` goes on from `state` (the engine hands the policy a copy of its state at every cycle):
+   * structures that went with `state` now go with the copy. A cycle that is then discarded leaves
+   * the engine with `state`, which they no longer go with, so the next cycle rebuilds them.
+   */
+  carry(state: unknown, copy: unknown): void {
+    if (state === this.basis && state !== copy && typeof copy === 'object' && copy !== null) this.basis = copy;
+  }
+}
