@@ -229,7 +229,7 @@ export function buildOpenApi(routes: readonly ApiRoute[], o: OpenApiOptions): Js
   );
   const sortedComponents = Object.fromEntries(Object.entries(conv.components).sort(([a], [b]) => a.localeCompare(b)));
   const usedTags = [...new Set(routes.flatMap((r) => r.tags ?? []))];
-  const tags = [...o.tags.filter((t) => usedTags.includes(t.name)), ...usedTags.filter((n) => !o.tags.some((t) => t.name === n)).map((name) => ({ name }))];
+  const tags = [...o.tags.filter((t) => usedTags.includes(t.name)), ...usedTags.filter((n) => !o.tags.some((t) => t.name === n)).map((name) => ({ name, description: `Routes of ${name}` }))];
   return {
     openapi: '3.1.0',
     info: o.info,

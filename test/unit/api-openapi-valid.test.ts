@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiAuth, ROLES, type ApiToken, type Role } from '../../src/api/auth.js';
 import type { ApiRoute } from '../../src/api/openapi.js';
+import { errorBody } from '../../src/api/schemas.js';
 import { API_ROUTES, BODY_LIMIT_BYTES, buildApi, loadRouteModules, roleOfRoute } from '../../src/api/server.js';
 import { FakeClock } from '../../src/engine/clock.js';
 import { Engine } from '../../src/engine/engine.js';
@@ -86,6 +87,15 @@ describe('the document agrees with the service', () => {
       expect(r.bodyExample, `${r.method} ${r.path}`).toBeDefined();
       const parsed = r.body!.safeParse(r.bodyExample);
       expect(parsed.success ? '' : parsed.error.message, `${r.method} ${r.path}`).toBe('');
+    }
+  });
+
+  it('every error answer is the shared Error schema or a named one (a client can tell them apart)', () => {
+    for (const r of routes) {
+      for (const [status, schema] of Object.entries(r.responses)) {
+        if (Number(status) < 400 || typeof schema === 'string' || schema === errorBody) continue;
+        expect(schema.description, `${r.method.toUpperCase()} ${r.path} answers ${status} with an unnamed schema: use errorBody from src/api/schemas.ts, or .describe('Name') it`).toMatch(/^[A-Z][A-Za-z0-9]*$/);
+      }
     }
   });
 
