@@ -27,7 +27,7 @@ import type { Resources } from '../core/resources.js';
 import { IndexedHeap } from './heap.js';
 import type { QueueTree } from './queues.js';
 import type { Rng } from './rng.js';
-import type { SimApp, SimContainer, SimNode } from './engine.js';
+import type { SimApp, SimContainer, SimNode } from './model.js';
 
 export interface AllocatorContext {
   /** Current virtual time, ms. */

@@ -18,7 +18,7 @@ import type { Resources } from '../core/resources.js';
 import { fifoAppLess, type Allocator, type AllocatorContext } from './allocator.js';
 import { IndexedHeap } from './heap.js';
 import type { SimQueue } from './queues.js';
-import type { SimApp } from './engine.js';
+import type { SimApp } from './model.js';
 
 interface Leaf {
   readonly q: SimQueue;

@@ -11,7 +11,7 @@
  */
 import { rankedNodeLists, type ActionOf, type RankedNodeLists } from '../core/actions.js';
 import type { Resources } from '../core/resources.js';
-import type { SimNode } from './engine.js';
+import type { SimNode } from './model.js';
 import { firstInHeapOrder } from './heap.js';
 
 /**
