@@ -463,7 +463,7 @@ ${figSkew}
   runs would not separate Q = 2/4/8 or the tie-breaks reliably.
 - **Node scheduler checked against Alg. 1 (no discrepancy found).** Arrival (l. 2-18): the new
   task runs at once; with no idle core the running task with the most attained service is
-  suspended (\`las.preempt\`, \`preemptOnArrival\` in \`node-las.ts\`). Finish (l. 19-29): the freed core goes
+  suspended (\`preemptOnArrival\` in \`node-las.ts\`). Finish (l. 19-29): the freed core goes
   to the suspended task with the least attained service (\`resumeOnFreeCore\`). Timer (l. 30-45): at the end of a
   running task's quantum W it yields to the least-attained suspended task if that one has attained
   no more (\`<=\`, l. 35), else its timer restarts (\`swapOnQuantumEnd\`). Heartbeat (l. 46-50): the dispatch

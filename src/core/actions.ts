@@ -56,7 +56,7 @@ export interface Decision {
   readonly action: Action;
   /** Policy that asked for it. */
   readonly policy: string;
-  /** The rule inside the policy responsible, e.g. `las.preempt` or `admission.resource`. */
+  /** The rule inside the policy responsible, e.g. `swapOnQuantumEnd` or `admission.resource`. */
   readonly rule: string;
   /** Human-readable reason, with the numbers that drove it. */
   readonly reason: string;

@@ -358,15 +358,18 @@ describe.skipIf(!url)('Kairos live on YARN (serve --policy kairos) vs the stock 
 
     // The journal explains it: rule and reason of every step, applied on the real cluster.
     const applied = decisions.filter((d) => d.result === 'applied');
-    const preempts = applied.filter((d) => d.rule === 'las.preempt' && d.action?.kind === 'suspendContainer');
+    // Rules are the names of the functions of node-las.ts: a task yields its core on arrival of
+    // another or at its quantum's end, and a core goes to a waiting task at a quantum's end or when free.
+    const preempts = applied.filter((d) => (d.rule === 'preemptOnArrival' || d.rule === 'swapOnQuantumEnd') && d.action?.kind === 'suspendContainer');
+    const resumes = applied.filter((d) => (d.rule === 'swapOnQuantumEnd' || d.rule === 'resumeOnFreeCore') && d.action?.kind === 'resumeContainer');
     expect(preempts.some((d) => kairos.longTaskIds.includes(d.action!.containerId!))).toBe(true);
     for (const d of preempts) expect(d.reason).toContain(d.action!.containerId!);
     expect(applied.filter((d) => d.action?.kind === 'suspendContainer' && isAm(d.action.containerId!))).toEqual([]);
-    expect(applied.some((d) => d.rule === 'las.resume' && d.action?.kind === 'resumeContainer' && kairos.longTaskIds.includes(d.action.containerId!))).toBe(true);
-    const capped = applied.filter((d) => d.rule === 'node.cap' && d.action?.kind === 'setNodeResource');
+    expect(resumes.some((d) => kairos.longTaskIds.includes(d.action!.containerId!))).toBe(true);
+    const capped = applied.filter((d) => d.rule === 'nodeCap' && d.action?.kind === 'setNodeResource');
     expect(new Set(capped.map((d) => d.action!.nodeId))).toEqual(new Set(Object.keys(baseline)));
     for (const d of capped) expect(d.reason).toMatch(/N\+Q = \d+\+4/);
-    expect(applied.some((d) => d.rule === 'dispatch.rank' && d.action?.kind === 'rankNodes')).toBe(true);
+    expect(applied.some((d) => d.rule === 'dispatchRank' && d.action?.kind === 'rankNodes')).toBe(true);
 
     // ---- 3. serve's clean shutdown handed the cluster back ---------------------------------------
     expect(await nodeCapacities()).toEqual(baseline);
@@ -394,7 +397,7 @@ describe.skipIf(!url)('Kairos live on YARN (serve --policy kairos) vs the stock 
         const k = row(kairos, j.name);
         return `${j.name.padEnd(9)} |     ${fmt(s.startS)} |   ${fmt(s.jctS)} |      ${fmt(k.startS)} |    ${fmt(k.jctS)}`;
       }),
-      `journal: ${preempts.length} las.preempt, ${applied.filter((d) => d.rule === 'las.resume').length} las.resume, ${applied.filter((d) => d.rule === 'las.starvation').length} las.starvation, ${capped.length} node.cap, ${applied.filter((d) => d.rule === 'dispatch.rank').length} dispatch.rank applied; ${decisions.filter((d) => d.result === 'failed').length} failed`,
+      `journal: ${preempts.length} suspensions (preemptOnArrival, swapOnQuantumEnd), ${resumes.length} resumes (swapOnQuantumEnd, resumeOnFreeCore), ${applied.filter((d) => d.rule === 'starvationGuard').length} starvationGuard, ${capped.length} nodeCap, ${applied.filter((d) => d.rule === 'dispatchRank').length} dispatchRank applied; ${decisions.filter((d) => d.result === 'failed').length} failed`,
       `max SUSPENDED containers seen at once under Kairos: ${Math.max(...kairos.samples.map((s) => s.containers.filter((c) => c.state === 'SUSPENDED').length))}`,
     ];
     console.log(lines.join('\n'));

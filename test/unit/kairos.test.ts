@@ -9,6 +9,8 @@ import { getPolicy } from '../../src/policies/index.js';
 import { copyStateFor } from '../../src/core/policy.js';
 
 const params = (p: Record<string, unknown> = {}) => kairosParamsSchema.parse(p);
+/** A decision of the node scheduler (Alg. 1 and the starvation guard): its rule is the function's name. */
+const nodeRule = (d: Decision) => ['preemptOnArrival', 'swapOnQuantumEnd', 'starvationGuard', 'resumeOnFreeCore'].includes(d.rule);
 
 function run(snapshot: ClusterSnapshot, p: Record<string, unknown> = {}, state?: KairosState) {
   const prm = params(p);
@@ -62,7 +64,7 @@ describe('kairos node LAS', () => {
     const second = run(snap(500, [n], [...base, { id: 'e', node: 'n1', attained: 0, startedAt: 500 }], { changed: ['n1'] }), {}, first.state);
     const sus = kinds(second.decisions, 'suspendContainer');
     expect(targets(second.decisions, 'suspendContainer')).toEqual(['a']);
-    expect(sus[0].rule).toBe('las.preempt');
+    expect(sus[0].rule).toBe('preemptOnArrival');
     expect(sus[0].reason).toContain('e arrived');
     expect(sus[0].reason).toContain('100 s');
     expect(kinds(second.decisions, 'resumeContainer')).toHaveLength(0);
@@ -76,7 +78,7 @@ describe('kairos node LAS', () => {
       { id: 'a', node: 'n1', attained: 40 * S, runningSince: 0 },
       { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
     ]));
-    expect(t0.decisions.filter((d) => d.rule.startsWith('las.'))).toHaveLength(0);
+    expect(t0.decisions.filter((d) => nodeRule(d))).toHaveLength(0);
     expect(t0.wakeAtMs).toBe(50 * S);
 
     const t50 = run(snap(50 * S, [n], [
@@ -86,9 +88,9 @@ describe('kairos node LAS', () => {
     expect(targets(t50.decisions, 'suspendContainer')).toEqual(['a']);
     expect(targets(t50.decisions, 'resumeContainer')).toEqual(['b']);
     const pre = kinds(t50.decisions, 'suspendContainer')[0];
-    expect(pre.rule).toBe('las.preempt');
+    expect(pre.rule).toBe('swapOnQuantumEnd');
     expect(pre.reason).toMatch(/a attained 90 s >= b waiting with 10 s/);
-    expect(kinds(t50.decisions, 'resumeContainer')[0].rule).toBe('las.resume');
+    expect(kinds(t50.decisions, 'resumeContainer')[0].rule).toBe('swapOnQuantumEnd');
     // b's quantum ends at 100 s.
     expect(t50.wakeAtMs).toBe(100 * S);
   });
@@ -133,7 +135,7 @@ describe('kairos node LAS', () => {
     ];
     const t0 = run(snap(0, [n], cs(40 * S)));
     const t50 = run(snap(50 * S, [n], cs(90 * S), { changed: [] }), {}, t0.state);
-    expect(t50.decisions.filter((d) => d.rule.startsWith('las.'))).toHaveLength(0);
+    expect(t50.decisions.filter((d) => nodeRule(d))).toHaveLength(0);
     expect(t50.wakeAtMs).toBe(100 * S);
     // At 100 s a has 140 s > 95 s: now it yields.
     const t100 = run(snap(100 * S, [n], cs(140 * S), { changed: [] }), {}, t50.state);
@@ -150,7 +152,7 @@ describe('kairos node LAS', () => {
     ]));
     expect(targets(out.decisions, 'resumeContainer')).toEqual(['c']);
     const r = kinds(out.decisions, 'resumeContainer')[0];
-    expect(r.rule).toBe('las.resume');
+    expect(r.rule).toBe('resumeOnFreeCore');
     expect(r.reason).toContain('1/2 cores busy');
     expect(kinds(out.decisions, 'suspendContainer')).toHaveLength(0);
   });
@@ -167,13 +169,13 @@ describe('kairos node LAS', () => {
     let out = at(0, 0);
     expect(out.wakeAtMs).toBe(10 * S);
     out = at(10 * S, 10 * S, [], out.state);
-    expect(out.decisions.filter((d) => d.rule.startsWith('las.'))).toHaveLength(0);
+    expect(out.decisions.filter((d) => nodeRule(d))).toHaveLength(0);
     out = at(20 * S, 20 * S, [], out.state);
-    expect(out.decisions.filter((d) => d.rule.startsWith('las.'))).toHaveLength(0);
+    expect(out.decisions.filter((d) => nodeRule(d))).toHaveLength(0);
     out = at(30 * S, 30 * S, [], out.state);
     expect(targets(out.decisions, 'suspendContainer')).toEqual(['a']);
     expect(targets(out.decisions, 'resumeContainer')).toEqual(['x']);
-    expect(out.decisions.filter((d) => d.rule.startsWith('las.')).every((d) => d.rule === 'las.starvation')).toBe(true);
+    expect(out.decisions.filter((d) => nodeRule(d)).every((d) => d.rule === 'starvationGuard')).toBe(true);
     expect(kinds(out.decisions, 'resumeContainer')[0].reason).toMatch(/x waited 30 s >= 3 quanta of W=10 s/);
 
     // While protected, x is not preempted by a newcomer: the newcomer waits instead.
@@ -202,7 +204,7 @@ describe('kairos node LAS', () => {
     let out = run(snap(0, [n], cs(0)), p);
     for (const t of [10, 20, 30, 40, 50]) {
       out = run(snap(t * S, [n], cs(t * S), { changed: [] }), p, out.state);
-      expect(out.decisions.filter((d) => d.rule.startsWith('las.'))).toHaveLength(0);
+      expect(out.decisions.filter((d) => nodeRule(d))).toHaveLength(0);
     }
   });
 
@@ -221,7 +223,7 @@ describe('kairos node LAS', () => {
       { id: 'a', node: 'n1', state: 'SUSPENDED', attained: null, runningSince: 0 },
       { id: 'b', node: 'n1', attained: null, startedAt: 60 * S, runningSince: 60 * S },
     ], { changed: [] }), {}, t60.state);
-    expect(t110.decisions.filter((d) => d.rule.startsWith('las.'))).toHaveLength(0);
+    expect(t110.decisions.filter((d) => nodeRule(d))).toHaveLength(0);
     // At 160 s b has 100 s > 60 s: a resumes.
     const t160 = run(snap(160 * S, [n], [
       { id: 'a', node: 'n1', state: 'SUSPENDED', attained: null, runningSince: 0 },
@@ -245,7 +247,7 @@ describe('kairos central dispatch', () => {
   const rank = (ds: Decision[]) => {
     const r = kinds(ds, 'rankNodes');
     expect(r).toHaveLength(1);
-    expect(r[0].rule).toBe('dispatch.rank');
+    expect(r[0].rule).toBe('dispatchRank');
     return r[0].action as Extract<Action, { kind: 'rankNodes' }>;
   };
 
@@ -346,7 +348,7 @@ describe('kairos central dispatch', () => {
     const out = run(snap(0, [node('n1', 4, 20480), node('n2', 4, 20480, { memoryMB: 40960, vcores: 8 })], []));
     const caps = kinds(out.decisions, 'setNodeResource');
     expect(caps).toHaveLength(1);
-    expect(caps[0].rule).toBe('node.cap');
+    expect(caps[0].rule).toBe('nodeCap');
     expect(caps[0].action).toEqual({ kind: 'setNodeResource', nodeId: 'n1', resource: { memoryMB: 40960, vcores: 8 } });
     expect(caps[0].reason).toContain('N+Q = 4+4');
     const q2 = kinds(run(snap(0, [node('n1', 4, 20480)], []), { queueSlots: 2 }).decisions, 'setNodeResource');

@@ -3,14 +3,14 @@
  *
  * - Node level (`node-las.ts`): LAS with quantum W on each node's N cores, through
  *   suspend/resume, with a starvation guard.
- * - Central level (§3.3): every node accepts at most N + Q tasks (`node.cap`: the node's
+ * - Central level (§3.3): every node accepts at most N + Q tasks (`nodeCap`: the node's
  *   advertised capacity is raised to N + Q vcores, memory scaled alike, so the RM places up to
  *   N + Q containers), and a task goes to the node with the fewest tasks, ties broken by the
- *   lowest variance of the attained service of the node's tasks (`dispatch.rank`: `rankNodes`
+ *   lowest variance of the attained service of the node's tasks (`dispatchRank`: `rankNodes`
  *   with `leastLoadedFirst`). `random` and `sum` tie-breaks reproduce the paper's Fig. 6.
  *
- * The central rules are `nodeCap` (rule `node.cap`) and `dispatchRank` (`dispatch.rank`); the
- * node rules are in `node-las.ts`. A cycle costs what changed, not the cluster size: it visits the
+ * The central rules are `nodeCap` and `dispatchRank`, the node rules are in `node-las.ts`; a
+ * decision's `rule` is the name of the function that made it. A cycle costs what changed, not the cluster size: it visits the
  * nodes whose containers changed (other than as this policy asked) and the nodes whose quantum or
  * starvation deadline has come. The state is updated in place (`updatesStateInPlace`).
  */
@@ -377,10 +377,10 @@ function isCapped(node: NodeView, params: KairosParams): boolean {
 const capReason = (a: ActionOf<'setNodeResource'>, n: number, queueSlots: number, physical: Resources): string =>
   `${a.nodeId} holds at most N+Q = ${n}+${queueSlots} tasks: advertise ${a.resource.vcores} vcores / ${a.resource.memoryMB} MB (physical ${physical.vcores} vcores / ${physical.memoryMB} MB)`;
 
-/** §3.3 (rule `node.cap`): every node accepts at most N + Q tasks; the decision for a node not capped so. */
+/** §3.3: every node accepts at most N + Q tasks; the decision for a node not capped so. */
 function nodeCap(node: NodeView, params: KairosParams): Decision {
   const action: ActionOf<'setNodeResource'> = { kind: 'setNodeResource', nodeId: node.id, resource: cappedCapacity(node, params) };
-  return decisionWithReasonOf(action, POLICY_NAME, 'node.cap', capReason, coresOf(node, params), params.queueSlots, node.physicalCapacity);
+  return decisionWithReasonOf(action, POLICY_NAME, 'nodeCap', capReason, coresOf(node, params), params.queueSlots, node.physicalCapacity);
 }
 
 const rankReason = (a: ListedRanking, tieBreak: TieBreak, lowest: NodeId, lowestScore: number): string => {
@@ -414,12 +414,12 @@ export function dispatchScore(tieBreak: Exclude<TieBreak, 'random'>, attainedMs:
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
 /**
- * Alg. 2 (rule `dispatch.rank`): the RM places each task on the node with the fewest tasks, ties
+ * Alg. 2: the RM places each task on the node with the fewest tasks, ties
  * by the lowest score (§3.3.3: the variance of its tasks' attained service). `partial`: only the
  * nodes visited this cycle are rescored.
  */
 function dispatchRank(ids: NodeId[], scores: number[], partial: boolean, params: KairosParams, best: NodeId, bestScore: number): Decision {
-  return decisionWithReasonOf(new ListedRanking(ids, scores, true, partial), POLICY_NAME, 'dispatch.rank', rankReason, params.tieBreak, best, bestScore);
+  return decisionWithReasonOf(new ListedRanking(ids, scores, true, partial), POLICY_NAME, 'dispatchRank', rankReason, params.tieBreak, best, bestScore);
 }
 
 const newRunSpace = (): KairosRunSpace => new KairosRunSpace();

@@ -4,15 +4,17 @@
  * The backend places up to N + Q containers on a node; a visit decides which of them hold the
  * cores at time `nowMs`, one function per rule of the paper:
  *
- * - `preemptOnArrival` (Alg. 1 l. 10-15, rule `las.preempt`): more tasks running than cores → the
+ * - `preemptOnArrival` (Alg. 1 l. 10-15): more tasks running than cores → the
  *   one with the most attained service is suspended (the newcomer, youngest by definition, runs);
- * - `swapOnQuantumEnd` (l. 30-45, `las.preempt` + `las.resume`): a running task's quantum expired
+ * - `swapOnQuantumEnd` (l. 30-45): a running task's quantum expired
  *   → it yields to the youngest suspended task if that one has attained no more service, else it
  *   keeps its core for another W;
- * - `starvationGuard` (§3.2, not in the pseudocode, `las.starvation`): a task suspended for
+ * - `starvationGuard` (§3.2, not in the pseudocode): a task suspended for
  *   `starvationQuanta` quanta takes the core of the running task with the most attained service and
  *   runs unpreemptible for `starvationRunQuanta` quanta;
- * - `resumeOnFreeCore` (l. 19-29, `las.resume`): a free core goes to the youngest suspended task.
+ * - `resumeOnFreeCore` (l. 19-29): a free core goes to the youngest suspended task.
+ *
+ * A decision's `rule` is the name of the function that made it.
  *
  * Suspending and resuming on the node's cores is the shared mechanism (`shared/suspend-resume.ts`)
  * with the LAS orders. Attained service comes from the snapshot (`attainedServiceMs`); without it,
@@ -201,7 +203,7 @@ export class NodeVisit implements CoreLedger {
     vcoresOf: (w) => w.vcores,
     resume: (m) => {
       this.giveCore(m, this.now, this.W);
-      this.out.add(decisionWithReasonOf(resumeAction(m, this.nodeId), POLICY_NAME, 'las.resume', freeCore, this.used, this.cores, tenths(m.attainedMs)));
+      this.out.add(decisionWithReasonOf(resumeAction(m, this.nodeId), POLICY_NAME, 'resumeOnFreeCore', freeCore, this.used, this.cores, tenths(m.attainedMs)));
     },
   };
 
@@ -303,7 +305,7 @@ class OverCommittedNode implements SuspendOnNode<Work> {
   suspend(w: Work): void {
     const v = this.visit;
     v.takeCore(w, v.now);
-    v.out.add(decisionWithReasonOf(suspendAction(w, v.nodeId), POLICY_NAME, 'las.preempt', overCommitted, v.used, v.cores, this.newcomers, tenths(w.attainedMs)));
+    v.out.add(decisionWithReasonOf(suspendAction(w, v.nodeId), POLICY_NAME, 'preemptOnArrival', overCommitted, v.used, v.cores, this.newcomers, tenths(w.attainedMs)));
   }
 }
 
@@ -414,10 +416,10 @@ function swapOnQuantumEnd(v: NodeVisit): void {
     const m = v.youngestWaiting();
     if (m && m.attainedMs <= t.attainedMs && m.vcores <= t.vcores + (v.cores - v.used)) {
       v.takeCore(t, now);
-      v.out.add(decisionWithReasonOf(suspendAction(t, v.nodeId), POLICY_NAME, 'las.preempt', quantumExpired, tenths(W), tenths(t.attainedMs), m.id, tenths(m.attainedMs)));
+      v.out.add(decisionWithReasonOf(suspendAction(t, v.nodeId), POLICY_NAME, 'swapOnQuantumEnd', quantumExpired, tenths(W), tenths(t.attainedMs), m.id, tenths(m.attainedMs)));
       v.used -= t.vcores;
       v.giveCore(m, now, W);
-      v.out.add(decisionWithReasonOf(resumeAction(m, v.nodeId), POLICY_NAME, 'las.resume', takesCoreOf, tenths(m.attainedMs), t.id));
+      v.out.add(decisionWithReasonOf(resumeAction(m, v.nodeId), POLICY_NAME, 'swapOnQuantumEnd', takesCoreOf, tenths(m.attainedMs), t.id));
       v.used += m.vcores;
     } else {
       // l. 43-45: no one younger waits; the task keeps its core for another quantum.
@@ -443,17 +445,17 @@ function starvationGuard(v: NodeVisit, starveMs: number): void {
     const waitedMs = now - fig[s.at + SUSP];
     if (v.cores - v.used >= s.vcores) {
       v.giveCore(s, now, W, protectMs);
-      v.out.add(decisionWithReasonOf(resumeAction(s, v.nodeId), POLICY_NAME, 'las.starvation', starvedFreeCore, tenths(waitedMs), params));
+      v.out.add(decisionWithReasonOf(resumeAction(s, v.nodeId), POLICY_NAME, 'starvationGuard', starvedFreeCore, tenths(waitedMs), params));
       v.used += s.vcores;
       continue;
     }
     const victim = v.mostAttainedRunning(false);
     if (!victim || v.cores - v.used + victim.vcores < s.vcores) continue;
     v.takeCore(victim, now);
-    v.out.add(decisionWithReasonOf(suspendAction(victim, v.nodeId), POLICY_NAME, 'las.starvation', starvedVictim, s.id, tenths(waitedMs), params, tenths(victim.attainedMs)));
+    v.out.add(decisionWithReasonOf(suspendAction(victim, v.nodeId), POLICY_NAME, 'starvationGuard', starvedVictim, s.id, tenths(waitedMs), params, tenths(victim.attainedMs)));
     v.used -= victim.vcores;
     v.giveCore(s, now, W, protectMs);
-    v.out.add(decisionWithReasonOf(resumeAction(s, v.nodeId), POLICY_NAME, 'las.starvation', starvedRuns, tenths(waitedMs), params, tenths(s.attainedMs)));
+    v.out.add(decisionWithReasonOf(resumeAction(s, v.nodeId), POLICY_NAME, 'starvationGuard', starvedRuns, tenths(waitedMs), params, tenths(s.attainedMs)));
     v.used += s.vcores;
   }
 }
