@@ -5,6 +5,7 @@ import { buildSnapshot, defaultQueueTree } from '../../src/core/snapshot.js';
 import { res } from '../../src/core/resources.js';
 import type { Decision } from '../../src/core/actions.js';
 import { kairosParamsSchema, kairosPolicy, stateNodes } from '../../src/policies/kairos/index.js';
+import { ChangeTracker } from '../../src/engine/change-tracking.js';
 
 const S = 1000;
 const container = (c: { id: string; app?: string; attained: number; startedAt?: number }): ContainerView => ({
@@ -33,14 +34,14 @@ function snapshotWithAm(am: Partial<ContainerView>) {
 
 describe('kairos: ApplicationMaster containers', () => {
   it('an AM neither counts against the N cores nor is ever the victim, however much CPU it used', () => {
-    const out = kairosPolicy.decide({ snapshot: snapshotWithAm({ appMaster: true }), params, state: kairosPolicy.initialState(params) });
+    const out = kairosPolicy.decide({ snapshot: snapshotWithAm({ appMaster: true }), params, state: kairosPolicy.initialState(params), tracking: new ChangeTracker() });
     // Four tasks on four cores: nobody is suspended.
     expect(suspended(out.decisions)).toEqual([]);
     expect(Object.keys(stateNodes(out.state).n1!.tasks).sort()).toEqual(['new', 't1', 't2', 't3']);
   });
 
   it('without the flag the same container is a task: five on four cores, the most attained yields', () => {
-    const out = kairosPolicy.decide({ snapshot: snapshotWithAm({}), params, state: kairosPolicy.initialState(params) });
+    const out = kairosPolicy.decide({ snapshot: snapshotWithAm({}), params, state: kairosPolicy.initialState(params), tracking: new ChangeTracker() });
     expect(suspended(out.decisions)).toEqual(['am']);
   });
 });

@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterSnapshot, ContainerView, NodeView } from '../../src/core/model.js';
 import { res } from '../../src/core/resources.js';
 import { buildSnapshot, defaultQueueTree } from '../../src/core/snapshot.js';
+import * as fc from 'fast-check';
+import type { Decision } from '../../src/core/actions.js';
+import type { AnyPolicy } from '../../src/core/policy.js';
+import { ChangeTracker } from '../../src/engine/change-tracking.js';
 import { kairosParamsSchema, kairosPolicy, stateNodes, type KairosState } from '../../src/policies/kairos/index.js';
+import { simulate } from '../../src/sim/simulate.js';
 import { guarded } from './policy-fixtures.js';
 
 const S = 1000;
@@ -40,12 +45,13 @@ describe('kairos cycles are proportional to what changed', () => {
       { id: `${n.id}-r`, node: n.id, attained: 40 * S + t - i * 100, runningSince: i * 100 },
       { id: `${n.id}-w`, node: n.id, state: 'SUSPENDED' as const, attained: 1 * S },
     ]);
-  const first = kairosPolicy.decide({ snapshot: snap(20 * S, nodes, tasks(20 * S)), params, state: kairosPolicy.initialState(params) });
-  // Each case starts from a copy of that state: decide updates the state it is given.
+  const first = kairosPolicy.decide({ snapshot: snap(20 * S, nodes, tasks(20 * S)), params, state: kairosPolicy.initialState(params), tracking: new ChangeTracker() });
+  // Each case starts from a copy of that state (decide updates the state it is given), with a
+  // tracking of its own, rebuilt from the copy.
 
   it('a cycle where one node changed reads only that node and its containers', () => {
     const g = guarded(snap(21 * S, nodes, tasks(21 * S), ['n007']));
-    const out = kairosPolicy.decide({ snapshot: g.snapshot, params, state: structuredClone(first.state) as KairosState });
+    const out = kairosPolicy.decide({ snapshot: g.snapshot, params, state: structuredClone(first.state) as KairosState, tracking: new ChangeTracker() });
     expect([...g.nodes]).toEqual(['n007']);
     expect([...g.containers].sort()).toEqual(['n007-r', 'n007-w']);
     const rank = out.decisions.find((d) => d.action.kind === 'rankNodes')!.action as { scores: Record<string, number>; partial: boolean };
@@ -58,7 +64,7 @@ describe('kairos cycles are proportional to what changed', () => {
   it('at a quantum end only the nodes due by then are read, and the next wake is the next deadline', () => {
     // At 51 s the quanta of n000..n010 have ended (50.0 s .. 51.0 s).
     const g = guarded(snap(51 * S, nodes, tasks(51 * S), []));
-    const out = kairosPolicy.decide({ snapshot: g.snapshot, params, state: structuredClone(first.state) as KairosState });
+    const out = kairosPolicy.decide({ snapshot: g.snapshot, params, state: structuredClone(first.state) as KairosState, tracking: new ChangeTracker() });
     const due = nodes.slice(0, 11).map((n) => n.id);
     expect([...g.nodes].sort()).toEqual(due);
     const resumed = out.decisions.filter((d) => d.action.kind === 'resumeContainer').map((d) => (d.action as { nodeId: string }).nodeId);
@@ -69,7 +75,7 @@ describe('kairos cycles are proportional to what changed', () => {
 
   it('a cycle with nothing changed and nothing due reads no node at all', () => {
     const g = guarded(snap(30 * S, nodes, tasks(30 * S), []));
-    const out = kairosPolicy.decide({ snapshot: g.snapshot, params, state: structuredClone(first.state) as KairosState });
+    const out = kairosPolicy.decide({ snapshot: g.snapshot, params, state: structuredClone(first.state) as KairosState, tracking: new ChangeTracker() });
     expect(g.nodes.size).toBe(0);
     expect(g.containers.size).toBe(0);
     expect(out.decisions).toHaveLength(0);
@@ -79,13 +85,14 @@ describe('kairos cycles are proportional to what changed', () => {
   it('a sweep restores a lost cap and forgets the nodes that left or stopped running', () => {
     const p = kairosParamsSchema.parse({ sweepIntervalMs: 1000 });
     const capped = nodes.map((n) => ({ ...n, capacity: res(5120 * 5, 5) }));
-    const before = kairosPolicy.decide({ snapshot: snap(20 * S, capped, tasks(20 * S)), params: p, state: kairosPolicy.initialState(p) });
+    const tracking = new ChangeTracker();
+    const before = kairosPolicy.decide({ snapshot: snap(20 * S, capped, tasks(20 * S)), params: p, state: kairosPolicy.initialState(p), tracking });
     expect(Object.keys(stateNodes(before.state as KairosState))).toHaveLength(200);
     // At 21 s (a sweep is due): n005 has left, n006 is lost, n008 advertises its physical size again.
     const after = capped
       .filter((n) => n.id !== 'n005')
       .map((n): NodeView => (n.id === 'n006' ? { ...n, state: 'LOST' } : n.id === 'n008' ? { ...n, capacity: res(5120, 1) } : n));
-    const out = kairosPolicy.decide({ snapshot: snap(21 * S, after, tasks(21 * S).filter((c) => c.node !== 'n005'), []), params: p, state: before.state });
+    const out = kairosPolicy.decide({ snapshot: snap(21 * S, after, tasks(21 * S).filter((c) => c.node !== 'n005'), []), params: p, state: before.state, tracking });
     const known = Object.keys(stateNodes(out.state as KairosState));
     expect(known).toHaveLength(198);
     expect(known).not.toContain('n005');
@@ -95,7 +102,7 @@ describe('kairos cycles are proportional to what changed', () => {
   });
 });
 
-describe('kairos wake-up index', () => {
+describe('kairos wake-ups', () => {
   it('visits every node whose wake-up has come, and asks for the earliest wake-up of any node (random cycles)', () => {
     // 40 one-core nodes with tasks arriving, finishing, and running or waiting as decided; random
     // steps of 0.1 to 60 s: wake-ups move later and earlier (quantum ends, starvation deadlines),
@@ -111,8 +118,7 @@ describe('kairos wake-up index', () => {
     let state = kairosPolicy.initialState(p) as KairosState;
     let last: { wakeAtMs?: number } = {};
     let dueVisits = 0;
-    let queuedSeen = false;
-    let heapedSeen = false;
+    const tracking = new ChangeTracker();
     for (let cycle = 0; cycle < 2000; cycle++) {
       const dt = cycle === 0 ? 0 : rnd() < 0.5 ? 100 + Math.floor(rnd() * 2000) : Math.floor(rnd() * 60 * S);
       now += dt;
@@ -130,14 +136,12 @@ describe('kairos wake-up index', () => {
       const due = Object.keys(before).filter((id) => before[id].wake !== null && (before[id].wake as number) <= now);
       const plain = snap(now, ns, tasks, cycle === 0 ? undefined : [...changed]);
       const g = cycle === 0 ? { snapshot: plain, nodes: new Set(ns.map((n) => n.id)) } : guarded(plain);
-      // Every seventh cycle starts from the state as stored (JSON) and restored.
+      // Every seventh cycle starts from the state as stored (JSON) and restored: the wake-ups
+      // are rebuilt from it.
       const given = cycle % 7 === 3 ? (JSON.parse(JSON.stringify(state)) as KairosState) : state;
-      const out = kairosPolicy.decide({ snapshot: g.snapshot, params: p, state: given });
+      const out = kairosPolicy.decide({ snapshot: g.snapshot, params: p, state: given, tracking });
       state = out.state as KairosState;
       last = out;
-      checkWakeIndex(state);
-      queuedSeen ||= state.queueEnd > state.queueHead;
-      heapedSeen ||= state.wakeTimes.length > 0;
       for (const id of due) expect(g.nodes.has(id), `${id} due at ${before[id].wake} not visited at ${now}`).toBe(true);
       dueVisits += due.length;
       const wakes = Object.values(stateNodes(state))
@@ -155,26 +159,77 @@ describe('kairos wake-up index', () => {
     }
     expect(dueVisits).toBeGreaterThan(2000);
     expect(last.wakeAtMs).toBeDefined();
-    // Wakes went into both parts of the index: in time order (the queue) and out of it (the heap).
-    expect(queuedSeen).toBe(true);
-    expect(heapedSeen).toBe(true);
   });
 });
 
-/**
- * The wake-up index's own rules: the queue's times never decrease, the heap is a heap, and every
- * node's wake has an item at that time in one of the two.
- */
-function checkWakeIndex(state: KairosState): void {
-  const before = (i: number, j: number): boolean => state.wakeTimes[i] < state.wakeTimes[j] || (state.wakeTimes[i] === state.wakeTimes[j] && state.wakeOrds[i] <= state.wakeOrds[j]);
-  for (let i = 1; i < state.wakeTimes.length; i++) expect(before((i - 1) >> 1, i), `heap item ${i}`).toBe(true);
-  for (let i = state.queueHead + 1; i < state.queueEnd; i++) expect(state.queuedTimes[i]).toBeGreaterThanOrEqual(state.queuedTimes[i - 1]);
-  const items = new Set<string>();
-  for (let i = 0; i < state.wakeTimes.length; i++) items.add(`${state.wakeIds[i]}@${state.wakeTimes[i]}#${state.wakeOrds[i]}`);
-  for (let i = state.queueHead; i < state.queueEnd; i++) items.add(`${state.queuedIds[i]}@${state.queuedTimes[i]}#${state.queuedOrds[i]}`);
-  for (const [id, e] of Object.entries(state.nodes)) {
-    const wake = e.t[0];
-    if (Number.isNaN(wake)) continue;
-    expect(items.has(`${id}@${wake}#${e.ord}`), `${id}'s wake ${wake} has no item`).toBe(true);
+/** Decisions as plain data, reasons included. */
+const plain = (ds: readonly Decision[]) => ds.map((d) => ({ action: d.action, rule: d.rule, reason: d.reason }));
+
+describe('kairos incremental cycles decide as a full pass would', () => {
+  /**
+   * Runs Kairos in the simulator; at every cycle the same snapshot also goes to Kairos as a full
+   * pass (a copy of the state with no sweep yet, so every node is visited and scored, and a
+   * tracking of its own). Both must decide the same suspensions, resumes and caps, with the same
+   * reasons, score the nodes they both score alike, and ask for the same wake-up. Every
+   * `reloadEvery`-th cycle the incremental side is given its state as stored and loaded (JSON), so
+   * that its wake-ups are rebuilt. The monitor tick is 0: with a tick, a due node waits for it by
+   * design, which a full pass at another instant does not.
+   */
+  function compare(opts: { params: Record<string, unknown>; seed: number; jobs: number; workload: string; reloadEvery?: number }) {
+    let cycles = 0;
+    let incremental = 0;
+    const rules = new Map<string, number>();
+    const checked: AnyPolicy = {
+      ...kairosPolicy,
+      name: 'kairos-checked',
+      decide(input) {
+        const st = input.state as KairosState;
+        const full = kairosPolicy.decide({ ...input, state: { ...structuredClone(st), lastSweepMs: null }, tracking: new ChangeTracker() });
+        const reload = opts.reloadEvery !== undefined && cycles % opts.reloadEvery === opts.reloadEvery - 1;
+        const out = kairosPolicy.decide(reload ? { ...input, state: JSON.parse(JSON.stringify(st)) as KairosState } : input);
+        cycles++;
+        const isRank = (d: Decision) => d.action.kind === 'rankNodes';
+        expect(plain(out.decisions.filter((d) => !isRank(d)))).toEqual(plain(full.decisions.filter((d) => !isRank(d))));
+        const rank = out.decisions.find(isRank)?.action as { scores: Record<string, number>; partial: boolean } | undefined;
+        const fullRank = full.decisions.find(isRank)?.action as { scores: Record<string, number> } | undefined;
+        if (rank !== undefined) {
+          if (rank.partial) incremental++;
+          for (const [id, score] of Object.entries(rank.scores)) expect(score, `score of ${id}`).toBe(fullRank?.scores[id]);
+        }
+        expect(out.wakeAtMs).toBe(full.wakeAtMs);
+        for (const d of out.decisions) rules.set(d.rule, (rules.get(d.rule) ?? 0) + 1);
+        return out;
+      },
+    };
+    simulate({ workload: opts.workload, jobs: opts.jobs, seed: opts.seed, policy: checked, params: { monitorIntervalMs: 0, ...opts.params } });
+    return { cycles, incremental, rules };
   }
-}
+
+  it('on the paper workload', () => {
+    const r = compare({ params: {}, seed: 1, jobs: 30, workload: 'kairos-heavy', reloadEvery: 25 });
+    expect(r.incremental).toBeGreaterThan(r.cycles / 2);
+    for (const rule of ['preemptOnArrival', 'swapOnQuantumEnd', 'starvationGuard', 'resumeOnFreeCore', 'nodeCap', 'dispatchRank']) expect(r.rules.get(rule), rule).toBeGreaterThan(0);
+  });
+
+  it('on random workloads, parameters and reloads (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          seed: fc.integer({ min: 1, max: 10_000 }),
+          jobs: fc.integer({ min: 5, max: 25 }),
+          workload: fc.constantFrom('kairos-heavy', 'kairos-uniform'),
+          quantumMs: fc.constantFrom(5_000, 20_000, 50_000),
+          queueSlots: fc.integer({ min: 0, max: 6 }),
+          starvationQuanta: fc.integer({ min: 0, max: 4 }),
+          tieBreak: fc.constantFrom('variance', 'stddev', 'sum'),
+          reloadEvery: fc.option(fc.integer({ min: 2, max: 40 }), { nil: undefined }),
+        }),
+        ({ seed, jobs, workload, reloadEvery, ...params }) => {
+          const r = compare({ params, seed, jobs, workload, reloadEvery });
+          expect(r.cycles).toBeGreaterThan(0);
+        },
+      ),
+      { numRuns: 12, seed: 16 },
+    );
+  });
+});

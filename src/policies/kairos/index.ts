@@ -10,13 +10,15 @@
  *   with `leastLoadedFirst`). `random` and `sum` tie-breaks reproduce the paper's Fig. 6.
  *
  * The central rules are `nodeCap` and `dispatchRank`, the node rules are in `node-las.ts`; a
- * decision's `rule` is the name of the function that made it. A cycle costs what changed, not the cluster size: it visits the
- * nodes whose containers changed (other than as this policy asked) and the nodes whose quantum or
- * starvation deadline has come. The state is updated in place (`updatesStateInPlace`).
+ * decision's `rule` is the name of the function that made it. A cycle costs what changed, not
+ * the cluster size: it visits the nodes whose containers changed (other than as this policy
+ * asked) and the nodes whose wake-up has come (the runtime's `WakeIndex`). The state is updated in
+ * place (`updatesStateInPlace`).
  */
 import { decisionWithReasonOf, ListedRanking, type ActionOf, type Decision } from '../../core/actions.js';
 import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
 import { definePolicy } from '../../core/policy.js';
+import { keptKey, trackingOf, type WakeIndex } from '../../core/tracking.js';
 import type { Resources } from '../../core/resources.js';
 import { runSpaceOf } from '../shared/run-space.js';
 import { advertisesSlots, slotCapacity } from '../shared/suspend-resume.js';
@@ -27,50 +29,30 @@ export { kairosParamsSchema, type KairosParams } from './params.js';
 export type { NodeEntry, TaskEntry } from './node-las.js';
 
 /** Version of the state layout below; a state of an older layout is converted on first use. */
-export const STATE_LAYOUT = 5;
+export const STATE_LAYOUT = 6;
 
+/**
+ * What the paper's algorithm keeps: every node's tasks with their attained service and quantum
+ * timers, and the node's next timer (`NodeEntry`). The wake-up index and the count of entries are
+ * the runtime's (`PolicyInput.tracking`), rebuilt from this when a state is loaded.
+ */
 export interface KairosState {
   layout: typeof STATE_LAYOUT;
   /** Node entries by node id (a dictionary, updated in place). */
   nodes: Record<NodeId, NodeEntry>;
-  /** Number of entries in `nodes` (so that a sweep finds vanished nodes without listing them). */
-  size: number;
-  /**
-   * Wake-up index, in two parts: a queue of items pushed in time order (`queued*`) and a binary
-   * min-heap on time for the others (`wake*`); node `wakeIds[i]` is due at `wakeTimes[i]`. Every
-   * node entry with a wake (`t[0]`) has an item at that time in one of them; an item whose node's
-   * wake has moved since is dropped when it comes up. Most wakes are a quantum's end, set in time
-   * order, so most items take the queue's one-step path (docs/benchmarks.md).
-   */
-  wakeTimes: number[];
-  wakeIds: NodeId[];
-  /**
-   * The `ord` of node `wakeIds[i]`: ties of time come out of the heap in this order, usually node
-   * id order (nodes are numbered as first seen), so a batch of wake-ups seldom needs a sort.
-   */
-  wakeOrds: number[];
-  /**
-   * The queue part: items `queueHead .. queueEnd`, times never decreasing; an item goes here when
-   * no earlier than the last queued one, else into the heap. Items past `queueEnd` are spare room
-   * (the lists are written by index, never cut).
-   */
-  queuedTimes: number[];
-  queuedIds: NodeId[];
-  queuedOrds: number[];
-  queueHead: number;
-  queueEnd: number;
-  /**
-   * The wake of node number `ord` (NaN: none, or its entry is gone): whether an item that comes up
-   * still holds is read here rather than from the entry. Derived: rebuilt when a state is restored.
-   */
-  wakeOfOrd: number[];
-  /** The `ord` of the next node seen for the first time. */
-  nextOrd: number;
   /** Last sweep over every node (cap check, vanished nodes); null before the first cycle. */
   lastSweepMs: number | null;
   /** PRNG state of the `random` tie-break. */
   rng: number;
 }
+
+/** What Kairos keeps in the runtime's change tracking besides the wake-ups. */
+interface KairosKept {
+  /** Number of entries in `KairosState.nodes` (so that a sweep finds vanished nodes without listing them). */
+  size: number;
+}
+
+const KEPT = keptKey<KairosKept>('kairos');
 
 /** A node entry keyed for inspection: its tasks by container id. */
 export interface NodeEntryView {
@@ -136,13 +118,12 @@ class VisitList {
 
 const dictionary = <V>(): Record<string, V> => Object.create(null) as Record<string, V>;
 
-/** Drops a node's entry (node gone or no longer running). */
-function forget(state: KairosState, id: NodeId): void {
-  const e = state.nodes[id];
-  if (e !== undefined) {
-    if (e.ord >= 0) state.wakeOfOrd[e.ord] = NaN;
+/** Drops a node's entry and its wake-up (node gone or no longer running). */
+function forget(state: KairosState, kept: KairosKept, wakes: WakeIndex, id: NodeId): void {
+  if (state.nodes[id] !== undefined) {
+    wakes.forget(id);
     delete state.nodes[id];
-    state.size--;
+    kept.size--;
   }
 }
 
@@ -170,18 +151,16 @@ interface OldNodeEntry {
 
 /**
  * The state in the current layout, as a dictionary of nodes. A state restored from JSON gets its
- * dictionary back, its "not set" figures (NaN, written as null in JSON) as NaN again, and its
- * `wakeOfOrd` made anew from the entries; so does a state of layout 3 (the same without
- * `wakeOfOrd`). A state of an older layout (task records per node, in a dictionary or in hash
- * buckets) has its entries taken over and goes through a full pass.
+ * dictionary back and its "not set" figures (NaN, written as null in JSON) as NaN again. Layouts
+ * 3 to 5 kept the wake-up index in the state as well: only their entries are taken over. Older
+ * layouts (task records per node, in a dictionary or in hash buckets) have their entries
+ * converted and go through a full pass.
  */
 function current(given: KairosState | Record<string, unknown>): KairosState {
   const st = given as Partial<KairosState> & { buckets?: unknown[] };
   const layout = st.layout as number;
-  if ((layout === STATE_LAYOUT || layout === 4 || layout === 3) && st.nodes && Array.isArray(st.wakeTimes) && Array.isArray(st.wakeIds) && Array.isArray(st.wakeOrds)) {
+  if ((layout === STATE_LAYOUT || layout === 5 || layout === 4 || layout === 3) && st.nodes) {
     const state = st as KairosState;
-    // Layouts 3 and 4 kept every item in the heap: their queue is empty.
-    if (layout !== STATE_LAYOUT) emptyQueue(state);
     const restored = Object.getPrototypeOf(state.nodes) !== null;
     if (restored) {
       state.nodes = Object.assign(dictionary<NodeEntry>(), state.nodes);
@@ -191,19 +170,12 @@ function current(given: KairosState | Record<string, unknown>): KairosState {
         e.t = e.t.map((x) => (typeof x === 'number' ? x : NaN));
       }
     }
-    if (restored || layout !== STATE_LAYOUT) {
-      // Appended one by one: an array of unboxed numbers.
-      const wakes: number[] = [];
-      for (let o = 0; o < state.nextOrd; o++) wakes.push(NaN);
-      state.size = 0;
-      for (const id in state.nodes) {
-        const e = state.nodes[id];
-        if (e.ord >= 0 && e.ord < state.nextOrd) wakes[e.ord] = e.t[0];
-        state.size++;
-      }
-      state.wakeOfOrd = wakes;
+    if (layout !== STATE_LAYOUT) {
+      for (const id in state.nodes) delete (state.nodes[id] as { ord?: number }).ord;
+      const old = state as unknown as Record<string, unknown>;
+      for (const k of Object.keys(old)) if (k !== 'nodes' && k !== 'lastSweepMs' && k !== 'rng') delete old[k];
+      state.layout = STATE_LAYOUT;
     }
-    state.layout = STATE_LAYOUT;
     return state;
   }
   const nodes = dictionary<NodeEntry>();
@@ -218,129 +190,19 @@ function current(given: KairosState | Record<string, unknown>): KairosState {
     for (const [id, e] of Object.entries(keyed)) old.push({ id, tasks: Object.entries(e.tasks).map(([cid, t]) => ({ ...t, id: cid })), wake: e.wake });
   }
   old.sort((a, b) => byId(a.id, b.id));
-  for (let i = 0; i < old.length; i++) nodes[old[i].id] = nodeEntry(old[i].id, i, old[i].tasks, old[i].wake);
-  return { layout: STATE_LAYOUT, nodes, size: old.length, wakeTimes: [], wakeIds: [], wakeOrds: [], queuedTimes: [], queuedIds: [], queuedOrds: [], queueHead: 0, queueEnd: 0, wakeOfOrd: old.map((o) => o.wake ?? NaN), nextOrd: old.length, lastSweepMs: null, rng: typeof st.rng === 'number' ? st.rng : 0 };
+  for (const o of old) nodes[o.id] = nodeEntry(o.id, o.tasks, o.wake);
+  return { layout: STATE_LAYOUT, nodes, lastSweepMs: null, rng: typeof st.rng === 'number' ? st.rng : 0 };
 }
 
-/** Wake-up index order: time, then `ord`. */
-const wakesBefore = (t: number, o: number, t2: number, o2: number): boolean => t < t2 || (t === t2 && o < o2);
-
-function setWake(state: KairosState, i: number, t: number, id: NodeId, ord: number): void {
-  state.wakeTimes[i] = t;
-  state.wakeIds[i] = id;
-  state.wakeOrds[i] = ord;
-}
-
-function heapPush(state: KairosState, t: number, id: NodeId, ord: number): void {
-  const ts = state.wakeTimes;
-  const os = state.wakeOrds;
-  let i = ts.length;
-  while (i > 0) {
-    const parent = (i - 1) >> 1;
-    if (!wakesBefore(t, ord, ts[parent], os[parent])) break;
-    setWake(state, i, ts[parent], state.wakeIds[parent], os[parent]);
-    i = parent;
+/** Rebuilds what Kairos keeps in the runtime from a state: the count of entries and every node's wake-up. */
+function rebuild(state: KairosState, wakes: WakeIndex): KairosKept {
+  let size = 0;
+  for (const id in state.nodes) {
+    const wake = state.nodes[id].t[0];
+    if (wake === wake) wakes.schedule(id, wake);
+    size++;
   }
-  setWake(state, i, t, id, ord);
-}
-
-function heapPop(state: KairosState): void {
-  const ts = state.wakeTimes;
-  const os = state.wakeOrds;
-  const t = ts.pop() as number;
-  const id = state.wakeIds.pop() as NodeId;
-  const o = os.pop() as number;
-  const n = ts.length;
-  if (n === 0) return;
-  let i = 0;
-  for (;;) {
-    let c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && wakesBefore(ts[c + 1], os[c + 1], ts[c], os[c])) c++;
-    if (!wakesBefore(ts[c], os[c], t, o)) break;
-    setWake(state, i, ts[c], state.wakeIds[c], os[c]);
-    i = c;
-  }
-  setWake(state, i, t, id, o);
-}
-
-function emptyQueue(state: KairosState): void {
-  state.queuedTimes = [];
-  state.queuedIds = [];
-  state.queuedOrds = [];
-  state.queueHead = 0;
-  state.queueEnd = 0;
-}
-
-/** Adds a node's wake to the index: to the queue when no earlier than its last item. */
-function pushWake(state: KairosState, t: number, id: NodeId, ord: number): void {
-  const end = state.queueEnd;
-  if (end === state.queueHead || t >= state.queuedTimes[end - 1]) {
-    state.queuedTimes[end] = t;
-    state.queuedIds[end] = id;
-    state.queuedOrds[end] = ord;
-    state.queueEnd = end + 1;
-  } else heapPush(state, t, id, ord);
-}
-
-/**
- * Takes wake-up items from both parts of the index: every item of time `upTo` or earlier, listing
- * in `visits` the node of each whose wake has come too; and, past them, the items that no longer
- * hold, up to the first that holds. The cycle's wake-ups (`upTo` = now) and the drop of dead items
- * (`upTo` = -Infinity) share these loops, so that every step of them runs at almost every cycle.
- */
-function takeWakes(state: KairosState, upTo: number, visits: VisitList): void {
-  takeQueued(state, upTo, visits);
-  const ts = state.wakeTimes;
-  while (ts.length > 0) {
-    const t = ts[0];
-    const wake = state.wakeOfOrd[state.wakeOrds[0]];
-    if (t > upTo && wake === t) break;
-    if (t <= upTo && wake <= upTo) visits.push(state.wakeIds[0]);
-    heapPop(state);
-  }
-}
-
-/** The queue's part of `takeWakes`. */
-function takeQueued(state: KairosState, upTo: number, visits: VisitList): void {
-  const qt = state.queuedTimes;
-  const qo = state.queuedOrds;
-  const wakes = state.wakeOfOrd;
-  const end = state.queueEnd;
-  let head = state.queueHead;
-  for (; head < end; head++) {
-    const t = qt[head];
-    const wake = wakes[qo[head]];
-    if (t <= upTo) {
-      if (wake <= upTo) visits.push(state.queuedIds[head]);
-    } else if (wake === t) break;
-  }
-  state.queueHead = head;
-  tidyQueue(state);
-}
-
-/**
- * Lets go of the queue's taken items: both ends go back to the start when it is empty, and the
- * items left move to the front once the taken ones are most of the lists.
- */
-function tidyQueue(state: KairosState): void {
-  const head = state.queueHead;
-  const end = state.queueEnd;
-  if (head === end) {
-    state.queueHead = 0;
-    state.queueEnd = 0;
-  } else if (head >= 1024 && head * 2 >= end) {
-    const qt = state.queuedTimes;
-    const qi = state.queuedIds;
-    const qo = state.queuedOrds;
-    for (let i = head; i < end; i++) {
-      qt[i - head] = qt[i];
-      qi[i - head] = qi[i];
-      qo[i - head] = qo[i];
-    }
-    state.queueHead = 0;
-    state.queueEnd = end - head;
-  }
+  return { size };
 }
 
 /**
@@ -431,11 +293,19 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     'central dispatch to the node with the fewest tasks then the lowest variance of attained service.',
   paramsSchema: kairosParamsSchema,
   updatesStateInPlace: true,
-  initialState: (params) => ({ layout: STATE_LAYOUT, nodes: dictionary<NodeEntry>(), size: 0, wakeTimes: [], wakeIds: [], wakeOrds: [], queuedTimes: [], queuedIds: [], queuedOrds: [], queueHead: 0, queueEnd: 0, wakeOfOrd: [], nextOrd: 0, lastSweepMs: null, rng: params.seed >>> 0 }),
-  decide({ snapshot, params, state: given }) {
+  initialState: (params) => ({ layout: STATE_LAYOUT, nodes: dictionary<NodeEntry>(), lastSweepMs: null, rng: params.seed >>> 0 }),
+  decide(input) {
+    const { snapshot, params } = input;
     const now = snapshot.nowMs;
-    const state = current(given);
+    const state = current(input.state);
     const nodes = state.nodes;
+    const tracking = trackingOf(input, POLICY_NAME);
+    const wakes = tracking.wakes;
+    let kept = tracking.kept(KEPT);
+    if (!tracking.follows(state) || kept === undefined) {
+      kept = rebuild(state, wakes);
+      tracking.keep(KEPT, kept);
+    }
     // A full pass (every node scheduled and scored) when the backend cannot say what changed and
     // on the first cycle; otherwise only the nodes whose containers changed and those whose
     // quantum or starvation deadline has come. Every `sweepIntervalMs` a sweep also re-checks
@@ -448,11 +318,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     visits.clear();
     if (full) {
       for (const id of snapshot.nodes.keys()) visits.push(id);
-      for (const id in nodes) if (!snapshot.nodes.has(id)) forget(state, id);
-      state.wakeTimes.length = 0;
-      state.wakeIds.length = 0;
-      state.wakeOrds.length = 0;
-      emptyQueue(state);
+      for (const id in nodes) if (!snapshot.nodes.has(id)) forget(state, kept, wakes, id);
     } else {
       // A node whose only change is what this policy asked for at its last visit (its tasks
       // suspended and resumed as planned, none added or gone) needs no visit: its schedule and
@@ -460,8 +326,8 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       // not report such nodes at all; a backend that does gets them filtered here.)
       const changed = snapshot.changedNodeIds;
       if (changed !== undefined) for (const id of changed) if (!asPlanned(snapshot, id, nodes[id], params)) visits.push(id);
-      // Wake-ups that have come: the nodes whose wake is still that time are visited.
-      takeWakes(state, now, visits);
+      // Wake-ups that have come.
+      wakes.takeDue(now, visits);
     }
 
     const decisions = space.decisions;
@@ -486,7 +352,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
         capped++;
         decisions.add(nodeCap(node, params));
       }
-      if (state.size > running) for (const id in nodes) if (snapshot.nodes.get(id)?.state !== 'RUNNING') visits.push(id);
+      if (kept.size > running) for (const id in nodes) if (snapshot.nodes.get(id)?.state !== 'RUNNING') visits.push(id);
     }
     // Nodes in id order, so that decisions (and the random tie-break's draws) do not depend on
     // the order in which changes were reported.
@@ -505,7 +371,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       const id = visits.ids[i];
       const node = snapshot.nodes.get(id);
       if (!node || node.state !== 'RUNNING') {
-        forget(state, id);
+        forget(state, kept, wakes, id);
         continue;
       }
       const prev = nodes[id];
@@ -516,13 +382,13 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       // A known node's entry was updated in place; a new one is stored when the node holds
       // something, and stays while the node runs, also when it empties (nodes refill all the time).
       if (prev === undefined && (hasWake || entry.ids.length > 0)) {
-        state.size++;
+        kept.size++;
         nodes[id] = entry;
-        entry.ord = state.nextOrd++;
       }
-      if (entry.ord >= 0) state.wakeOfOrd[entry.ord] = wake;
-      // A new wake goes into the index (a wake that did not move is already there).
-      if (hasWake && (full || wake !== prevWake)) pushWake(state, wake, id, entry.ord);
+      // A wake that moved goes to the index (one that did not is there already).
+      if (hasWake) {
+        if (wake !== prevWake) wakes.schedule(id, wake);
+      } else if (prevWake === prevWake) wakes.forget(id);
 
       if (!isCapped(node, params)) {
         capped++;
@@ -548,13 +414,10 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
 
     if (ranked > 0) decisions.add(dispatchRank(rankedIds.slice(0, ranked), rankedScores.slice(0, ranked), !full, params, best as NodeId, bestScore));
 
-    // Drop wake-ups that no longer hold, so that the wake-up asked for is the earliest wake of
-    // any node.
-    takeWakes(state, -Infinity, visits);
-    const earliest = Math.min(state.wakeTimes.length > 0 ? state.wakeTimes[0] : Infinity, state.queueHead < state.queueEnd ? state.queuedTimes[state.queueHead] : Infinity);
-    const wakeAtMs = earliest < Infinity ? earliest : undefined;
+    const wakeAtMs = wakes.earliest();
     if (sweep) state.lastSweepMs = now;
     state.rng = rng;
+    tracking.handOver(state);
 
     return { decisions: decisions.take(), state, wakeAtMs, notes: capped > 0 ? [`capped ${capped} node(s) at N+Q`] : undefined };
   },

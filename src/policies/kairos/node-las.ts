@@ -53,12 +53,6 @@ export interface TaskEntry {
  */
 export interface NodeEntry {
   id: NodeId;
-  /**
-   * Order of first sight (-1 until the policy numbers it): breaks ties between wake-ups of the
-   * same time, so that a batch of them comes out of the wake-up index in node id order as a rule
-   * (see `KairosState.wakeOrds`).
-   */
-  ord: number;
   /** The node's tasks (container ids), in the order of the node's containers. */
   ids: ContainerId[];
   t: number[];
@@ -91,10 +85,10 @@ export function taskEntries(e: NodeEntry): TaskEntry[] {
 }
 
 /** A node entry from task records and a wake (null: none). */
-export function nodeEntry(id: NodeId, ord: number, tasks: readonly TaskEntry[], wake: number | null): NodeEntry {
+export function nodeEntry(id: NodeId, tasks: readonly TaskEntry[], wake: number | null): NodeEntry {
   const t = [wake ?? NaN];
   for (const x of tasks) t.push(x.acc, x.since ?? NaN, x.qEnd ?? NaN, x.susp ?? NaN, x.prot);
-  return { id, ord, ids: tasks.map((x) => x.id), t };
+  return { id, ids: tasks.map((x) => x.id), t };
 }
 
 /** A task on the node during a visit (a working item of `NodeVisit`, overwritten by the next visit). */
@@ -535,7 +529,7 @@ export function scheduleNode(
     // Started with a number that is not a small integer, so that it holds unboxed numbers.
     const t = [wake];
     for (let j = 0; j < n; j++) t.push(fig[j]);
-    return { id: node.id, ord: -1, ids: taskIds, t };
+    return { id: node.id, ids: taskIds, t };
   }
   const taskIds = prev.ids;
   for (let i = 0; i < count; i++) if (taskIds[i] !== work[i].id) taskIds[i] = work[i].id;
