@@ -5,11 +5,14 @@ import type { ClusterSnapshot } from '../../src/core/model.js';
 import { describe, expect, it } from 'vitest';
 import { bigcPolicy, bigcParamsSchema, classify, type BigcState } from '../../src/policies/bigc/index.js';
 import { getPolicy } from '../../src/policies/index.js';
+import { ChangeTracker } from '../../src/engine/change-tracking.js';
 
 const params = (p: Record<string, unknown> = {}) => bigcParamsSchema.parse(p);
+/** The runtime's tracking, shared by the cycles of this file (a state it was not handed over with rebuilds it). */
+const tracking = new ChangeTracker();
 function run(snapshot: ClusterSnapshot, p: Record<string, unknown> = {}, state?: BigcState) {
   const prm = params(p);
-  return bigcPolicy.decide({ snapshot, params: prm, state: state ?? bigcPolicy.initialState(prm) });
+  return bigcPolicy.decide({ snapshot, params: prm, state: state ?? bigcPolicy.initialState(prm), tracking });
 }
 const est = (ms: number) => ({ 'schedbrain.estimate-ms': String(ms) });
 

@@ -11,8 +11,9 @@
  * container first as a victim, oldest suspension first to resume.
  *
  * A cycle costs what changed, not the cluster size: per-node figures, per-application classes
- * and the cluster's totals are kept in the state and updated for what the snapshot reports as
- * changed (`appTotals`, `nodeTotals`); a full pass is made on the periodic scan for suspended
+ * and the cluster's totals are kept in the runtime's change tracking (`NODE_TOTALS`,
+ * `APP_TOTALS`) and updated for what the snapshot reports as changed (`appTotals`,
+ * `nodeTotals`); a full pass is made on the periodic scan for suspended
  * containers, when the backend cannot say what changed (live YARN), and when the kept figures do
  * not fit the snapshot. Only choosing victims for short demand looks at every running container.
  */
@@ -30,6 +31,7 @@ import {
   type NodeView,
 } from '../../core/model.js';
 import { definePolicy } from '../../core/policy.js';
+import { keptKey, trackingOf } from '../../core/tracking.js';
 import { equals, type Resources } from '../../core/resources.js';
 import { holdRunSpace, runSpaceOf } from '../shared/run-space.js';
 import { capacityWithSuspended, FirstK, resumeInOrder, suspendUntilWithinCores, type SuspendOnNode } from '../shared/suspend-resume.js';
@@ -75,17 +77,16 @@ export interface BigcState {
   suspendedAtMs: Record<ContainerId, number>;
   /** Last scan of every container for suspended ones (undefined before the first cycle). */
   lastScanMs?: number;
-  /**
-   * What the last cycle knew of every node, kept while the backend reports which nodes change
-   * (absent: the next cycle makes a full pass over the nodes).
-   */
-  nodeFigures?: NodeFigures;
-  /**
-   * What the last cycle knew of every application, kept while the backend reports which
-   * applications change (absent: the next cycle walks every application).
-   */
-  appFigures?: AppFigures;
 }
+
+/**
+ * Running totals kept in the runtime's change tracking (`PolicyInput.tracking`), never in the
+ * state: what the last cycle knew of every node and of every application, kept while the backend
+ * reports what changes. Absent (the first cycle, a state loaded or copied, a backend that cannot
+ * say): the next cycle makes a full pass and builds them again.
+ */
+export const NODE_TOTALS = keptKey<NodeFigures>('bigc.nodes');
+export const APP_TOTALS = keptKey<AppFigures>('bigc.apps');
 
 /** Every application's class and share, and the totals over the active ones. */
 export interface AppFigures {
@@ -179,7 +180,6 @@ const sec = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 const vc = (r: Resources): number => Math.max(1, r.vcores);
 
 const dictionary = <V>(): Record<string, V> => Object.create(null) as Record<string, V>;
-const isDictionary = (x: unknown): boolean => typeof x === 'object' && x !== null && Object.getPrototypeOf(x) === null;
 
 /**
  * Enters a node's figures, with its known suspended containers, and adds them to the totals;
@@ -253,13 +253,9 @@ function emptyFigures(snapshot: ClusterSnapshot, paramsKey: string): NodeFigures
   };
 }
 
-/**
- * Whether kept figures are for these parameters and as many nodes, and were kept in this
- * process (a JSON copy loses its dictionaries: the figures are then built again).
- */
+/** Whether kept figures are for these parameters and as many nodes. */
 function fits(f: NodeFigures | undefined, snapshot: ClusterSnapshot, paramsKey: string): f is NodeFigures {
-  if (f === undefined || f.params !== paramsKey || f.size !== snapshot.nodes.size || !Array.isArray(f.touched)) return false;
-  return isDictionary(f.nodes) && isDictionary(f.overfull) && isDictionary(f.resumable) && isDictionary(f.misadvertised);
+  return f !== undefined && f.params === paramsKey && f.size === snapshot.nodes.size;
 }
 
 /** Whether the figures know every node to look at (the changed ones and those touched last cycle). */
@@ -568,12 +564,10 @@ class Cycle {
  * backend says which (a replay's backlog holds thousands of queued applications); otherwise every
  * application is walked. Adds the `class.priority` decisions.
  */
-function appTotals(cycle: Cycle, state: BigcState, key: string): void {
+function appTotals(cycle: Cycle, kept: AppFigures | undefined, key: string): void {
   const { snapshot, params } = cycle;
   const changed = snapshot.changedAppIds;
-  const kept = state.appFigures;
-  const fresh =
-    changed === undefined || kept === undefined || kept.params !== key || !isDictionary(kept.apps) || !Array.isArray(kept.asked) || !changedApps(kept, snapshot, changed, params, cycle.decisions);
+  const fresh = changed === undefined || kept === undefined || kept.params !== key || !changedApps(kept, snapshot, changed, params, cycle.decisions);
   cycle.appFigures = fresh ? allApps(snapshot, key, params, cycle.decisions) : kept;
   cycle.shortCores = cycle.appFigures.shortCores;
   cycle.longCores = cycle.appFigures.longCores;
@@ -587,11 +581,11 @@ function appTotals(cycle: Cycle, state: BigcState, key: string): void {
  * say what changed, and when the figures do not fit the snapshot. Returns whether it was a full
  * pass, and whether the figures can be kept.
  */
-function nodeTotals(cycle: Cycle, state: BigcState, key: string, scanDue: boolean): { full: boolean; keepFigures: boolean } {
+function nodeTotals(cycle: Cycle, state: BigcState, keptFigures: NodeFigures | undefined, key: string, scanDue: boolean): { full: boolean; keepFigures: boolean } {
   const { snapshot, params, now } = cycle;
   const changed = snapshot.changedNodeIds;
   const isLong = (c: ContainerView): boolean => cycle.isLong(c);
-  const kept = changed !== undefined && fits(state.nodeFigures, snapshot, key) ? state.nodeFigures : undefined;
+  const kept = changed !== undefined && fits(keptFigures, snapshot, key) ? keptFigures : undefined;
   const knowsAll = kept !== undefined && knows(kept, snapshot, changed as ReadonlySet<NodeId>);
   const scan = scanDue && !(knowsAll && noneUnknown(kept, snapshot, changed as ReadonlySet<NodeId>));
   if (scan || !knowsAll) {
@@ -792,16 +786,19 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
   paramsSchema: bigcParamsSchema,
   updatesStateInPlace: true,
   initialState: () => ({ suspendedAtMs: {} }),
-  decide({ snapshot, params, state }) {
+  decide(input) {
+    const { snapshot, params, state } = input;
+    const tracking = trackingOf(input, POLICY);
+    const follows = tracking.follows(state);
     const space = runSpaceOf(state, newRunSpace);
     const key = space.paramsKey(params);
     const cycle = new Cycle(snapshot, params);
     const now = cycle.now;
     const scanDue = snapshot.changedNodeIds === undefined || state.lastScanMs === undefined || now - state.lastScanMs >= SCAN_INTERVAL_MS;
 
-    appTotals(cycle, state, key);
+    appTotals(cycle, follows ? tracking.kept(APP_TOTALS) : undefined, key);
     const shortPending = cycle.appFigures.shortPending;
-    const { full, keepFigures } = nodeTotals(cycle, state, key, scanDue);
+    const { full, keepFigures } = nodeTotals(cycle, state, follows ? tracking.kept(NODE_TOTALS) : undefined, key, scanDue);
 
     nodeCores(cycle);
     preemptSuspend(cycle, shortPending);
@@ -819,15 +816,16 @@ export const bigcPolicy = definePolicy<BigcParams, BigcState>({
 
     const keepAppFigures = snapshot.changedAppIds !== undefined;
     const lastScanMs = scanDue ? now : state.lastScanMs;
+    tracking.keep(APP_TOTALS, keepAppFigures ? cycle.appFigures : undefined);
     if (full) {
       const next: BigcState = { suspendedAtMs: cycle.suspendedAtMs, lastScanMs };
-      if (keepFigures) next.nodeFigures = figures;
-      if (keepAppFigures) next.appFigures = cycle.appFigures;
+      tracking.keep(NODE_TOTALS, keepFigures ? figures : undefined);
       holdRunSpace(next, space);
+      tracking.handOver(next);
       return { decisions: cycle.decisions, state: next };
     }
     state.lastScanMs = lastScanMs;
-    state.appFigures = keepAppFigures ? cycle.appFigures : undefined;
+    tracking.handOver(state);
     return { decisions: cycle.decisions, state };
   },
 });
