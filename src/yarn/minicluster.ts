@@ -59,6 +59,13 @@ export interface StartMiniClusterOptions {
   confStore?: 'memory' | 'file';
   /** Grace period for stop() before SIGKILL. */
   stopTimeoutMs?: number;
+  /**
+   * YARN's ReservationSystem on, with a reservable leaf of root by this name holding
+   * `reservationCapacityPct` (default 75) beside root.default. Such a cluster must get no
+   * scheduler-conf write: YARN's plan follower stops after one.
+   */
+  reservationQueue?: string;
+  reservationCapacityPct?: number;
 }
 
 export class MiniClusterStartError extends SchedbrainError {
@@ -128,6 +135,9 @@ export async function startMiniCluster(opts: StartMiniClusterOptions = {}): Prom
     '--conf-store',
     opts.confStore ?? 'memory',
   ];
+  if (opts.reservationQueue !== undefined) {
+    args.push('--reservation-queue', opts.reservationQueue, '--reservation-capacity', String(opts.reservationCapacityPct ?? 75));
+  }
   // cwd = workDir: anything Hadoop writes relative to the working directory stays there.
   const child: ChildProcessByStdio<Writable, Readable, Readable> = spawn(findJava(), args, {
     cwd: workDir,

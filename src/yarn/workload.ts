@@ -18,6 +18,8 @@ export interface JobSpec {
   name: string;
   queue?: string;
   priority?: number;
+  /** A reservation of YARN's ReservationSystem to run in (`queue` is then its reservable queue). */
+  reservationId?: string;
   /** Sent as application tags `key=value`. YARN lower-cases tags (keys and values). */
   tags?: Record<string, string>;
   containers: number;
@@ -69,6 +71,7 @@ export function submitJobArgs(confDir: string, job: JobSpec): string[] {
   if (job.memoryMB !== undefined) args.push('--memory-mb', String(job.memoryMB));
   if (job.vcores !== undefined) args.push('--vcores', String(job.vcores));
   if (job.amMemoryMB !== undefined) args.push('--am-memory-mb', String(job.amMemoryMB));
+  if (job.reservationId !== undefined) args.push('--reservation-id', job.reservationId);
   for (const [k, v] of Object.entries(job.tags ?? {})) args.push(`--tag=${k}=${v}`);
   if (job.wait) args.push('--wait');
   return args;

@@ -33,7 +33,7 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.Capacity
  * <pre>
  * MiniClusterMain --work-dir DIR [--nodes 2] [--nm-memory-mb 4096] [--nm-vcores 4]
  *                 [--rm-web-port 0] [--conf-store memory|file] [--web-auth simple|hadoop-default]
- *                 [--log-level INFO]
+ *                 [--log-level INFO] [--reservation-queue plan --reservation-capacity 75]
  * </pre>
  * {@code --rm-web-port 0} lets the OS pick; the READY line reports the real address either way.
  * {@code --conf-store file} gives the stock read-only scheduler configuration;
@@ -82,7 +82,11 @@ public final class MiniClusterMain {
     // The RM reads its initial queues from capacity-scheduler.xml on the classpath (the Hadoop
     // test jars ship one). Serve ours first; set before any Configuration exists, since each
     // Configuration captures the context class loader when it is created.
-    File csXml = writeCapacitySchedulerXml(new File(workDir, "rm-conf"));
+    // YARN's own ReservationSystem (Rayon): a reservable leaf beside root.default. Such a cluster
+    // must get no scheduler-conf PUT (the plan follower stops after one; yarn-facts.md).
+    String reservationQueue = a.get("--reservation-queue", null);
+    int reservationCapacity = a.getInt("--reservation-capacity", 75);
+    File csXml = writeCapacitySchedulerXml(new File(workDir, "rm-conf"), reservationQueue, reservationCapacity);
     Thread.currentThread().setContextClassLoader(new OverridingClassLoader(
         Thread.currentThread().getContextClassLoader(), "capacity-scheduler.xml", csXml));
 
@@ -101,6 +105,9 @@ public final class MiniClusterMain {
     writeSecret(secretFile);
     conf.set(ShimConfig.SECRET_FILE, secretFile.getAbsolutePath());
     ShimConfig.apply(conf);
+    if (reservationQueue != null) {
+      conf.setBoolean(YarnConfiguration.RM_RESERVATION_SYSTEM_ENABLE, true);
+    }
 
     // NM web servers off: Guice's servlet pipeline is static, so in one JVM the last web app
     // started (an NM's) would answer on every port, RM REST included.
@@ -208,15 +215,27 @@ public final class MiniClusterMain {
    * Initial CapacityScheduler configuration: one leaf queue root.default with all of the cluster,
    * and the shim's multi-node placement keys.
    */
-  private static File writeCapacitySchedulerXml(File dir) throws IOException {
+  private static File writeCapacitySchedulerXml(File dir, String reservationQueue, int reservationCapacity) throws IOException {
     if (!dir.isDirectory() && !dir.mkdirs()) {
       throw new IOException("cannot create " + dir);
     }
+    if (reservationQueue != null && (!reservationQueue.matches("[A-Za-z0-9_]+") || reservationQueue.equals("default")
+        || reservationCapacity < 1 || reservationCapacity > 99)) {
+      throw new IllegalArgumentException("--reservation-queue must be a plain leaf name other than default, --reservation-capacity 1..99");
+    }
     Configuration cs = new Configuration(false);
-    cs.set("yarn.scheduler.capacity.root.queues", "default");
-    cs.set("yarn.scheduler.capacity.root.default.capacity", "100");
-    cs.set("yarn.scheduler.capacity.root.default.maximum-capacity", "100");
-    cs.set("yarn.scheduler.capacity.root.default.state", "RUNNING");
+    String prefix = "yarn.scheduler.capacity.root.";
+    int defaultCapacity = reservationQueue == null ? 100 : 100 - reservationCapacity;
+    cs.set(prefix + "queues", reservationQueue == null ? "default" : "default," + reservationQueue);
+    cs.set(prefix + "default.capacity", String.valueOf(defaultCapacity));
+    cs.set(prefix + "default.maximum-capacity", "100");
+    cs.set(prefix + "default.state", "RUNNING");
+    if (reservationQueue != null) {
+      cs.set(prefix + reservationQueue + ".capacity", String.valueOf(reservationCapacity));
+      cs.set(prefix + reservationQueue + ".maximum-capacity", "100");
+      cs.set(prefix + reservationQueue + ".state", "RUNNING");
+      cs.setBoolean(prefix + reservationQueue + ".reservable", true);
+    }
     cs.set("yarn.scheduler.capacity.root.acl_submit_applications", "*");
     cs.set("yarn.scheduler.capacity.root.acl_administer_queue", "*");
     cs.set("yarn.scheduler.capacity.maximum-applications", "10000");

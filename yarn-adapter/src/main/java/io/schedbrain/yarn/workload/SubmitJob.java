@@ -31,7 +31,7 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
  * <pre>
  * SubmitJob --conf-dir DIR --name NAME [--queue default] [--priority 0] [--tag k=v ...]
  *           --containers N [--memory-mb 256] [--vcores 1] --command sleep:SECONDS|cpu:SECONDS
- *           [--am-memory-mb 256] [--wait]
+ *           [--am-memory-mb 256] [--reservation-id reservation_...] [--wait]
  * </pre>
  *
  * stdout: {@code {"appId":"application_..."}} once submitted, and with {@code --wait} a second
@@ -69,6 +69,10 @@ public final class SubmitJob {
       ctx.setApplicationType("SCHEDBRAIN");
       ctx.setQueue(a.get("--queue", "default"));
       ctx.setPriority(Priority.newInstance(a.getInt("--priority", 0)));
+      if (a.has("--reservation-id")) {
+        // Runs inside a reservation of YARN's ReservationSystem; the queue is its reservable one.
+        ctx.setReservationID(org.apache.hadoop.yarn.api.records.ReservationId.parseReservationId(a.require("--reservation-id")));
+      }
       Set<String> tags = new LinkedHashSet<>(a.all("--tag"));
       if (!tags.isEmpty()) {
         ctx.setApplicationTags(tags);
