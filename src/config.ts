@@ -129,6 +129,12 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    /**
+     * The RM runs YARN's ReservationSystem with this reservable leaf of root (the `rayon` baseline
+     * live, `/v1/rayon/reservations`); the brain then never writes the scheduler configuration.
+     * With the embedded mini YARN, the leaf is created with 75 % of the cluster.
+     */
+    reservationQueue: z.string().regex(/^[A-Za-z0-9_]+$/, 'a leaf name of root: letters, digits and "_"').optional(),
     /** Embedded mini YARN (used when rmUrl is empty). */
     miniCluster: z
       .object({
@@ -213,6 +219,7 @@ export const CONFIG_FLAGS: Record<string, { key: string; kind: Kind; help: strin
   'tls-cert': { key: 'tls.certFile', kind: 'string', help: 'admin API TLS certificate (PEM); with --tls-key' },
   'tls-key': { key: 'tls.keyFile', kind: 'string', help: 'admin API TLS private key (PEM)' },
   'tls-client-ca': { key: 'tls.clientCaFile', kind: 'string', help: 'require client certificates signed by this CA (mTLS)' },
+  'reservation-queue': { key: 'reservationQueue', kind: 'string', help: "reservable leaf of root for YARN's ReservationSystem (rayon live); no scheduler-conf writes then" },
   'allow-insecure-bind': { key: 'allowInsecureBind', kind: 'boolean', help: 'serve on a non-loopback address without TLS (default: refuse)' },
 };
 

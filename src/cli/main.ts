@@ -201,7 +201,7 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
     if (!rmUrl) {
       io.out('schedbrain: no ResourceManager configured; starting an embedded mini YARN cluster...');
       const { startMiniCluster } = await import('../yarn/minicluster.js');
-      const mini = await startMiniCluster({ nodes: cfg.miniCluster.nodes, workDir: cfg.miniCluster.workDir, onLog: (line) => log.debug({ src: 'minicluster' }, line) });
+      const mini = await startMiniCluster({ nodes: cfg.miniCluster.nodes, workDir: cfg.miniCluster.workDir, reservationQueue: cfg.reservationQueue, onLog: (line) => log.debug({ src: 'minicluster' }, line) });
       cleanups.push(['stop the mini cluster', () => mini.stop()]);
       rmUrl = mini.rmUrl;
       shimUrls = defaultShimUrls(cfg.shim.urls, mini.shimUrl);
@@ -233,6 +233,7 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       shim,
       logger: log.child({ mod: 'yarn' }),
       physicalCapacityStore: store.namespace('yarn.physical-capacity', physicalCapacitySchema),
+      ...(cfg.reservationQueue !== undefined ? { reservations: { queue: cfg.reservationQueue } } : {}),
     });
     // Hand the cluster back to the stock scheduler (suspended containers resume at once,
     // over-committed nodes get their capacity back, the ranking lapses): on a clean shutdown after

@@ -5,6 +5,7 @@
  */
 import type { Action } from './actions.js';
 import type { ClusterSnapshot } from './model.js';
+import type { WorkflowRequest } from './rsl.js';
 
 /** Version of this contract; bumped on any incompatible change to snapshot or actions. */
 export const BACKEND_CONTRACT_VERSION = 1;
@@ -38,8 +39,32 @@ export interface SnapshotOptions {
   readonly changesSince?: number;
 }
 
+/** A reservation the cluster's own reservation system (YARN's Rayon) accepted. */
+export interface NativeReservation {
+  readonly reservationId: string;
+  /** Where the reservation's jobs are submitted (with its id). */
+  readonly queue: string;
+  readonly arrivalMs: number;
+  readonly deadlineMs: number;
+  /** What the cluster's agent placed: [fromMs, toMs) blocks with the resources held. */
+  readonly allocations: readonly { readonly fromMs: number; readonly toMs: number; readonly memoryMB: number; readonly vcores: number }[];
+}
+
+/**
+ * The cluster's own reservation system, where it has one the operator enabled. `reserve` throws
+ * `ReservationRefusedError` (core/errors) with the cluster's reason when the workflow does not fit.
+ */
+export interface ReservationSystem {
+  readonly queue: string;
+  reserve(w: WorkflowRequest, name: string, nowMs: number): Promise<NativeReservation>;
+  list(): Promise<NativeReservation[]>;
+  delete(reservationId: string): Promise<void>;
+}
+
 export interface ClusterBackend {
   readonly name: string;
+  /** Present when the cluster runs its own reservation system (the `rayon` baseline live). */
+  readonly reservations?: ReservationSystem;
   /** Reads the whole cluster. Throws RmUnavailableError when it cannot. */
   snapshot(opts?: SnapshotOptions): Promise<ClusterSnapshot>;
   apply(action: Action): Promise<ApplyOutcome>;

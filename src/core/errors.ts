@@ -59,6 +59,9 @@ export class UnsupportedActionError extends SchedbrainError {
   readonly retryable = false;
 }
 
+/** The cluster's reservation system could not place a reservation; the message is its reason. */
+export class ReservationRefusedError extends SchedbrainError {}
+
 export class ConflictError extends SchedbrainError {
   constructor(
     message: string,

@@ -4,7 +4,7 @@
  */
 import pino, { type Logger } from 'pino';
 import { describeAction } from '../core/actions.js';
-import type { Capabilities, ClusterBackend } from '../core/backend.js';
+import type { Capabilities, ClusterBackend, ReservationSystem } from '../core/backend.js';
 import { ConflictError, RmUnavailableError, SchedbrainError, ValidationError, zodToValidationError } from '../core/errors.js';
 import type { ClusterSnapshot } from '../core/model.js';
 import type { AnyPolicy } from '../core/policy.js';
@@ -341,6 +341,11 @@ export class Engine {
     this.disruptions = this.disruptions.filter((d) => d.atMs > since);
     const recentDisruptions = { suspends: this.disruptions.filter((d) => d.kind === 'suspend').length, kills: this.disruptions.filter((d) => d.kind === 'kill').length };
     return new Session({ cycleId, snapshot, capabilities: caps, limits: this.limits, lastRanking: this.ranking, recentDisruptions, holds: this.drift.holds(this.clock.now()), tracking: this.tracking });
+  }
+
+  /** The cluster's own reservation system, when the backend has one (YARN's, for `rayon` live). */
+  reservationSystem(): ReservationSystem | undefined {
+    return this.backend.reservations;
   }
 
   /** A fresh snapshot straight from the backend (RmUnavailableError when it is down). */

@@ -16,6 +16,8 @@ import { buildSnapshot, defaultQueueTree } from '../core/snapshot.js';
 import { ChangeLog, sameApp, sameContainer, sameNode } from './changes.js';
 import type { NodeShim, ShimContainer } from './shim-contract.js';
 import { RmClient, type QueueConfigChange, type RmAppState } from './client.js';
+import { YarnReservations } from './reservations.js';
+import { DEFAULT_UNIT, type ResourceUnit } from '../core/rsl.js';
 import { mapWithConcurrency } from './retry.js';
 import type { RmAppInfo, RmCapacitySchedulerInfo, RmContainerInfo, RmNodeInfo, RmQueueInfo, RmResourceInfo } from './schemas.js';
 
@@ -45,6 +47,12 @@ export interface YarnBackendOptions {
   readonly containerSweepPerSnapshot?: number;
   /** For tests: a ready client (e.g. with a fake adapter or a fast retry policy). */
   readonly client?: RmClient;
+  /**
+   * The RM runs YARN's ReservationSystem with this reservable leaf of root: reservations go to it
+   * (the `rayon` baseline live) and the brain never writes the scheduler configuration, which
+   * would stop the RM's plan follower.
+   */
+  readonly reservations?: { readonly queue: string; readonly unit?: ResourceUnit; readonly amOverheadMs?: number };
 }
 
 /** A node's physical capacity as `physicalCapacityStore` keeps it. */
@@ -88,6 +96,9 @@ const QUEUE_STATES: ReadonlySet<string> = new Set<QueueState>(['RUNNING', 'STOPP
 /** The YARN resource-request name meaning "anywhere": its count is the app's total outstanding ask. */
 const ANY_RESOURCE_NAME = '*';
 const DEFAULT_RANKING_TTL_MS = 60_000;
+/** A reservation's AM holds its container a little longer than one task lease. */
+const DEFAULT_AM_OVERHEAD_MS = 10_000;
+const RESERVATION_SYSTEM_NOTE = "this RM runs YARN's ReservationSystem, whose plan follower stops after any scheduler-conf write: the brain leaves queues to it";
 
 /** A running app's containers as last read, and what they were read for. */
 interface AppContainers {
@@ -114,6 +125,7 @@ export function appIdOfContainer(containerId: string): string | undefined {
 export class YarnBackend implements ClusterBackend {
   readonly name = 'yarn';
   readonly client: RmClient;
+  readonly reservations?: YarnReservations;
   private readonly shim?: NodeShim;
   private readonly logger?: Logger;
   private readonly rankingTtlMs: number;
@@ -151,6 +163,10 @@ export class YarnBackend implements ClusterBackend {
     this.sweepPerSnapshot = opts.containerSweepPerSnapshot ?? 8;
     for (const [id, r] of Object.entries(opts.physicalCapacities ?? {})) this.physical.set(id, r);
     this.physicalStore = opts.physicalCapacityStore;
+    if (opts.reservations) {
+      const r = opts.reservations;
+      this.reservations = new YarnReservations(this.client, { queue: r.queue, unit: r.unit ?? DEFAULT_UNIT, amOverheadMs: r.amOverheadMs ?? DEFAULT_AM_OVERHEAD_MS }, this.logger);
+    }
   }
 
   /** Loads the durable physical capacities once (configured ones take precedence). */
@@ -187,6 +203,10 @@ export class YarnBackend implements ClusterBackend {
    */
   private async refresh(opts: SnapshotOptions): Promise<ClusterSnapshot> {
     await this.loadPhysical();
+    if (this.reservations) {
+      // A reservation queue's apps wait until its resources are recomputed (reservations.ts).
+      await this.reservations.nudgeWaitingApps(Date.now()).catch((err: unknown) => this.logger?.warn({ err: (err as Error).message }, 'could not nudge reservation queues'));
+    }
     const startMs = Date.now();
     const finishedSinceMs = this.finishedReadAtMs === undefined ? startMs - RECENTLY_FINISHED_MS : this.finishedReadAtMs - FINISHED_OVERLAP_MS;
     const [rmNodes, scheduler, liveApps, recentlyFinished, shimContainers] = await Promise.all([
@@ -378,6 +398,9 @@ export class YarnBackend implements ClusterBackend {
   // ---- apply -----------------------------------------------------------------------------------
 
   async apply(action: Action): Promise<ApplyOutcome> {
+    if (this.reservations && action.kind === 'updateQueues') {
+      return { status: 'failed', error: RESERVATION_SYSTEM_NOTE, retryable: false };
+    }
     try {
       // Every backend answers `noop` for an action already true of the cluster (the conformance
       // suite holds both to it); the engine reconciles against its cycle snapshot, but the
@@ -594,7 +617,8 @@ export class YarnBackend implements ClusterBackend {
   async capabilities(): Promise<Capabilities> {
     const notes: string[] = [];
     let queueWrites = false;
-    try {
+    if (this.reservations) notes.push(`queueWrites: ${RESERVATION_SYSTEM_NOTE}`);
+    else try {
       // The whole configuration is read again only when its version moved (the version is a few
       // bytes; a read that fails falls back to reading the configuration, which says why).
       const version = await this.client.schedulerConfVersion().catch(() => undefined);

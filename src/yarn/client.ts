@@ -23,9 +23,11 @@ import {
   clusterMetricsResponseSchema,
   containersResponseSchema,
   describeZodError,
+  newReservationSchema,
   nodeResponseSchema,
   nodesResponseSchema,
   remoteExceptionSchema,
+  reservationListSchema,
   schedulerConfResponseSchema,
   schedulerConfVersionResponseSchema,
   schedulerResponseSchema,
@@ -36,6 +38,7 @@ import {
   type RmClusterMetrics,
   type RmContainerInfo,
   type RmNodeInfo,
+  type RmReservation,
 } from './schemas.js';
 
 export const RM_WS_PATH = '/ws/v1/cluster';
@@ -302,6 +305,30 @@ export class RmClient {
   async signalContainer(containerId: string, signal: ContainerSignal): Promise<void> {
     // A repeated FORCEFUL_SHUTDOWN is harmless, a repeated thread dump is noise: both acceptable.
     await this.request({ method: 'POST', path: `/containers/${encodeURIComponent(containerId)}/signal/${signal}`, write: true, idempotent: true });
+  }
+
+  // ---- ReservationSystem (Rayon) ------------------------------------------------------------
+
+  /** A fresh reservation id; the RM reserves nothing until `submitReservation`. */
+  async newReservation(): Promise<string> {
+    const res = await this.request({ method: 'POST', path: '/reservation/new-reservation', write: true, idempotent: true, schema: newReservationSchema });
+    return res.data['reservation-id'];
+  }
+
+  /** 202 when the RM's agent placed it; a 400 (`RmRejectedError`) names why it does not fit. */
+  async submitReservation(body: unknown): Promise<void> {
+    await this.request({ method: 'POST', path: '/reservation/submit', body, write: true, idempotent: true });
+  }
+
+  /** The reservations of a reservable queue, with their allocations. */
+  async listReservations(queue: string): Promise<RmReservation[]> {
+    const res = await this.request({ method: 'GET', path: '/reservation/list', query: { queue, 'include-resource-allocations': 'true' }, withUser: true, idempotent: true, schema: reservationListSchema });
+    const r = res.data.reservations;
+    return r === undefined || r === null ? [] : Array.isArray(r) ? r : [r];
+  }
+
+  async deleteReservation(reservationId: string): Promise<void> {
+    await this.request({ method: 'POST', path: '/reservation/delete', body: { 'reservation-id': reservationId }, write: true, idempotent: true });
   }
 
   // ---- plumbing --------------------------------------------------------------------------------

@@ -306,3 +306,18 @@ export function describeZodError(err: z.ZodError): string {
     .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
     .join('; ');
 }
+
+// ---- ReservationSystem: numbers come back as strings; one item is an object, not a list ----
+
+export const newReservationSchema = z.object({ 'reservation-id': z.string().min(1) });
+const numeric = z.union([z.number(), z.string()]).transform(Number);
+const reservationAllocationSchema = z.object({ startTime: numeric, endTime: numeric, resource: z.object({ memory: numeric, vCores: numeric }) });
+export const reservationSchema = z.object({
+  'reservation-id': z.string(),
+  'acceptance-time': numeric.optional(),
+  user: z.string().optional(),
+  'resource-allocations': z.union([reservationAllocationSchema, z.array(reservationAllocationSchema)]).optional(),
+  'reservation-definition': z.object({ arrival: numeric, deadline: numeric, 'reservation-name': z.string().optional() }),
+});
+export type RmReservation = z.infer<typeof reservationSchema>;
+export const reservationListSchema = z.object({ reservations: z.union([reservationSchema, z.array(reservationSchema)]).nullish() });

@@ -16,7 +16,7 @@
  * lacks an admission the store holds, or holds one the store deleted or never got (a crash
  * between the two writes, a switch of policy and back), the booking is put back or released.
  */
-import type { FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -169,13 +169,13 @@ function parse<T extends z.ZodTypeAny>(schema: T, value: unknown, prefix: string
 }
 
 /** A core ValidationError names a field of the request; the API names it under `body`. */
-function inBody(e: unknown): unknown {
+export function inBody(e: unknown): unknown {
   if (!(e instanceof ValidationError)) return e;
   const reason = e.message.startsWith(`${e.field}: `) ? e.message.slice(e.field.length + 2) : e.message;
   return new ValidationError(e.field === '(request)' ? 'body' : `body.${e.field}`, reason);
 }
 
-function parseWorkflowBody(body: unknown): WorkflowRequest {
+export function parseWorkflowBody(body: unknown): WorkflowRequest {
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) throw new ValidationError('body', 'a workflow object (JSON or YAML) is required');
   const r = workflowRequestSchema.safeParse(body);
   if (!r.success) {
@@ -187,7 +187,7 @@ function parseWorkflowBody(body: unknown): WorkflowRequest {
 }
 
 /** Bounds beyond the RSL schema: what an operator-facing API lets reach the ledger and the RM (fields as in the request). */
-function checkBounds(w: WorkflowRequest, now: number): void {
+export function checkBounds(w: WorkflowRequest, now: number): void {
   if (w.deadlineMs === undefined) throw new ValidationError('deadlineMs', 'required: the admin API takes production workflows (best-effort jobs need no request)');
   if (w.deadlineMs > now + MAX_HORIZON_MS) throw new ValidationError('deadlineMs', `more than ${MAX_HORIZON_MS / DAY_MS} days ahead (${w.deadlineMs} > ${now + MAX_HORIZON_MS})`);
   if (w.submittedAtMs !== undefined && w.submittedAtMs > now) throw new ValidationError('submittedAtMs', `in the future (${w.submittedAtMs} > ${now}); omit it, the request is judged now`);
@@ -286,6 +286,19 @@ function startedBy(snapshot: ClusterSnapshot, id: string, state: DarssState | un
   return done ? `job ${done[0]} is done` : undefined;
 }
 
+/** Workflow bodies may come as YAML as well as JSON. */
+export function acceptYamlBodies(app: FastifyInstance): void {
+  app.addContentTypeParser(['application/yaml', 'application/x-yaml', 'text/yaml'], { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, parseYaml(text, { maxAliasCount: 100 }) as unknown);
+    } catch (e) {
+      done(new ValidationError('body', `malformed YAML: ${(e as Error).message}`), undefined);
+    }
+  });
+}
+
 // ----------------------------------------------------------------------------------- routes
 
 const darssRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
@@ -322,15 +335,7 @@ const darssRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
     app.log.warn({ err: e }, 'could not bring the DARSS state in line with the stored requests; retried at the next request');
   }
 
-  app.addContentTypeParser(['application/yaml', 'application/x-yaml', 'text/yaml'], { parseAs: 'string' }, (_req, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, parseYaml(text, { maxAliasCount: 100 }) as unknown);
-    } catch (e) {
-      done(new ValidationError('body', `malformed YAML: ${(e as Error).message}`), undefined);
-    }
-  });
+  acceptYamlBodies(app);
 
   const requestJson = (rec: RequestRecord, state: DarssState | undefined, now: number) => {
     const admitted = state?.admitted[rec.id] ?? rec.admitted;
