@@ -108,6 +108,16 @@ export function copyLedger(l: Ledger): Ledger {
   return { capacityUnits: l.capacityUnits, production: copySteps(l.production), byGroup, bookings };
 }
 
+/**
+ * What an admission may write, copied: the production steps and the request's group's. Its
+ * booking table holds only the request's own entries until `finish` accepts it.
+ */
+function trialLedger(l: Ledger, group: string): Ledger {
+  const byGroup = { ...l.byGroup };
+  if (byGroup[group]) byGroup[group] = copySteps(byGroup[group]);
+  return { capacityUnits: l.capacityUnits, production: copySteps(l.production), byGroup, bookings: {} };
+}
+
 // --------------------------------------------------------------------------- quota and caps
 
 /** Units per instant kept for best-effort work: m/n of the capacity, spread evenly over every period l. */
@@ -286,7 +296,8 @@ const unitS = (unitMs: number): string => `${(unitMs / 1000).toFixed(1)} unit·s
 
 /**
  * Judges one request at `now` against `ledger`. Returns the decision and, when accepted, the
- * ledger with the booking (the given ledger is left alone).
+ * ledger with the booking, which replaces the given one (a refusal leaves it alone; an acceptance
+ * adds the request's entries to the booking table both share).
  */
 export function admitWorkflow(ledger: Ledger, w: WorkflowRequest, id: string, now: number, p: AdmissionParams): { decision: AdmissionDecision; ledger?: Ledger } {
   const needed = workUnitMs(w);
@@ -308,7 +319,7 @@ export function admitWorkflow(ledger: Ledger, w: WorkflowRequest, id: string, no
       },
     };
   }
-  const trial = copyLedger(ledger);
+  const trial = trialLedger(ledger, w.group);
   if (p.admission === 'count-only') {
     if (!countOnlyAdmission(needed, free)) {
       return { decision: { ...numbers, accepted: false, rule: 'countOnlyAdmission', reason: `rejected: ${fitText}` } };
@@ -319,7 +330,7 @@ export function admitWorkflow(ledger: Ledger, w: WorkflowRequest, id: string, no
       // Only the group's instantaneous cap can leave the count short here.
       return { decision: { ...numbers, accepted: false, rule: 'groupShareCap', reason: `rejected: group ${w.group} may hold ${groupShareCap(p, w.group)}% at once; ${unitS(r.missing)} of ${unitS(needed)} do not fit under it` } };
     }
-    return finish(trial, w, id, now, p, numbers, r.from, `accepted (count-only, the thesis's test): ${fitText}`, 'countOnlyAdmission');
+    return finish(ledger, trial, w, id, now, p, numbers, r.from, `accepted (count-only, the thesis's test): ${fitText}`, 'countOnlyAdmission');
   }
   const b = criticalPathAdmission(trial, w, id, now, p);
   if (!b.fits) {
@@ -334,10 +345,11 @@ export function admitWorkflow(ledger: Ledger, w: WorkflowRequest, id: string, no
       },
     };
   }
-  return finish(trial, w, id, now, p, numbers, b.fromMs, `accepted: ${fitText}; critical path ${cp} ms ≤ ${timeLeft} ms left, booked from ${b.fromMs} ms (stricter than the thesis's count-only test)`, 'criticalPathAdmission');
+  return finish(ledger, trial, w, id, now, p, numbers, b.fromMs, `accepted: ${fitText}; critical path ${cp} ms ≤ ${timeLeft} ms left, booked from ${b.fromMs} ms (stricter than the thesis's count-only test)`, 'criticalPathAdmission');
 }
 
 function finish(
+  ledger: Ledger,
   trial: Ledger,
   w: WorkflowRequest,
   id: string,
@@ -354,6 +366,10 @@ function finish(
       decision: { ...numbers, accepted: false, rule: 'groupAverageShareCap', reason: `rejected: group ${w.group} would hold ${avg.worstPct.toFixed(1)}% of the units on average over ${avg.windowMs} ms, cap ${avg.capPct}%` },
     };
   }
+  // The booking table is not copied per trial (it holds every request): the accepted request's
+  // entries join `ledger`'s table, which the returned ledger shares; `ledger` is superseded.
+  Object.assign(ledger.bookings, trial.bookings);
+  trial.bookings = ledger.bookings;
   return { decision: { ...numbers, accepted: true, rule, bookedFromMs: from, reason: why }, ledger: trial };
 }
 
