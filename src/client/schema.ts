@@ -249,6 +249,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rayon/reservations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Workflows reserved through the brain, with what the RM placed */
+        get: operations["getV1RayonReservations"];
+        put?: never;
+        /** Reserve a workflow (RSL) in the RM's own ReservationSystem: 201 with the reservation, or 409 with the RM's reason */
+        post: operations["postV1RayonReservations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rayon/reservations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One reserved workflow */
+        get: operations["getV1RayonReservationsId"];
+        put?: never;
+        post?: never;
+        /** Give a reservation back (409 once an application of it has started) */
+        delete: operations["deleteV1RayonReservationsId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -952,6 +988,47 @@ export interface components {
             used: components["schemas"]["Resources"];
             numApplications: number;
             children: components["schemas"]["Queue"][];
+        };
+        RayonConflict: {
+            /** @enum {string} */
+            error: "conflict";
+            reason: string;
+            condition?: string;
+        };
+        RayonReservation: {
+            id: string;
+            reservationId: string;
+            /** @description submit the jobs here, with the reservation id and the request tag */
+            queue: string;
+            reservedAtMs: number;
+            deadlineMs: number;
+            /** @description what the RM's agent placed; empty once the reservation is over */
+            allocations: {
+                fromMs: number;
+                toMs: number;
+                memoryMB: number;
+                vcores: number;
+            }[];
+        };
+        RayonWorkflowInput: {
+            id?: string;
+            /** @default default */
+            group: string;
+            submittedAtMs?: number;
+            deadlineMs?: number;
+            jobs: {
+                name: string;
+                tasks: number;
+                leaseMs: number;
+                /** @default 1 */
+                unitsPerTask: number;
+                /** @default [] */
+                prerequisites: string[];
+                deadlineMs?: number;
+                taskPrerequisites?: {
+                    [key: string]: number[];
+                };
+            }[];
         };
         Resources: {
             memoryMB: number;
@@ -1777,6 +1854,178 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+        };
+    };
+    getV1RayonReservations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTTP 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        nowMs: number;
+                        reservations: components["schemas"]["RayonReservation"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            503: components["responses"]["RmUnavailable"];
+        };
+    };
+    postV1RayonReservations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "nightly-etl",
+                 *       "deadlineMs": 1796000000000,
+                 *       "jobs": [
+                 *         {
+                 *           "name": "extract",
+                 *           "tasks": 4,
+                 *           "leaseMs": 300000
+                 *         },
+                 *         {
+                 *           "name": "load",
+                 *           "tasks": 2,
+                 *           "leaseMs": 600000,
+                 *           "prerequisites": [
+                 *             "extract"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["RayonWorkflowInput"];
+                /**
+                 * @example {
+                 *       "id": "nightly-etl",
+                 *       "deadlineMs": 1796000000000,
+                 *       "jobs": [
+                 *         {
+                 *           "name": "extract",
+                 *           "tasks": 4,
+                 *           "leaseMs": 300000
+                 *         },
+                 *         {
+                 *           "name": "load",
+                 *           "tasks": 2,
+                 *           "leaseMs": 600000,
+                 *           "prerequisites": [
+                 *             "extract"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/yaml": components["schemas"]["RayonWorkflowInput"];
+            };
+        };
+        responses: {
+            /** @description RayonReservation */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RayonReservation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description RayonConflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RayonConflict"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            503: components["responses"]["RmUnavailable"];
+        };
+    };
+    getV1RayonReservationsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Request id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RayonReservation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RayonReservation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    deleteV1RayonReservationsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Request id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description RayonConflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RayonConflict"];
+                };
+            };
+            503: components["responses"]["RmUnavailable"];
         };
     };
 }

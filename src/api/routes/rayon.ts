@@ -18,6 +18,7 @@ import type { NativeReservation, ReservationSystem } from '../../core/backend.js
 import { ConflictError, ReservationRefusedError, ValidationError } from '../../core/errors.js';
 import { checkWorkflow, REQUEST_TAG, workflowRequestSchema } from '../../core/rsl.js';
 import type { ApiRoute } from '../openapi.js';
+import { errorBody } from '../schemas.js';
 import type { RoutePlugin, RoutePluginOptions } from '../server.js';
 import { acceptYamlBodies, checkBounds, inBody, parseWorkflowBody } from './darss.js';
 
@@ -50,7 +51,6 @@ const reservationBody = z
   .describe('RayonReservation');
 const listBody = z.object({ nowMs: z.number(), reservations: z.array(reservationBody) });
 const conflictBody = z.object({ error: z.literal('conflict'), reason: z.string(), condition: z.string().optional() }).describe('RayonConflict');
-const errorBody = z.object({ error: z.string(), field: z.string().optional(), reason: z.string() });
 
 const workflowExample = {
   id: 'nightly-etl',
