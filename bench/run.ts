@@ -9,6 +9,7 @@
  *   npm run bench -- --runs 5 --no-write --policies fifo
  *   npm run bench -- --no-backlog      # the Yahoo excerpt only
  *   npm run bench -- --live-scale      # the live cycle at 100 to 10,000 nodes (bench/live-scale.ts)
+ *   npm run bench -- --darss           # DARSS admission and one cycle (bench/darss.ts)
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -21,6 +22,11 @@ import { simulate, type SimulateResult } from '../src/sim/simulate.js';
 import { taskCount, type Workload } from '../src/sim/workload.js';
 import { runLiveScale } from './live-scale.js';
 
+if (process.argv.includes('--darss')) {
+  const { runDarssBench } = await import('./darss.js');
+  await runDarssBench(process.argv.slice(2).filter((a) => a !== '--darss'));
+  process.exit(0);
+}
 // The live control cycle against a synthetic RM (bench/live-scale.ts): no replay, V8 as served.
 if (process.argv.includes('--live-scale')) {
   await runLiveScale(process.argv.slice(2).filter((a) => a !== '--live-scale'));
