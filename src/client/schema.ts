@@ -439,7 +439,7 @@ export interface components {
                  * @default independent
                  * @enum {string}
                  */
-                correlation: "independent" | "perfect";
+                correlation?: "independent" | "perfect";
             };
             alpha?: number;
             firstArrivalMs?: number;
@@ -585,7 +585,7 @@ export interface components {
         DarssWorkflowInput: {
             id?: string;
             /** @default default */
-            group: string;
+            group?: string;
             submittedAtMs?: number;
             deadlineMs?: number;
             jobs: {
@@ -593,9 +593,9 @@ export interface components {
                 tasks: number;
                 leaseMs: number;
                 /** @default 1 */
-                unitsPerTask: number;
+                unitsPerTask?: number;
                 /** @default [] */
-                prerequisites: string[];
+                prerequisites?: string[];
                 deadlineMs?: number;
                 taskPrerequisites?: {
                     [key: string]: number[];
@@ -1013,7 +1013,7 @@ export interface components {
         RayonWorkflowInput: {
             id?: string;
             /** @default default */
-            group: string;
+            group?: string;
             submittedAtMs?: number;
             deadlineMs?: number;
             jobs: {
@@ -1021,9 +1021,9 @@ export interface components {
                 tasks: number;
                 leaseMs: number;
                 /** @default 1 */
-                unitsPerTask: number;
+                unitsPerTask?: number;
                 /** @default [] */
-                prerequisites: string[];
+                prerequisites?: string[];
                 deadlineMs?: number;
                 taskPrerequisites?: {
                     [key: string]: number[];

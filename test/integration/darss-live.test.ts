@@ -11,10 +11,12 @@
  * - workflow B (30 tasks of 60 s before a 70 s deadline) does not fit: 409 with the numbers;
  * - withdrawing A once a1 runs is refused (409).
  * Asserted: A finishes before its deadline; under DARSS best-effort containers run while A waits
- * for its start; no write of the brain is refused.
+ * for its start; no write of the brain is refused. The admin API is called over HTTP through the
+ * generated client (src/client).
  */
 import type { FastifyInstance } from 'fastify';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -22,13 +24,14 @@ import { REQUEST_TAG, JOB_TAG } from '../../src/core/rsl.js';
 import darssRoutes from '../../src/api/routes/darss.js';
 import rayonRoutes from '../../src/api/routes/rayon.js';
 import { buildApi } from '../../src/api/server.js';
+import { createAdminClient, type AdminClient } from '../../src/client/index.js';
 import { Engine, type CycleReport } from '../../src/engine/engine.js';
 import type { DarssState } from '../../src/policies/darss/index.js';
 import { Store } from '../../src/store/store.js';
 import { YarnBackend } from '../../src/yarn/backend.js';
 import { startMiniCluster, type MiniCluster } from '../../src/yarn/minicluster.js';
 import { submitJob, type JobSpec } from '../../src/yarn/workload.js';
-import { asAdmin, testAuth } from '../support/api-auth.js';
+import { TEST_ADMIN, testAuth } from '../support/api-auth.js';
 import { eventually } from './helpers.js';
 
 const sharedRmUrl = inject('rmUrl');
@@ -95,6 +98,7 @@ async function waitFinished(rmUrl: string, appId: string, timeoutMs: number, dia
 interface Brain {
   engine: Engine;
   api: FastifyInstance;
+  client: AdminClient;
   store: Store;
   dir: string;
   cycles: CycleReport[];
@@ -113,7 +117,9 @@ async function startBrain(backend: YarnBackend, policy: { policy: string; params
     return r;
   };
   const api = await buildApi({ engine, store, plugins: [darssRoutes, rayonRoutes], auth: testAuth() });
-  return { engine, api, store, dir, cycles };
+  await api.listen({ host: '127.0.0.1', port: 0 });
+  const client = createAdminClient({ baseUrl: `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`, token: TEST_ADMIN.token });
+  return { engine, api, client, store, dir, cycles };
 }
 
 async function stopBrain(b: Brain | undefined): Promise<void> {
@@ -185,7 +191,6 @@ describe('DARSS live on a real ResourceManager', () => {
 
   it('admits what fits, holds it toward its start while best-effort runs, meets the deadline, and refuses what does not fit', async () => {
     const b = brain!;
-    const admin = asAdmin(b.api);
     const submit = async (job: JobSpec) => {
       const j = await submitJob(sharedConfDir, job);
       apps.push(j.appId);
@@ -202,16 +207,16 @@ describe('DARSS live on a real ResourceManager', () => {
     // A fits: accepted with its latest starts.
     const now = Date.now();
     const idA = `wfa${tag}`;
-    const ra = await admin.inject({ method: 'POST', url: '/v1/darss/requests', payload: workflowA(idA, now) });
-    expect(ra.statusCode, ra.body).toBe(201);
-    const created = ra.json() as { latestStarts: Record<string, number> };
+    const ra = await b.client.POST('/v1/darss/requests', { body: workflowA(idA, now) });
+    expect(ra.response.status, JSON.stringify(ra.error)).toBe(201);
+    const created = ra.data!;
     expect(created.latestStarts.a1).toBeLessThan(created.latestStarts.a2);
     expect(created.latestStarts.a2).toBeLessThanOrEqual(now + DEADLINE_AHEAD_MS - LEASE_MS);
 
     // B does not: 409 with the numbers.
-    const rb = await admin.inject({ method: 'POST', url: '/v1/darss/requests', payload: workflowB(`wfb${tag}`, now) });
-    expect(rb.statusCode, rb.body).toBe(409);
-    const conflict = rb.json() as { condition: string; numbers: { neededUnitMs: number; freeUnitMs: number } };
+    const rb = await b.client.POST('/v1/darss/requests', { body: workflowB(`wfb${tag}`, now) });
+    expect(rb.response.status, JSON.stringify(rb.data ?? rb.error)).toBe(409);
+    const conflict = rb.error as { condition: string; numbers: { neededUnitMs: number; freeUnitMs: number } };
     expect(conflict.numbers.neededUnitMs).toBeGreaterThan(conflict.numbers.freeUnitMs);
 
     // a1 is submitted at once; DARSS holds it toward its start while best-effort runs.
@@ -228,8 +233,8 @@ describe('DARSS live on a real ResourceManager', () => {
     expect(bestEffortRanWhileHeld).toBe(true);
 
     // A started workflow cannot be withdrawn.
-    const del = await admin.inject({ method: 'DELETE', url: `/v1/darss/requests/${idA}` });
-    expect(del.statusCode, del.body).toBe(409);
+    const del = await b.client.DELETE('/v1/darss/requests/{id}', { params: { path: { id: idA } } });
+    expect(del.response.status, JSON.stringify(del.error)).toBe(409);
 
     const doneA1 = await waitFinished(sharedRmUrl, a1, DEADLINE_AHEAD_MS, diag);
     expect(doneA1.finalStatus).toBe('SUCCEEDED');
@@ -262,7 +267,6 @@ describe('Rayon live: the same workflows through the RM\'s own ReservationSystem
   it('reserves what fits, refuses what does not with the RM\'s reason, and the reserved jobs meet the deadline', async () => {
     const b = brain!;
     const m = mini!;
-    const admin = asAdmin(b.api);
     const submit = async (job: JobSpec) => {
       const j = await submitJob(m.confDir, job);
       apps.push(j.appId);
@@ -273,22 +277,22 @@ describe('Rayon live: the same workflows through the RM\'s own ReservationSystem
 
     const now = Date.now();
     const idA = `wfa${tag}`;
-    const ra = await admin.inject({ method: 'POST', url: '/v1/rayon/reservations', payload: workflowA(idA, now) });
-    expect(ra.statusCode, ra.body).toBe(201);
-    const created = ra.json() as { reservationId: string; queue: string; allocations: unknown[] };
+    const ra = await b.client.POST('/v1/rayon/reservations', { body: workflowA(idA, now) });
+    expect(ra.response.status, JSON.stringify(ra.error)).toBe(201);
+    const created = ra.data!;
     expect(created.reservationId).toMatch(/^reservation_/);
     expect(created.allocations.length).toBeGreaterThan(0);
 
-    const rb = await admin.inject({ method: 'POST', url: '/v1/rayon/reservations', payload: workflowB(`wfb${tag}`, now) });
-    expect(rb.statusCode, rb.body).toBe(409);
-    expect((rb.json() as { condition: string }).condition).toBe('reservation-refused');
+    const rb = await b.client.POST('/v1/rayon/reservations', { body: workflowB(`wfb${tag}`, now) });
+    expect(rb.response.status, JSON.stringify(rb.data ?? rb.error)).toBe(409);
+    expect((rb.error as { condition?: string }).condition).toBe('reservation-refused');
 
     const inReservation = (job: string): JobSpec => ({ name: `rayon-${job}`, queue: created.queue, reservationId: created.reservationId, containers: 2, ...TASK, command: { kind: 'sleep', seconds: TASK_S }, tags: { [REQUEST_TAG]: idA, [JOB_TAG]: job } });
     const a1 = await submit(inReservation('a1'));
     const diag = () => `apps: ${apps.join(', ')}; last cycle notes: ${JSON.stringify(b.cycles.at(-1)?.notes)}`;
     await eventually('a1 to run in its reservation', async () => ((await rmApp(m.rmUrl, a1)).runningContainers ?? 0) > 0, DEADLINE_AHEAD_MS, 500, diag);
-    const del = await admin.inject({ method: 'DELETE', url: `/v1/rayon/reservations/${idA}` });
-    expect(del.statusCode, del.body).toBe(409);
+    const del = await b.client.DELETE('/v1/rayon/reservations/{id}', { params: { path: { id: idA } } });
+    expect(del.response.status, JSON.stringify(del.error)).toBe(409);
 
     const doneA1 = await waitFinished(m.rmUrl, a1, DEADLINE_AHEAD_MS);
     expect(doneA1.finalStatus).toBe('SUCCEEDED');
