@@ -44,7 +44,8 @@ import type {
   NodeView,
   QueueView,
 } from '../core/model.js';
-import type { AnyPolicy } from '../core/policy.js';
+import type { AnyPolicy, PolicyInput } from '../core/policy.js';
+import { ChangeTracker } from '../engine/change-tracking.js';
 import { isAlreadyTrue } from '../core/reconcile.js';
 import { equals, type Resources } from '../core/resources.js';
 import { createFifoAllocator, type Allocator, type AllocatorContext, type AllocatorFactory } from './allocator.js';
@@ -218,7 +219,7 @@ export class Simulator {
   private readonly checkInv: boolean;
   private readonly snap: SimSnapshot;
   /** The policy's input (see `policyInput`). */
-  private readonly input: { snapshot: ClusterSnapshot; params: unknown; state: unknown };
+  private readonly input: PolicyInput<unknown, unknown> & { state: unknown };
   private queueViewCache?: QueueView;
   private queueViewKey = '';
   private idleCycles = 0;
@@ -322,7 +323,7 @@ export class Simulator {
       this.policyState = this.policy.initialState(this.params);
     }
     this.snap = new SimSnapshot(this);
-    this.input = { snapshot: this.snap, params: this.params, state: this.policyState };
+    this.input = { snapshot: this.snap, params: this.params, state: this.policyState, tracking: new ChangeTracker() };
 
     this.scheduleNextArrival();
     if (this.policy && this.periodMs !== undefined) this.push(this.firstEventTime(), EV_TICK, undefined, 0);
@@ -541,7 +542,7 @@ export class Simulator {
    * The policy's input: one object, its state brought up to date at each call (a replay calls the
    * policy at every event; the live snapshot behind it is one object too).
    */
-  private policyInput(): { snapshot: ClusterSnapshot; params: unknown; state: unknown } {
+  private policyInput(): PolicyInput<unknown, unknown> {
     this.input.state = this.policyState;
     return this.input;
   }
