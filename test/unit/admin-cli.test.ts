@@ -11,12 +11,15 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiAuth, type ApiToken } from '../../src/api/auth.js';
 import bopfRoutes from '../../src/api/routes/bopf.js';
 import darssRoutes from '../../src/api/routes/darss.js';
+import rayonRoutes from '../../src/api/routes/rayon.js';
 import { buildApi } from '../../src/api/server.js';
 import { runAdminCommand } from '../../src/cli/admin/index.js';
 import { resolveConnection } from '../../src/cli/admin/connection.js';
 import { main } from '../../src/cli/main.js';
 import { FakeClock } from '../../src/engine/clock.js';
 import { Engine } from '../../src/engine/engine.js';
+import type { NativeReservation, ReservationSystem } from '../../src/core/backend.js';
+import { ReservationRefusedError } from '../../src/core/errors.js';
 import { InMemoryBackend, type InMemoryBackendOptions } from '../../src/engine/fake-backend.js';
 import { Store } from '../../src/store/store.js';
 import { TEST_ADMIN } from '../support/api-auth.js';
@@ -29,21 +32,29 @@ interface Service {
   dir: string;
   store: Store;
   engine: Engine;
+  backend: InMemoryBackend;
   app: FastifyInstance;
   url: string;
   clock: FakeClock;
 }
 let svc: Service | undefined;
 
-async function startService(initial: { policy: string; params: unknown }, backend: InMemoryBackendOptions = {}, limits?: { allowZeroCapacity: string[] }): Promise<Service> {
+async function startService(
+  initial: { policy: string; params: unknown },
+  backendOptions: InMemoryBackendOptions = {},
+  limits?: { allowZeroCapacity: string[] },
+  reservations?: ReservationSystem,
+): Promise<Service> {
   const dir = mkdtempSync(join(tmpdir(), 'schedbrain-admin-cli-'));
   const clock = new FakeClock();
   const store = await Store.open(join(dir, 'state'));
-  const engine = new Engine({ backend: new InMemoryBackend({ now: () => clock.now(), ...backend }), store, clock, periodMs: 10_000, ...(limits ? { limits } : {}), initial });
+  const backend = new InMemoryBackend({ now: () => clock.now(), ...backendOptions });
+  if (reservations) Object.assign(backend, { reservations });
+  const engine = new Engine({ backend, store, clock, periodMs: 10_000, ...(limits ? { limits } : {}), initial });
   await engine.init();
-  const app = await buildApi({ engine, store, plugins: [bopfRoutes, darssRoutes], auth: new ApiAuth({ tokens: [TEST_ADMIN, READER] }) });
+  const app = await buildApi({ engine, store, plugins: [bopfRoutes, darssRoutes, rayonRoutes], auth: new ApiAuth({ tokens: [TEST_ADMIN, READER] }) });
   await app.listen({ host: '127.0.0.1', port: 0 });
-  svc = { dir, store, engine, app, clock, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
+  svc = { dir, store, engine, backend, app, clock, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
   return svc;
 }
 
@@ -175,6 +186,13 @@ describe('schedbrain policy and dry-run', () => {
     expect(r.out).toMatch(/^rm +reachable$/m);
     const j = JSON.parse((await cli(['status', '--json'])).out);
     expect(j).toMatchObject({ server: svc!.url, health: { status: 'ok', rmReachable: true }, policy: { name: 'capacity-targets', dryRun: false } });
+    // /healthz answers 503 when the RM is down: still a status, and exit 1.
+    svc!.backend.down = 'connection refused';
+    await svc!.engine.runCycle();
+    const down = await cli(['status']);
+    expect(down.code).toBe(1);
+    expect(down.out).toMatch(/^status +down$/m);
+    expect(down.out).toMatch(/^rm +unreachable: .*connection refused/m);
   });
 });
 
@@ -226,6 +244,40 @@ describe('schedbrain bopf and darss', () => {
     expect(ledger.out).toMatch(/ 4$/m);
     expect((await cli(['darss', 'requests', 'delete', 'wf1'])).out).toBe('request wf1 withdrawn; its bookings are released');
     expect((await cli(['darss', 'requests', 'list'])).out).toBe('no admitted requests');
+  });
+});
+
+describe('schedbrain rayon', () => {
+  it('reservations submit, list, get and delete; a workflow the RM cannot place shows its reason', async () => {
+    const placed: NativeReservation[] = [];
+    const reservations: ReservationSystem = {
+      queue: 'plan',
+      async reserve(w, name, nowMs) {
+        if (w.jobs.some((j) => j.tasks > 10)) throw new ReservationRefusedError('the plan has no room for 30 containers before the deadline');
+        const r = { reservationId: `reservation_${name}`, queue: 'plan', arrivalMs: nowMs, deadlineMs: w.deadlineMs!, allocations: [{ fromMs: nowMs, toMs: nowMs + HOUR, memoryMB: 2048, vcores: 2 }] };
+        placed.push(r);
+        return r;
+      },
+      list: async () => placed,
+      async delete(id) {
+        placed.splice(placed.findIndex((r) => r.reservationId === id), 1);
+      },
+    };
+    await startService({ policy: 'fifo', params: {} }, {}, undefined, reservations);
+    const now = svc!.clock.now();
+    const sub = await cli(['rayon', 'reservations', 'submit', JSON.stringify({ id: 'wf1', deadlineMs: now + HOUR, jobs: [{ name: 'a', tasks: 2, leaseMs: 60_000 }] })]);
+    expect(sub.err).toBe('');
+    expect(sub.out).toMatch(/^request wf1 reserved as reservation_wf1 in queue plan$/m);
+    expect(sub.out).toMatch(/^FROM +TO +MEMORY MB +VCORES$/m);
+    const list = await cli(['rayon', 'reservations', 'list']);
+    expect(list.out).toMatch(/^ID +RESERVATION +QUEUE +DEADLINE +ALLOCATIONS$/m);
+    expect(list.out).toMatch(/^wf1 +reservation_wf1 +plan +\S+ +1$/m);
+    expect(JSON.parse((await cli(['rayon', 'reservations', 'get', 'wf1', '--json'])).out)).toMatchObject({ id: 'wf1', reservationId: 'reservation_wf1' });
+    const big = await cli(['rayon', 'reservations', 'submit', JSON.stringify({ id: 'wf2', deadlineMs: now + HOUR, jobs: [{ name: 'b', tasks: 30, leaseMs: 60_000 }] })]);
+    expect(big.code).toBe(1);
+    expect(big.err).toMatch(/HTTP 409 conflict\)\n +reason: +the plan has no room .*\n +condition: reservation-refused/);
+    expect((await cli(['rayon', 'reservations', 'delete', 'wf1'])).out).toBe('reservation of wf1 given back');
+    expect((await cli(['rayon', 'reservations', 'list'])).out).toBe('no reservations');
   });
 });
 

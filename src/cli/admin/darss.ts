@@ -1,5 +1,6 @@
 /** `schedbrain darss requests|quota|ledger`: DARSS workflow requests through the admin API. */
 import { ok, type Schemas } from '../../client/index.js';
+import { JOB_TAG, REQUEST_TAG } from '../../core/rsl.js';
 import type { AdminContext } from './index.js';
 import { fields, isoTime, json, parseDuration, parseTime, readDocument, shortDuration, table, UsageError } from './output.js';
 
@@ -53,7 +54,7 @@ async function requests(c: AdminContext, verb: string, rest: readonly string[]):
       else {
         c.io.out(`request ${r.id} admitted: ${r.decision.reason}`);
         c.io.out(table(['JOB', 'LATEST START'], Object.entries(r.latestStarts).map(([job, t]) => [job, isoTime(t)]), c.io.columns));
-        c.io.out(`tag its YARN applications schedbrain.darss.request=${r.id} and schedbrain.darss.job=<job>`);
+        c.io.out(`tag its YARN applications ${REQUEST_TAG}=${r.id} and ${JOB_TAG}=<job>`);
       }
       return 0;
     }

@@ -1,5 +1,5 @@
 /**
- * The operator commands: `schedbrain status | policy | decisions | dry-run | bopf | darss`, each
+ * The operator commands: `schedbrain status | policy | decisions | dry-run | bopf | darss | rayon`, each
  * a call of the admin API through the generated client (src/client). Tables for people, `--json`
  * for scripts; a refusal from the server is printed as its field and reason (exit 1), a mistake
  * in the command line as usage (exit 2).
@@ -10,6 +10,7 @@ import { bopf } from './bopf.js';
 import { resolveConnection } from './connection.js';
 import { darss } from './darss.js';
 import { decisions, dryRun, policy, status } from './engine.js';
+import { rayon } from './rayon.js';
 import { UsageError, type AdminIo } from './output.js';
 
 export interface AdminContext {
@@ -115,6 +116,17 @@ must be running). --from/--to: epoch ms or ISO-8601; --to also a duration after 
     options: { group: str, m: str, n: str, period: str, 'production-cap-pct': str, from: str, to: str },
     run: darss,
   },
+  rayon: {
+    usage: `Usage: schedbrain rayon reservations list
+       schedbrain rayon reservations get ID
+       schedbrain rayon reservations submit WORKFLOW    WORKFLOW: JSON or YAML file, inline JSON, or -
+       schedbrain rayon reservations delete ID
+
+Workflows reserved in the ResourceManager's own ReservationSystem (the Rayon baseline; serve
+--reservation-queue). A workflow the RM cannot place is answered with its reason (exit 1).`,
+    options: {},
+    run: rayon,
+  },
 };
 
 export const ADMIN_COMMANDS = Object.keys(COMMANDS);
@@ -124,7 +136,8 @@ export const ADMIN_HELP_LINES = `  status         health of the service and the 
   decisions      the decision journal (--follow to keep watching)
   dry-run        what a policy would decide now, writing nothing
   bopf           BoPF queues: list, get, add, set, rm
-  darss          DARSS requests, quota and ledger`;
+  darss          DARSS requests, quota and ledger
+  rayon          Rayon reservations in the RM's ReservationSystem`;
 
 export interface AdminRunOptions {
   readonly io?: AdminIo;
