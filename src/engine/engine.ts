@@ -15,6 +15,7 @@ import { RealClock, type Clock, type TimerHandle } from './clock.js';
 import { EngineMetrics } from './metrics.js';
 import { ChangeTracker } from './change-tracking.js';
 import { DriftTracker, type DriftOptions } from './drift.js';
+import type { LeaderElection, Leadership } from './leadership.js';
 import { advisoryReason, DEFAULT_LIMITS, disruptionOf, PolicyError, Session, type SafetyLimits, type Statement } from './session.js';
 
 export interface BackoffOptions {
@@ -78,6 +79,17 @@ export interface EngineOptions {
    * restore over-committed nodes) without racing it. Errors are logged, never fail the change.
    */
   readonly afterPolicyChange?: (change: { readonly from: string; readonly to: string; readonly dryRun: boolean }) => Promise<void>;
+  /**
+   * One active brain: cycles write only while `election` says this brain leads; a standby plans
+   * and journals as a dry-run. Leadership is renewed every `leaseMs / 3` and at each cycle's start;
+   * an action is sent only while the leadership holds. On becoming leader, `reconcile` runs once
+   * per epoch before the first write (undo or adopt what a previous leader left; journaled as
+   * `engine.reconcile`); until it succeeds the cycle writes nothing.
+   */
+  readonly leadership?: {
+    readonly election: LeaderElection;
+    readonly reconcile?: (l: Leadership) => Promise<{ readonly reason: string; readonly detail?: string; readonly errors?: readonly string[] }>;
+  };
 }
 
 export type CycleOutcome = 'ok' | 'rm_unavailable' | 'policy_error' | 'error';
@@ -98,6 +110,8 @@ export interface CycleReport {
   readonly committed: boolean;
   /** The policy asked to be asked again this many ms after the snapshot (wakeAtMs hint). */
   readonly wakeInMs?: number;
+  /** Set when the cycle was discarded because another brain leads (or this one's leadership was not reconciled yet). */
+  readonly standby?: boolean;
 }
 
 export interface EngineStatus {
@@ -116,6 +130,8 @@ export interface EngineStatus {
   readonly nextCycleAtMs?: number;
   /** Set while running when the last good snapshot (or the start) is older than staleAfterPeriods. */
   readonly staleReason?: string;
+  /** Who leads, when the engine runs under a leader election. */
+  readonly leadership?: Leadership;
 }
 
 export interface ActiveConfig {
@@ -171,6 +187,11 @@ export class Engine {
   private disruptions: { atMs: number; kind: 'suspend' | 'kill' }[] = [];
   private lastPruneAtMs: number | undefined;
   private configLock: Promise<unknown> = Promise.resolve();
+  /** Leadership as last journaled, the epoch reconciled, the renewal timer and the renewal in flight. */
+  private lastLeadership: Leadership | undefined;
+  private reconciledEpoch: number | undefined;
+  private leaderTimer: TimerHandle | undefined;
+  private leaderCheck: Promise<boolean> | undefined;
 
   constructor(private readonly opts: EngineOptions) {
     if (!(opts.periodMs > 0)) throw new SchedbrainError(`periodMs must be > 0, got ${opts.periodMs}`);
@@ -401,7 +422,81 @@ export class Engine {
       consecutiveRmFailures: this.consecutiveRmFailures,
       nextCycleAtMs: this.nextCycleAtMs,
       staleReason: this.staleReason(),
+      leadership: this.leadership(),
     };
+  }
+
+  /** Role, epoch and leader under the leader election; undefined when the engine runs without one. */
+  leadership(): Leadership | undefined {
+    return this.opts.leadership?.election.status();
+  }
+
+  /** True when this brain may write: no election, or it leads. */
+  private leads(): boolean {
+    return this.opts.leadership ? this.opts.leadership.election.isLeader() : true;
+  }
+
+  /** Renews or tries to take the leadership (one attempt at a time) and journals a change of it. */
+  private checkLeadership(cycleId: string): Promise<boolean> {
+    this.leaderCheck ??= this.doCheckLeadership(cycleId).finally(() => {
+      this.leaderCheck = undefined;
+    });
+    return this.leaderCheck;
+  }
+
+  private async doCheckLeadership(cycleId: string): Promise<boolean> {
+    const el = this.opts.leadership?.election;
+    if (!el) return true;
+    try {
+      if (!(el.isLeader() && (await el.renew()))) await el.acquire();
+    } catch (e) {
+      this.log.warn({ err: errMsg(e) }, 'leader election failed; writing nothing until it answers');
+    }
+    const now = el.status();
+    const before = this.lastLeadership;
+    if (!before || before.role !== now.role || before.epoch !== now.epoch || before.holder !== now.holder) {
+      this.lastLeadership = now;
+      const reason =
+        now.role === 'leader'
+          ? `this brain (${el.holder}) leads with epoch ${now.epoch}`
+          : `standby: ${now.holder ? `${now.holder} leads (epoch ${now.epoch})` : 'no leader known'}; this brain (${el.holder}) plans and journals, writes nothing`;
+      const lost = before?.role === 'leader' && (now.role !== 'leader' || now.epoch !== before.epoch);
+      this.log[lost ? 'warn' : 'info']({ leadership: now, before }, lost ? `leadership lost: ${reason}` : reason);
+      await this.journal([{ cycleId, policy: this.cfg.policy.name, rule: 'engine.leadership', reason: lost ? `leadership of epoch ${before.epoch} lost; ${reason}` : reason, result: 'noop', detail: JSON.stringify(now) }]);
+    }
+    return now.role === 'leader';
+  }
+
+  /** Runs the reconcile hook once per epoch of this brain's leadership; true once done. */
+  private async reconcileLeadership(cycleId: string): Promise<boolean> {
+    const l = this.opts.leadership;
+    if (!l) return true;
+    const now = l.election.status();
+    if (now.role !== 'leader') return false;
+    if (this.reconciledEpoch === now.epoch || !l.reconcile) return true;
+    try {
+      const r = await l.reconcile(now);
+      const failed = (r.errors?.length ?? 0) > 0;
+      await this.journal([{ cycleId, policy: this.cfg.policy.name, rule: 'engine.reconcile', reason: `epoch ${now.epoch}: ${r.reason}`, result: failed ? 'failed' : 'applied', detail: r.detail, ...(failed ? { error: r.errors!.join('; ') } : {}) }]);
+      if (failed) return false;
+      this.reconciledEpoch = now.epoch;
+      return true;
+    } catch (e) {
+      this.log.error({ err: e }, 'could not reconcile after taking the leadership; writing nothing this cycle');
+      await this.journal([{ cycleId, policy: this.cfg.policy.name, rule: 'engine.reconcile', reason: `epoch ${now.epoch}: could not reconcile what a previous leader left; nothing written this cycle`, result: 'failed', error: errMsg(e) }]);
+      return false;
+    }
+  }
+
+  private armLeaderTimer(): void {
+    const el = this.opts.leadership?.election;
+    if (!el || !this.running) return;
+    this.leaderTimer = this.clock.setTimeout(async () => {
+      this.leaderTimer = undefined;
+      if (!this.running) return;
+      await this.checkLeadership(`lead-${this.clock.now().toString(36)}`);
+      this.armLeaderTimer();
+    }, Math.max(100, Math.floor(el.leaseMs / 3)));
   }
 
   private staleReason(): string | undefined {
@@ -451,6 +546,7 @@ export class Engine {
     this.running = true;
     this.startedAtMs = this.clock.now();
     this.nextCycleAtMs = this.clock.now();
+    this.armLeaderTimer();
     void this.startTick();
   }
 
@@ -459,6 +555,8 @@ export class Engine {
     this.running = false;
     if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.leaderTimer) this.clock.clearTimeout(this.leaderTimer);
+    this.leaderTimer = undefined;
     this.nextCycleAtMs = undefined;
     await this.whenIdle();
   }
@@ -539,7 +637,9 @@ export class Engine {
       return report;
     };
 
-    if (this.opts.lease) {
+    const leading = await this.checkLeadership(cycleId);
+    // Only the leader keeps the shims' lease (a standby's would be refused, or outlive it).
+    if (this.opts.lease && leading) {
       try {
         await this.opts.lease.renew();
       } catch (e) {
@@ -601,14 +701,16 @@ export class Engine {
     this.metrics.cyclePhase.observe({ phase: 'plan' }, st.timings.planS);
     const notes = [...(st.output.notes ?? [])];
     if (advisory) notes.push(advisoryReason(caps));
-    // Advisory mode is a forced discard: decide and journal, write nothing, keep state.
-    const commit = !cfg.dryRun && !advisory;
+    // Advisory mode is a forced discard: decide and journal, write nothing, keep state. So is
+    // standby, and a leadership whose takeover could not be reconciled yet.
+    const standby = !cfg.dryRun && !advisory && !(leading && this.leads() && (await this.reconcileLeadership(cycleId)));
+    const commit = !cfg.dryRun && !advisory && !standby;
     let entries: NewJournalEntry[];
     let outcome: CycleOutcome = 'ok';
     let error: string | undefined;
     if (commit) {
       const applyStart = performance.now();
-      const r = await st.commit(this.backend);
+      const r = await st.commit(this.opts.leadership ? this.whileLeading(this.opts.leadership.election) : this.backend);
       this.metrics.cyclePhase.observe({ phase: 'apply' }, (performance.now() - applyStart) / 1000);
       entries = r.entries;
       for (const e of entries) {
@@ -634,6 +736,12 @@ export class Engine {
       }
     } else {
       entries = st.discard();
+      if (standby) {
+        const l = this.leadership();
+        const why = `standby: ${l?.role === 'leader' ? 'leadership not reconciled yet' : l?.holder ? `${l.holder} leads (epoch ${l.epoch})` : 'no leader known'}; nothing sent`;
+        entries = entries.map((e) => (e.result === 'dryRun' ? { ...e, detail: e.detail ? `${why}; ${e.detail}` : why } : e));
+        notes.push(why);
+      }
     }
     const journalStart = performance.now();
     const decisions = await this.journal(foldRepeatedSkips(entries));
@@ -641,7 +749,19 @@ export class Engine {
     this.logCycle(cycleId, cfg, decisions, notes);
     await this.maybePrune();
     const wakeInMs = st.output.wakeAtMs !== undefined ? Math.max(0, st.output.wakeAtMs - snapshot.nowMs) : undefined;
-    return finish({ ...base, policy: cfg.policy.name, dryRun: cfg.dryRun, advisory, outcome, decisions, notes, error, committed: commit, wakeInMs });
+    return finish({ ...base, policy: cfg.policy.name, dryRun: cfg.dryRun, advisory, outcome, decisions, notes, error, committed: commit, wakeInMs, ...(standby ? { standby: true } : {}) });
+  }
+
+  /** The backend, sending an action only while this brain leads: a leadership lost mid-cycle stops the rest. */
+  private whileLeading(el: LeaderElection): ClusterBackend {
+    const b = this.backend;
+    return {
+      name: b.name,
+      snapshot: (o) => b.snapshot(o),
+      capabilities: () => b.capabilities(),
+      apply: async (a) =>
+        el.isLeader() ? b.apply(a) : { status: 'failed', error: `not sent: this brain lost the leadership during the cycle (epoch ${el.epoch})`, retryable: false },
+    };
   }
 
   private async maybePrune(): Promise<void> {
