@@ -202,13 +202,18 @@ export function rankedNodeLists(a: ActionOf<'rankNodes'>, into: RankedNodeLists 
   return into;
 }
 
-/** Short stable key used to deduplicate actions on the same target within a plan. */
+/**
+ * Short stable key used to deduplicate actions on the same target within a plan. An
+ * application's priority and its queue are targets of their own: a policy may set both in a cycle.
+ */
 export function actionTarget(a: Action): string {
   switch (a.kind) {
     case 'updateQueues':
       return 'queues';
     case 'setAppPriority':
+      return `app:${a.appId}:priority`;
     case 'moveApp':
+      return `app:${a.appId}:queue`;
     case 'killApp':
       return `app:${a.appId}`;
     case 'setNodeResource':

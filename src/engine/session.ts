@@ -6,7 +6,7 @@
  * nothing is sent, every pending action is recorded as `dryRun`). Either way the outcome of
  * every decision is returned for the journal, with the rule and reason that produced it.
  */
-import { actionSchema, actionTarget, type Action, type ActionOf, type Decision } from '../core/actions.js';
+import { actionSchema, actionTarget, LazyDecision, ListedRanking, type Action, type ActionOf, type Decision } from '../core/actions.js';
 import type { Capabilities, ClusterBackend } from '../core/backend.js';
 import { RmUnavailableError } from '../core/errors.js';
 import { findQueue, type ClusterSnapshot } from '../core/model.js';
@@ -217,36 +217,150 @@ export function advisoryReason(caps: Capabilities): string {
   return `advisory mode: the backend cannot write the scheduler configuration${caps.notes.length ? ` (${caps.notes.join('; ')})` : ''}; nothing is sent`;
 }
 
-/** A decision with string policy/rule/reason, whatever a buggy policy returned. */
+const nonEmpty = (x: unknown): boolean => typeof x === 'string' && x.length > 0;
+
+/**
+ * A decision with string policy/rule/reason, whatever a buggy policy returned. A well-formed one
+ * is kept as it is: a lazy reason stays unwritten until the journal or the API reads it.
+ */
 function normalise(d: Decision, policyName: string): Decision {
-  const str = (x: unknown, dflt: string) => (typeof x === 'string' && x.length > 0 ? x : dflt);
+  if (d instanceof LazyDecision ? nonEmpty(d.policy) && nonEmpty(d.rule) : nonEmpty(d?.policy) && nonEmpty(d?.rule) && nonEmpty(d?.reason)) return d;
+  const str = (x: unknown, dflt: string) => (nonEmpty(x) ? (x as string) : dflt);
   const policy = str(d?.policy, policyName);
   return { action: d?.action, policy, rule: str(d?.rule, `${policy}.unnamed`), reason: str(d?.reason, '(no reason given)') };
+}
+
+const isId = nonEmpty;
+const isCount = (x: unknown): boolean => Number.isInteger(x) && (x as number) >= 0;
+
+/** Number of enumerable keys of an object (own and inherited), counted without a list. */
+function keyCount(o: object): number {
+  let n = 0;
+  for (const _ in o) n++;
+  return n;
+}
+
+/**
+ * `raw` itself when it is certainly an action `actionSchema` accepts and would give back
+ * unchanged (every field present, no other key), undefined when unsure: then the schema decides.
+ * A plan checks every decision, and a replay plans millions of them.
+ */
+export function alreadyValidAction(raw: unknown): Action | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const a = raw as Record<string, unknown>;
+  switch (a.kind) {
+    case 'suspendContainer':
+    case 'resumeContainer':
+    case 'killContainer':
+      return isId(a.containerId) && isId(a.nodeId) && keyCount(a) === 3 ? (raw as Action) : undefined;
+    case 'setNodeResource': {
+      const r = a.resource as Record<string, unknown> | undefined;
+      if (!isId(a.nodeId) || typeof r !== 'object' || r === null || keyCount(a) !== 3) return undefined;
+      return isCount(r.memoryMB) && isCount(r.vcores) && keyCount(r) === 2 ? (raw as Action) : undefined;
+    }
+    case 'setAppPriority':
+      return isId(a.appId) && Number.isInteger(a.priority) && keyCount(a) === 3 ? (raw as Action) : undefined;
+    case 'moveApp':
+      return isId(a.appId) && isId(a.queue) && keyCount(a) === 3 ? (raw as Action) : undefined;
+    case 'killApp':
+      return isId(a.appId) && keyCount(a) === 2 ? (raw as Action) : undefined;
+    case 'rankNodes': {
+      // A ListedRanking keeps its two lists (the simulator ranks from them without a dictionary).
+      if (!(raw instanceof ListedRanking) || typeof raw.leastLoadedFirst !== 'boolean' || typeof raw.partial !== 'boolean') return undefined;
+      const { nodeIds, values } = raw.listsInto({ nodeIds: [], values: [] });
+      for (let i = 0; i < nodeIds.length; i++) if (typeof nodeIds[i] !== 'string' || typeof values[i] !== 'number' || Number.isNaN(values[i])) return undefined;
+      return raw;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The action a decision carries, checked by `actionSchema` (its first issue when refused). */
+function checkedAction(raw: unknown): { action: Action; error?: undefined } | { action?: undefined; error: string } {
+  const fast = alreadyValidAction(raw);
+  if (fast !== undefined) return { action: fast };
+  const parsed = actionSchema.safeParse(raw);
+  if (parsed.success) return { action: parsed.data };
+  const i = parsed.error.issues[0];
+  return { error: `invalid action: ${i.path.join('.') || 'action'}: ${i.message}` };
+}
+
+/** The decisions of a plan so far by target (see `actionTarget`), keyed without building the target's string. */
+class TargetsSeen {
+  private queues?: Decision;
+  private ranking?: Decision;
+  private readonly apps = new Map<string, Decision>();
+  private readonly appPriorities = new Map<string, Decision>();
+  private readonly appQueues = new Map<string, Decision>();
+  private readonly nodes = new Map<string, Decision>();
+  private readonly containers = new Map<string, Decision>();
+
+  /** The earlier decision on `a`'s target, or undefined after recording `d` as the first. */
+  claim(a: Action, d: Decision): Decision | undefined {
+    let byId: Map<string, Decision>;
+    let id: string;
+    switch (a.kind) {
+      case 'updateQueues':
+        if (this.queues) return this.queues;
+        this.queues = d;
+        return undefined;
+      case 'rankNodes':
+        if (this.ranking) return this.ranking;
+        this.ranking = d;
+        return undefined;
+      case 'setAppPriority':
+        byId = this.appPriorities;
+        id = a.appId;
+        break;
+      case 'moveApp':
+        byId = this.appQueues;
+        id = a.appId;
+        break;
+      case 'killApp':
+        byId = this.apps;
+        id = a.appId;
+        break;
+      case 'setNodeResource':
+        byId = this.nodes;
+        id = a.nodeId;
+        break;
+      case 'suspendContainer':
+      case 'resumeContainer':
+      case 'killContainer':
+        byId = this.containers;
+        id = a.containerId;
+        break;
+    }
+    const earlier = byId.get(id);
+    if (earlier === undefined) byId.set(id, d);
+    return earlier;
+  }
 }
 
 /** Plans a policy's decisions against the session's snapshot. Pure. */
 export function plan(ctx: SessionContext, decisions: readonly Decision[], policyName = 'unknown'): PlannedDecision[] {
   const out: PlannedDecision[] = [];
-  const seen = new Map<string, Decision>();
+  if (decisions.length === 0) return out;
+  const seen = new TargetsSeen();
   const advisory = !ctx.capabilities.queueWrites;
   let sendable = 0;
   const disrupted: Record<Disruption, number> = { suspend: 0, kill: 0 };
+  // Only node resources and queue updates have invariants (see invariantViolation).
+  let checkInvariants = false;
   for (const raw of decisions) {
     const decision = normalise(raw, policyName);
-    const parsed = actionSchema.safeParse(decision.action);
-    if (!parsed.success) {
-      const i = parsed.error.issues[0];
-      out.push({ decision, clamped: false, status: 'failed', error: `invalid action: ${i.path.join('.') || 'action'}: ${i.message}` });
+    const checked = checkedAction(decision.action);
+    if (checked.action === undefined) {
+      out.push({ decision, clamped: false, status: 'failed', error: checked.error });
       continue;
     }
-    const action = parsed.data;
-    const target = actionTarget(action);
-    const earlier = seen.get(target);
+    const action = checked.action;
+    const earlier = seen.claim(action, decision);
     if (earlier) {
-      out.push({ decision, action, clamped: false, status: 'skipped', skipReason: 'duplicate', detail: `an earlier decision this cycle already targets ${target} (rule ${earlier.rule})` });
+      out.push({ decision, action, clamped: false, status: 'skipped', skipReason: 'duplicate', detail: `an earlier decision this cycle already targets ${actionTarget(action)} (rule ${earlier.rule})` });
       continue;
     }
-    seen.set(target, decision);
     if (action.kind === 'rankNodes' ? rankingAlreadyPublished(action, ctx.lastRanking) : isAlreadyTrue(action, ctx.snapshot)) {
       out.push({ decision, action, clamped: false, status: 'noop', detail: action.kind === 'rankNodes' ? 'ranking already published' : 'already true of the cluster' });
       continue;
@@ -286,8 +400,10 @@ export function plan(ctx: SessionContext, decisions: readonly Decision[], policy
       disrupted[disruption]++;
     }
     sendable++;
+    if (toSend.kind === 'setNodeResource' || toSend.kind === 'updateQueues') checkInvariants = true;
     out.push({ decision, action: toSend, clamped: toSend !== action, status: 'pending', detail });
   }
+  if (!checkInvariants) return out;
   // A plan that would break a cluster invariant is refused whole: none of it is sent.
   const violation = invariantViolation(
     out.filter((p) => p.status === 'pending').map((p) => p.action as Action),

@@ -6,7 +6,7 @@
 import type { Action } from '../core/actions.js';
 import type { ApplyOutcome, Capabilities, ClusterBackend } from '../core/backend.js';
 import type { ClusterSnapshot } from '../core/model.js';
-import { Simulator, type SimOptions } from './engine.js';
+import { SIM_CAPABILITIES, Simulator, type SimOptions } from './engine.js';
 
 export class SimBackend implements ClusterBackend {
   readonly name = 'sim';
@@ -29,7 +29,7 @@ export class SimBackend implements ClusterBackend {
   }
 
   async capabilities(): Promise<Capabilities> {
-    return { queueWrites: true, containerSuspend: true, nodeRanking: true, notes: [] };
+    return SIM_CAPABILITIES;
   }
 
   /** Processes events for `ms` of virtual time. */

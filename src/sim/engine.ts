@@ -25,6 +25,9 @@
  *   applications that arrived, changed in any way or left the snapshot. The latest
  *   output's `wakeAtMs` replaces earlier ones (an output without it cancels the pending wake-up).
  *   Periodic mode (`periodMs`): the policy is called on a fixed period instead.
+ * - Each cycle's decisions are planned by the engine's `plan()` (src/engine/session.ts), as live:
+ *   validated, deduplicated, reconciled, clamped and limited (limits: `SIM_LIMITS`, or
+ *   `limits`); only what the plan leaves pending is applied.
  * - Actions are applied after `decisionDelayMs` (0 = at the same instant). When applying them
  *   at once leads to new placements, the policy is asked again at the same instant (bounded by
  *   `maxCyclesPerInstant`) so it sees the containers the RM just started.
@@ -33,7 +36,7 @@
  * only randomness (if any) comes from the seeded RNG.
  */
 import type { Action, Decision } from '../core/actions.js';
-import type { ApplyOutcome } from '../core/backend.js';
+import type { ApplyOutcome, Capabilities } from '../core/backend.js';
 import type {
   AppId,
   AppView,
@@ -48,6 +51,7 @@ import type { AnyPolicy, PolicyInput } from '../core/policy.js';
 import { ChangeTracker } from '../engine/change-tracking.js';
 import { isAlreadyTrue } from '../core/reconcile.js';
 import { equals, type Resources } from '../core/resources.js';
+import { DEFAULT_LIMITS, disruptionOf, plan, type PlannedDecision, type SafetyLimits, type SessionContext } from '../engine/session.js';
 import { createFifoAllocator, type Allocator, type AllocatorContext, type AllocatorFactory } from './allocator.js';
 import { EventQueue } from './heap.js';
 import { NodeOrder } from './node-order.js';
@@ -91,7 +95,35 @@ export interface SimOptions {
   readonly timePolicy?: boolean;
   /** Observes every decision cycle that produced decisions (for journals/debugging). */
   readonly onDecisions?: (nowMs: number, decisions: readonly Decision[]) => void;
+  /** The safety limits each cycle is planned with, over `SIM_LIMITS`. */
+  readonly limits?: Partial<SafetyLimits>;
+  /**
+   * Observes each cycle's plan: every decision with its status and skip reason, what the live
+   * engine journals. The simulator keeps no journal; this is off unless given.
+   */
+  readonly onPlanned?: (nowMs: number, planned: readonly PlannedDecision[]) => void;
 }
+
+/**
+ * The limits a simulated cycle is planned with unless `limits` says otherwise: the live defaults
+ * without count limits, node over-commit up to 65 × physical, and (`allowZeroCapacity`) every
+ * queue of the simulated cluster. A replay asks the policy at every event rather than every 10 s
+ * and sets up thousands of nodes in its first cycle; Kairos advertises N + Q slots on a node of N
+ * cores (Q up to 64; the papers' nodes have one core); the queue policies (DRF, BoPF, DARSS) give
+ * a queue without demand no guarantee.
+ */
+export const SIM_LIMITS: SafetyLimits = Object.freeze({
+  ...DEFAULT_LIMITS,
+  maxActionsPerCycle: Infinity,
+  maxOvercommitFactor: 65,
+  maxSuspendsPerCycle: Infinity,
+  maxSuspendsPerMinute: Infinity,
+  maxKillsPerCycle: Infinity,
+  maxKillsPerMinute: Infinity,
+});
+
+/** What the simulated cluster can do: everything a policy may ask. */
+export const SIM_CAPABILITIES: Capabilities = Object.freeze({ queueWrites: true, containerSuspend: true, nodeRanking: true, notes: [] });
 
 export { SimApp, SimContainer, SimNode };
 
@@ -135,11 +167,13 @@ export interface JobRecord {
   readonly neverRan?: boolean;
 }
 
+/** Outcomes of a run's actions: applied, noop or failed, or `skipped` by the plan (duplicate, limit, invariant). */
 export interface ActionStats {
   applied: number;
   noop: number;
   failed: number;
-  byKind: Record<string, { applied: number; noop: number; failed: number }>;
+  skipped: number;
+  byKind: Record<string, { applied: number; noop: number; failed: number; skipped: number }>;
 }
 
 export class Simulator {
@@ -158,9 +192,9 @@ export class Simulator {
   readonly allocator: Allocator;
   readonly jobs: readonly JobSpec[];
   readonly records: (JobRecord | undefined)[];
-  readonly actionStats: ActionStats = { applied: 0, noop: 0, failed: 0, byKind: {} };
+  readonly actionStats: ActionStats = { applied: 0, noop: 0, failed: 0, skipped: 0, byKind: {} };
   /** The counters of actionStats.byKind, by kind (see `count`). */
-  private readonly countsByKind = new Map<string, { applied: number; noop: number; failed: number }>();
+  private readonly countsByKind = new Map<string, { applied: number; noop: number; failed: number; skipped: number }>();
   readonly warnings: string[] = [];
 
   /** Sum of RUNNING nodes' advertised capacity. */
@@ -218,6 +252,15 @@ export class Simulator {
   private readonly maxCycles: number;
   private readonly checkInv: boolean;
   private readonly snap: SimSnapshot;
+  /** What each cycle is planned against: the live snapshot, the limits (one object per run). */
+  private readonly planContext: { -readonly [K in keyof SessionContext]: SessionContext[K] };
+  /**
+   * Virtual times of the suspensions and kills applied, for the per-minute limits (kept only
+   * when one of them is finite).
+   */
+  private readonly disruptionTimes?: { suspend: number[]; kill: number[] };
+  /** Every queue's path, when any may be set to 0 (the default): queues added later join it. */
+  private readonly zeroCapacityAllowed?: string[];
   /** The policy's input (see `policyInput`). */
   private readonly input: PolicyInput<unknown, unknown> & { state: unknown };
   private queueViewCache?: QueueView;
@@ -324,6 +367,11 @@ export class Simulator {
     }
     this.snap = new SimSnapshot(this);
     this.input = { snapshot: this.snap, params: this.params, state: this.policyState, tracking: new ChangeTracker() };
+    if (opts.limits?.allowZeroCapacity === undefined) this.zeroCapacityAllowed = this.queues.paths();
+    const limits: SafetyLimits = { ...SIM_LIMITS, ...opts.limits, allowZeroCapacity: opts.limits?.allowZeroCapacity ?? this.zeroCapacityAllowed ?? [] };
+    // No last ranking: applying the ranking in force again leaves the node order as it is.
+    this.planContext = { cycleId: 'sim-0', snapshot: this.snap, capabilities: SIM_CAPABILITIES, limits };
+    if (Number.isFinite(limits.maxSuspendsPerMinute) || Number.isFinite(limits.maxKillsPerMinute)) this.disruptionTimes = { suspend: [], kill: [] };
 
     this.scheduleNextArrival();
     if (this.policy && this.periodMs !== undefined) this.push(this.firstEventTime(), EV_TICK, undefined, 0);
@@ -410,7 +458,7 @@ export class Simulator {
   /** Applies an action now (backend path); placement runs right after. */
   apply(action: Action): ApplyOutcome {
     const out = this.applyAction(action);
-    this.count(action.kind, out);
+    this.countOutcome(action.kind, out.status);
     // A suspend or resume from outside is a change the policy did not ask for.
     if (out.status === 'applied' && (action.kind === 'suspendContainer' || action.kind === 'resumeContainer')) this.changed.add(action.nodeId);
     this.allocator.schedule();
@@ -452,7 +500,7 @@ export class Simulator {
       }
       case EV_APPLY: {
         const before = this.launches;
-        for (const d of e.ref as readonly Decision[]) this.count(d.action.kind, this.applyAction(d.action));
+        this.applyPlanned(e.ref as readonly PlannedDecision[]);
         this.allocator.schedule();
         if (this.launches !== before && this.periodMs === undefined) this.decisionWanted = true;
         break;
@@ -530,11 +578,45 @@ export class Simulator {
     const ds = out.decisions;
     if (ds.length === 0) return;
     this.opts.onDecisions?.(this.clock.now, ds);
+    const planned = this.plan(ds, policy.name);
     if (this.delayMs === 0) {
-      for (const d of ds) this.count(d.action.kind, this.applyAction(d.action));
+      this.applyPlanned(planned);
       this.allocator.schedule();
     } else {
-      this.push(this.clock.now + this.delayMs, EV_APPLY, ds.slice(), 0);
+      this.push(this.clock.now + this.delayMs, EV_APPLY, planned, 0);
+    }
+  }
+
+  /** Plans a cycle's decisions as the live engine does (`plan`, src/engine/session.ts). */
+  private plan(decisions: readonly Decision[], policyName: string): PlannedDecision[] {
+    const ctx = this.planContext;
+    const times = this.disruptionTimes;
+    if (times !== undefined) {
+      const since = this.clock.now - 60_000;
+      while (times.suspend.length > 0 && times.suspend[0] <= since) times.suspend.shift();
+      while (times.kill.length > 0 && times.kill[0] <= since) times.kill.shift();
+      ctx.recentDisruptions = { suspends: times.suspend.length, kills: times.kill.length };
+    }
+    if (this.opts.onPlanned) ctx.cycleId = `sim-${this.decisionCalls}`;
+    const planned = plan(ctx, decisions, policyName);
+    this.opts.onPlanned?.(this.clock.now, planned);
+    return planned;
+  }
+
+  /** Applies what a plan left pending, in order, and counts every decision's outcome. */
+  private applyPlanned(planned: readonly PlannedDecision[]): void {
+    for (const p of planned) {
+      const action = p.action;
+      if (p.status !== 'pending' || action === undefined) {
+        this.countOutcome(action?.kind ?? 'invalid', p.status);
+        continue;
+      }
+      const out = this.applyAction(action);
+      this.countOutcome(action.kind, out.status);
+      if (this.disruptionTimes !== undefined && out.status === 'applied') {
+        const kind = disruptionOf(action);
+        if (kind !== undefined) this.disruptionTimes[kind].push(this.clock.now);
+      }
     }
   }
 
@@ -547,16 +629,16 @@ export class Simulator {
     return this.input;
   }
 
-  private count(kind: string, out: ApplyOutcome): void {
+  private countOutcome(kind: string, status: ApplyOutcome['status'] | PlannedDecision['status']): void {
     // The counters of a kind are found through a Map (the same objects as in byKind): a replay
     // counts millions of actions, and a lookup by a varying key in a plain object is slow.
     let k = this.countsByKind.get(kind);
     if (k === undefined) {
-      k = this.actionStats.byKind[kind] = { applied: 0, noop: 0, failed: 0 };
+      k = this.actionStats.byKind[kind] = { applied: 0, noop: 0, failed: 0, skipped: 0 };
       this.countsByKind.set(kind, k);
     }
     const stats = this.actionStats;
-    switch (out.status) {
+    switch (status) {
       case 'applied':
         k.applied++;
         stats.applied++;
@@ -568,6 +650,10 @@ export class Simulator {
       case 'failed':
         k.failed++;
         stats.failed++;
+        break;
+      case 'skipped':
+        k.skipped++;
+        stats.skipped++;
         break;
     }
   }
@@ -871,6 +957,7 @@ export class Simulator {
         if (isAlreadyTrue(a, this.snap)) return { status: 'noop', detail: 'queues already as asked' };
         const err = this.queues.apply(a);
         if (err) return { status: 'failed', error: err, retryable: false };
+        if (this.zeroCapacityAllowed !== undefined) for (const q of a.add) this.zeroCapacityAllowed.push(q.path);
         this.queueVersion++;
         this.allocator.queuesChanged();
         return APPLIED;

@@ -2,7 +2,7 @@
  * Public surface of the simulator.
  */
 export { simulate, summary, lookupPolicy, type SimulateOptions, type SimulateResult } from './simulate.js';
-export { Simulator, SimNode, SimApp, SimContainer, InvariantError, type SimOptions, type JobRecord, type ActionStats } from './engine.js';
+export { Simulator, SimNode, SimApp, SimContainer, InvariantError, SIM_LIMITS, SIM_CAPABILITIES, type SimOptions, type JobRecord, type ActionStats } from './engine.js';
 export { SimBackend } from './backend.js';
 export { createFifoAllocator, fifoAppLess, type Allocator, type AllocatorContext, type AllocatorFactory } from './allocator.js';
 export { QueueTree, SimQueue } from './queues.js';

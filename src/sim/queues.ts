@@ -72,6 +72,11 @@ export class QueueTree {
     return found;
   }
 
+  /** The path of every queue, the root included. */
+  paths(): string[] {
+    return [...this.byPath.keys()];
+  }
+
   leaves(): SimQueue[] {
     return [...this.byPath.values()].filter((q) => q.isLeaf);
   }

@@ -7,7 +7,7 @@
 import type { AnyPolicy } from '../core/policy.js';
 import { getPolicy, policyNames } from '../policies/index.js';
 import type { AllocatorFactory } from './allocator.js';
-import { Simulator, type ActionStats, type JobRecord } from './engine.js';
+import { Simulator, type ActionStats, type JobRecord, type SimOptions } from './engine.js';
 import { jobMetrics, type JobMetric, type Metrics } from './metrics.js';
 import type { Workload } from './workload.js';
 import { resolveWorkload, type ResolveOptions } from './workloads/index.js';
@@ -38,7 +38,10 @@ export interface SimulateOptions {
   readonly progressEveryBatches?: number;
   /** Measure time spent inside policy.decide (reported as `policySeconds`). */
   readonly timePolicy?: boolean;
-  readonly onDecisions?: ConstructorParameters<typeof Simulator>[0]['onDecisions'];
+  readonly onDecisions?: SimOptions['onDecisions'];
+  /** The safety limits each cycle is planned with, over `SIM_LIMITS` (src/sim/engine.ts). */
+  readonly limits?: SimOptions['limits'];
+  readonly onPlanned?: SimOptions['onPlanned'];
 }
 
 /** The run's job metrics (jobs finished, JCT and slowdown overall and short/long, makespan) and what produced them. */
@@ -101,6 +104,8 @@ export function simulate(o: SimulateOptions): SimulateResult {
     progressEveryBatches: o.progressEveryBatches,
     timePolicy: o.timePolicy,
     onDecisions: o.onDecisions,
+    limits: o.limits,
+    onPlanned: o.onPlanned,
   });
   sim.run();
   const wall = (performance.now() - t0) / 1000;

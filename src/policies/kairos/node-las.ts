@@ -154,6 +154,23 @@ export class DecisionBuffer {
     this.items[this.size++] = d;
   }
 
+  /**
+   * Takes back the resume of `containerId` added during the visit of `nodeId` (the decisions at
+   * the end of the buffer that name the node). False when there is none.
+   */
+  withdrawResume(containerId: ContainerId, nodeId: NodeId): boolean {
+    for (let i = this.size - 1; i >= 0; i--) {
+      const a = this.items[i].action;
+      if (!('nodeId' in a) || a.nodeId !== nodeId) return false;
+      if (a.kind === 'resumeContainer' && a.containerId === containerId) {
+        for (let k = i + 1; k < this.size; k++) this.items[k - 1] = this.items[k];
+        this.items[--this.size] = undefined as unknown as Decision;
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The decisions added since the last take, in order; the buffer is then empty. */
   take(): Decision[] {
     const out = this.items.slice(0, this.size);
@@ -446,7 +463,10 @@ function starvationGuard(v: NodeVisit, starveMs: number): void {
     const victim = v.mostAttainedRunning(false);
     if (!victim || v.cores - v.used + victim.vcores < s.vcores) continue;
     v.takeCore(victim, now);
-    v.out.add(decisionWithReasonOf(suspendAction(victim, v.nodeId), POLICY_NAME, 'starvationGuard', starvedVictim, s.id, tenths(waitedMs), params, tenths(victim.attainedMs)));
+    // A victim resumed earlier in this visit simply stays suspended: one end state per container.
+    if (!v.out.withdrawResume(victim.id, v.nodeId)) {
+      v.out.add(decisionWithReasonOf(suspendAction(victim, v.nodeId), POLICY_NAME, 'starvationGuard', starvedVictim, s.id, tenths(waitedMs), params, tenths(victim.attainedMs)));
+    }
     v.used -= victim.vcores;
     v.giveCore(s, now, W, protectMs);
     v.out.add(decisionWithReasonOf(resumeAction(s, v.nodeId), POLICY_NAME, 'starvationGuard', starvedRuns, tenths(waitedMs), params, tenths(s.attainedMs)));
