@@ -109,6 +109,8 @@ export const configSchema = z
       .optional(),
     /** Serve the admin API on a non-loopback address without TLS (tokens then cross the network in clear). */
     allowInsecureBind: z.boolean().default(false),
+    /** Run a writing policy whose needs the cluster lacks (its decisions journaled as unsupported) instead of refusing it. */
+    allowAdvisory: z.boolean().default(false),
     /**
      * History of ended applications read from the RM into the store (src/history). Off unless
      * pullCron is set; retention then runs on retentionCron. Cron: 5 fields, or 6 with seconds.
@@ -220,6 +222,7 @@ export const CONFIG_FLAGS: Record<string, { key: string; kind: Kind; help: strin
   'tls-key': { key: 'tls.keyFile', kind: 'string', help: 'admin API TLS private key (PEM)' },
   'tls-client-ca': { key: 'tls.clientCaFile', kind: 'string', help: 'require client certificates signed by this CA (mTLS)' },
   'reservation-queue': { key: 'reservationQueue', kind: 'string', help: "reservable leaf of root for YARN's ReservationSystem (rayon live); no scheduler-conf writes then" },
+  'allow-advisory': { key: 'allowAdvisory', kind: 'boolean', help: 'run a writing policy the cluster cannot fully carry out (e.g. Kairos without a shim) advisory instead of refusing it' },
   'allow-insecure-bind': { key: 'allowInsecureBind', kind: 'boolean', help: 'serve on a non-loopback address without TLS (default: refuse)' },
 };
 
@@ -435,4 +438,16 @@ export function configHelp(): string {
     ...envLines,
     `  ${'SCHEDBRAIN_API_TOKENS'.padEnd(34)}admin API tokens, name:role:token[,name:role:token...]`,
   ].join('\n');
+}
+
+/** Keys whose values are secrets themselves (file paths to secrets are not: they stay). */
+const SECRET_KEY = /^(token|tokens|secret|password|passphrase|privateKey|key)$/i;
+
+/** A copy of `value` with every secret-valued key replaced by `(redacted)`, for state dumps and logs. */
+export function redactSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactSecrets);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) ? '(redacted)' : redactSecrets(v);
+  return out;
 }

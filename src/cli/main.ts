@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import pino, { type Logger } from 'pino';
 import { SchedbrainError, ValidationError } from '../core/errors.js';
 import { ApiAuth, AuthConfigError, defaultAllowedHosts, ensureAdminTokenFile, isLoopback, parseTokenList, readTokensFile, type ApiToken } from '../api/auth.js';
-import { configHelp, ConfigError, loadConfig, type Config } from '../config.js';
+import { configHelp, ConfigError, loadConfig, redactSecrets, type Config } from '../config.js';
 import { ADMIN_COMMANDS, ADMIN_HELP_LINES, runAdminCommand } from './admin/index.js';
 
 const MAIN_HELP = `schedbrain: a scheduling brain for Apache Hadoop YARN
@@ -154,6 +154,7 @@ export function leaseTtlFor(leaseTtlMs: number, periodMs: number): number {
 }
 
 export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknown> = waitForSignal()): Promise<number> {
+  const startedAtMs = Date.now();
   let loaded;
   try {
     loaded = loadConfig(argv);
@@ -260,6 +261,7 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       lease,
       afterPolicyChange: ({ from, to }) => handBack(from !== to ? `policy ${from} replaced by ${to}` : `${to} switched to dry-run`),
       defaultPolicy: { name: 'capacity-targets', params: { targets: {} } },
+      requireCapabilities: !cfg.allowAdvisory,
     });
     try {
       await engine.init();
@@ -271,9 +273,22 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       }
       throw e;
     }
+    if (!engine.config().dryRun && !cfg.allowAdvisory) {
+      const lack = await engine.missingCapabilities();
+      if (lack && lack.missing.length > 0) {
+        io.err(
+          `schedbrain serve: policy ${engine.config().name} needs ${lack.missing.join(', ')}, which this cluster lacks${lack.notes.length ? `:\n  ${lack.notes.join('\n  ')}` : ''}\n` +
+            'Start it with --dry-run, or with --allow-advisory to run it anyway (what the cluster cannot do is journaled as unsupported).',
+        );
+        await cleanup();
+        return 2;
+      }
+      if (lack === undefined) log.warn({ policy: engine.config().name }, 'the cluster did not say what it can do; the policy starts, and decisions it cannot carry out are journaled as unsupported');
+    }
     const { buildApi, loadRouteModules } = await import('../api/server.js');
     const plugins = (await loadRouteModules()).map((m) => m.default);
-    const app = await buildApi({ engine, store, logger: log.child({ mod: 'api' }), plugins, auth: access.auth, https: access.https });
+    const serviceInfo = () => ({ config: redactSecrets(cfg), rmUrl, shimUrls, shimLeaseHolder: shimUrls.length ? leaseHolderFor(cfg.stateDir) : null, startedAtMs });
+    const app = await buildApi({ engine, store, logger: log.child({ mod: 'api' }), plugins, auth: access.auth, https: access.https, serviceInfo });
     cleanups.push(['close the admin API', () => app.close()]);
     await app.listen({ host: cfg.host, port: cfg.port });
     const address = `${access.https ? 'https' : 'http'}://${cfg.host.includes(':') && !cfg.host.startsWith('[') ? `[${cfg.host}]` : cfg.host}:${(app.server.address() as AddressInfo).port}`;

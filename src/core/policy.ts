@@ -55,7 +55,15 @@ export interface Policy<P = unknown, S = unknown> {
    * millions of times in a trace replay, where rebuilding it would cost more than the decisions).
    */
   readonly updatesStateInPlace?: boolean;
+  /**
+   * What the backend must be able to do for the policy's decisions to take effect. A writing brain
+   * whose backend lacks one refuses to start it (unless the operator lets it run advisory).
+   */
+  readonly needs?: readonly PolicyNeed[];
 }
+
+/** Backend capabilities (core/backend.ts `Capabilities`) a policy may need. */
+export type PolicyNeed = 'queueWrites' | 'containerSuspend' | 'nodeRanking';
 
 /** Helper so policy modules get full type inference without repeating generics. */
 export function definePolicy<P, S>(p: Policy<P, S>): Policy<P, S> {

@@ -7,7 +7,7 @@ import { describeAction } from '../core/actions.js';
 import type { Capabilities, ClusterBackend, ReservationSystem } from '../core/backend.js';
 import { ConflictError, RmUnavailableError, SchedbrainError, ValidationError, zodToValidationError } from '../core/errors.js';
 import type { ClusterSnapshot } from '../core/model.js';
-import type { AnyPolicy } from '../core/policy.js';
+import type { AnyPolicy, PolicyNeed } from '../core/policy.js';
 import { getPolicy, policyNames } from '../policies/index.js';
 import { foldRepeatedSkips, type JournalEntry, type NewJournalEntry } from '../store/journal.js';
 import type { PublishedRanking, Store } from '../store/store.js';
@@ -34,6 +34,12 @@ export const REGISTRY: PolicyLookup = { get: getPolicy, names: policyNames };
 
 export interface EngineOptions {
   readonly backend: ClusterBackend;
+  /**
+   * A writing policy whose needs (`Policy.needs`) the backend lacks is refused (409 on a switch;
+   * `serve` does not start it) instead of running advisory. Off: it runs, its decisions journaled
+   * as unsupported.
+   */
+  readonly requireCapabilities?: boolean;
   readonly store: Store;
   readonly periodMs: number;
   readonly clock?: Clock;
@@ -295,6 +301,10 @@ export class Engine {
     const state = samePolicy ? this.state : policy.initialState(params);
     if (this.lastSnapshot && this.capabilities) this.trialDecide(policy, params, state, this.lastSnapshot, this.capabilities);
     const dryRun = req.dryRun ?? this.cfg.dryRun;
+    if (this.opts.requireCapabilities && !dryRun) {
+      const lack = await this.missingCapabilities(policy.name);
+      if (lack && lack.missing.length > 0) throw new ConflictError(`policy ${policy.name} needs ${lack.missing.join(', ')}, which this cluster lacks${lack.notes.length ? ` (${lack.notes.join('; ')})` : ''}: run it as a dry-run, or start the brain with --allow-advisory`);
+    }
     const updatedAtMs = this.clock.now();
     const config = { policy: policy.name, params, dryRun, updatedAtMs };
     if (sameParams) await this.store.putEngineConfig(config);
@@ -367,6 +377,28 @@ export class Engine {
   /** The cluster's own reservation system, when the backend has one (YARN's, for `rayon` live). */
   reservationSystem(): ReservationSystem | undefined {
     return this.backend.reservations;
+  }
+
+  /**
+   * Capabilities the named policy (default: the running one) needs and the backend lacks, with the
+   * backend's notes on them; undefined when the backend cannot tell now (RM unreachable).
+   */
+  async missingCapabilities(name: string = this.cfg.policy.name): Promise<{ missing: PolicyNeed[]; notes: string[] } | undefined> {
+    const needs = this.lookup(name).needs ?? [];
+    if (needs.length === 0) return { missing: [], notes: [] };
+    let caps: Capabilities;
+    try {
+      caps = await this.backend.capabilities();
+    } catch {
+      return undefined;
+    }
+    const missing = needs.filter((n) => !caps[n]);
+    return { missing, notes: caps.notes.filter((t) => missing.some((m) => t.startsWith(`${m}:`))) };
+  }
+
+  /** What the backend keeps for the operator's state dump (empty when it keeps nothing). */
+  async describeBackend(): Promise<Record<string, unknown>> {
+    return (await this.backend.describeState?.()) ?? {};
   }
 
   /** A fresh snapshot straight from the backend (RmUnavailableError when it is down). */

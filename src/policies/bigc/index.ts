@@ -779,6 +779,7 @@ function nodeCapacity(cycle: Cycle): void {
 const newRunSpace = (): BigcRunSpace => new BigcRunSpace();
 
 export const bigcPolicy = definePolicy<BigcParams, BigcState>({
+  needs: ['containerSuspend'],
   name: POLICY,
   description:
     'Big-C: short/long job classes by runtime estimate, short jobs first with a 95 % guaranteed share, ' +

@@ -104,6 +104,7 @@ function fmtShare(received: Resources, d: { vcoreSeconds: number; memoryMBSecond
 
 export function makeBopfPolicy(name: string, variant: Variant, description: string): Policy<BopfParams, BopfState> {
   return definePolicy<BopfParams, BopfState>({
+    needs: ['queueWrites'],
     name,
     description,
     paramsSchema: bopfParamsSchema,

@@ -50,6 +50,7 @@ export const capacityTargetsParams = z
 export type CapacityTargetsParams = z.infer<typeof capacityTargetsParams>;
 
 export const capacityTargetsPolicy = definePolicy<CapacityTargetsParams, Record<string, never>>({
+  needs: ['queueWrites'],
   name: 'capacity-targets',
   description: 'Holds queue capacities at operator-given targets: one atomic updateQueues whenever the cluster differs.',
   paramsSchema: capacityTargetsParams,

@@ -14,6 +14,7 @@ export type CapacityParams = z.infer<typeof capacityParamsSchema>;
 const NO_DECISIONS: never[] = [];
 
 export const capacityPolicy = definePolicy<CapacityParams, null>({
+  needs: ['queueWrites'],
   name: 'capacity',
   description: 'Stock YARN CapacityScheduler with the queues as configured (e.g. two per user group), no admission: the brain asks for nothing.',
   paramsSchema: capacityParamsSchema,

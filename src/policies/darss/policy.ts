@@ -285,6 +285,7 @@ export function productionLeaf(appId: string, requestId: string, from: string, l
 }
 
 export const darssPolicy = definePolicy<DarssParams, DarssState>({
+  needs: ['queueWrites'],
   name: POLICY_NAME,
   description:
     'DARSS: production workflows admitted against a reservation ledger (best-effort quota, production cap, group shares), held toward their latest start while best-effort work runs, prioritised in time-to-deadline order.',

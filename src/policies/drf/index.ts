@@ -7,6 +7,7 @@ import { definePolicy } from '../../core/policy.js';
 import { queueShareCycle, shareParamsSchema, type ShareParams } from '../shared/queues/share.js';
 
 export const drfPolicy = definePolicy<ShareParams, Record<string, never>>({
+  needs: ['queueWrites'],
   name: 'drf',
   description: 'Dominant Resource Fairness across the leaves of one parent queue (instantaneous fairness).',
   paramsSchema: shareParamsSchema,

@@ -287,6 +287,7 @@ function dispatchRank(ids: NodeId[], scores: number[], partial: boolean, params:
 const newRunSpace = (): KairosRunSpace => new KairosRunSpace();
 
 export const kairosPolicy = definePolicy<KairosParams, KairosState>({
+  needs: ['containerSuspend'],
   name: POLICY_NAME,
   description:
     'Kairos: node-level Least Attained Service with quantum W through suspend/resume, at most N+Q tasks per node, ' +

@@ -94,6 +94,7 @@ export function greedyReservation(plan: StepFunction, limitUnits: number, w: Wor
 }
 
 export const rayonPolicy = definePolicy<RayonParams, RayonState>({
+  needs: ['queueWrites'],
   name: NAME,
   description: 'Rayon (YARN ReservationSystem) baseline: job-level reservations placed greedily backward from the deadline, enforced as a rigid skyline on the production queue.',
   paramsSchema: rayonParamsSchema,

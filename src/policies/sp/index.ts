@@ -13,6 +13,7 @@ export const spParamsSchema = shareParamsSchema.extend({
 export type SpParams = z.infer<typeof spParamsSchema>;
 
 export const spPolicy = definePolicy<SpParams, Record<string, never>>({
+  needs: ['queueWrites'],
   name: 'sp',
   description: 'Strict priority: latency-sensitive queues first (DRF among them), then the rest by DRF.',
   paramsSchema: spParamsSchema,
