@@ -224,3 +224,13 @@ export const snapshotBody = z
   .describe('Snapshot');
 
 export const setPolicyResponse = policyBody;
+
+export const stateBody = z
+  .object({
+    atMs: z.number(),
+    service: z.record(z.string(), z.unknown()).describe('configuration with secrets redacted, shim lease holder'),
+    engine: z.record(z.string(), z.unknown()).describe('as /healthz reports it, with leadership'),
+    policy: z.record(z.string(), z.unknown()).describe('name, parameters, dry-run, size of its state and a summary of its ledgers'),
+    backend: z.record(z.string(), z.unknown()).describe('recorded physical capacities, over-committed nodes, published ranking'),
+  })
+  .describe('ServiceState');

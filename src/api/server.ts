@@ -25,6 +25,7 @@ import { defaultRole, roleAtLeast, type ApiAuth, type Role } from './auth.js';
 import type { Store } from '../store/store.js';
 import { buildOpenApi, type ApiRoute, type ErrorResponse } from './openapi.js';
 import * as S from './schemas.js';
+import { summarizePolicyState } from './state-summary.js';
 
 export interface RoutePluginOptions {
   readonly engine: Engine;
@@ -67,6 +68,8 @@ export interface ApiOptions {
   readonly auth: ApiAuth;
   /** TLS (node:https server options); plain HTTP when absent. */
   readonly https?: Record<string, unknown>;
+  /** The service's configuration (secrets already redacted) and the like, for `GET /v1/state`. */
+  readonly serviceInfo?: () => Record<string, unknown>;
 }
 
 /** The built-in routes, as documented in openapi/openapi.json. */
@@ -78,6 +81,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { method: 'get', path: '/v1/decisions', summary: 'The decision journal (newest first by default)', tags: ['engine'], query: S.decisionsQuery, responses: { 200: S.decisionsBody, 400: S.errorBody } },
   { method: 'get', path: '/v1/policy', summary: 'The running policy, its parameters and the dry-run flag', tags: ['engine'], responses: { 200: S.policyBody } },
   { method: 'get', path: '/v1/policy/state', summary: "The running policy's state (in memory) and when it was last persisted", tags: ['engine'], responses: { 200: S.policyStateBody } },
+  {
+    method: 'get', path: '/v1/state', summary: "The operator's state dump: configuration (secrets redacted), engine status and capabilities, leadership, the running policy with a summary of its ledgers, and what the backend keeps (recorded physical capacities, over-committed nodes, published ranking)", tags: ['ops'], role: 'operate',
+    responses: { 200: S.stateBody },
+  },
   {
     method: 'put', path: '/v1/policy', summary: 'Replace the running policy (validated and persisted before it takes effect; nothing half-applied)', tags: ['engine'], role: 'admin',
     body: S.putPolicyBody, bodyExample: { name: 'capacity-targets', params: { targets: { 'root.a': { capacityPct: 60 }, 'root.b': { capacityPct: 40 } } }, dryRun: false },
@@ -340,6 +347,18 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
   });
 
   app.get('/v1/policy', async () => policyView());
+
+  app.get('/v1/state', { config: { role: 'operate' } }, async () => {
+    const s = engine.status();
+    const state = engine.policyState();
+    return {
+      atMs: Date.now(),
+      service: opts.serviceInfo?.() ?? {},
+      engine: { ...s, leadership: (engine as { leadership?: () => unknown }).leadership?.() ?? null },
+      policy: { ...engine.config(), stateBytes: state === undefined ? 0 : JSON.stringify(state).length, summary: summarizePolicyState(engine.config().name, state, Date.now()) },
+      backend: await engine.describeBackend().catch((e: unknown) => ({ error: (e as Error).message })),
+    };
+  });
 
   app.get('/v1/policy/state', async () => {
     const name = engine.config().name;

@@ -69,4 +69,9 @@ export interface ClusterBackend {
   snapshot(opts?: SnapshotOptions): Promise<ClusterSnapshot>;
   apply(action: Action): Promise<ApplyOutcome>;
   capabilities(): Promise<Capabilities>;
+  /**
+   * What the backend keeps that an operator may need to see (`GET /v1/state`): recorded physical
+   * capacities, over-committed nodes, the published ranking. Plain JSON.
+   */
+  describeState?(): Promise<Record<string, unknown>>;
 }

@@ -612,6 +612,21 @@ export class YarnBackend implements ClusterBackend {
     return this.shim;
   }
 
+  // ---- state dump ------------------------------------------------------------------------------
+
+  async describeState(): Promise<Record<string, unknown>> {
+    await this.loadPhysical().catch(() => undefined);
+    const ranking = Object.entries(this.publishedScores).sort((a, b) => b[1] - a[1]);
+    return {
+      physicalCapacities: Object.fromEntries([...this.physical].sort(([a], [b]) => a.localeCompare(b))),
+      physicalCapacitiesRecorded: [...this.persisted].sort(),
+      overcommittedNodes: [...this.overcommitted].sort(),
+      publishedRanking: { nodes: ranking.length, first: ranking.slice(0, 20).map(([node, score]) => ({ node, score })) },
+      shim: this.shim !== undefined,
+      reservationQueue: this.reservations?.queue ?? null,
+    };
+  }
+
   // ---- capabilities ----------------------------------------------------------------------------
 
   async capabilities(): Promise<Capabilities> {
