@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { RmProtocolError, RmRejectedError, RmUnavailableError } from '../core/errors.js';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './retry.js';
+import type { Resources } from '../core/resources.js';
 import type { NodeShim, RankingPublication, ShimContainer } from './shim-contract.js';
 
 // ---- wire schemas (one per `$defs` entry of schedbrain-shim-contract.json) -------------------
@@ -32,6 +33,7 @@ export const shimErrorCodes = [
   'no_lease',
   'lease_held',
   'not_running',
+  'stale_epoch',
   'not_found',
   'method_not_allowed',
   'internal',
@@ -47,6 +49,8 @@ export const wireHealth = z
     roles: z.array(z.enum(['nodemanager', 'resourcemanager'])),
     nodes: z.array(z.string()),
     nowMs: epochMs,
+    epoch: z.number().int().min(1).nullable(),
+    resources: z.record(z.string(), z.object({ memoryMB: z.number().int().min(0), vcores: z.number().int().min(0) }).strict()),
   })
   .strict();
 
@@ -130,7 +134,10 @@ export const SHIM_ROUTES = [
   { method: 'GET', path: '/v1/ranking', response: 'RankingState' },
 ] as const satisfies readonly { method: string; path: string; request?: ShimWireName; response: ShimWireName }[];
 
-export const SHIM_CONTRACT_VERSION = 2;
+export const SHIM_CONTRACT_VERSION = 3;
+
+/** The header that carries the brain's leadership epoch on every change (fencing). */
+export const EPOCH_HEADER = 'X-Schedbrain-Epoch';
 
 export type WireContainer = z.infer<typeof wireContainer>;
 export type WireContainerList = z.infer<typeof wireContainerList>;
@@ -173,6 +180,11 @@ export interface HttpNodeShimOptions {
   readonly logger?: Logger;
   /** For tests: a custom axios adapter instead of the network. */
   readonly adapter?: AxiosAdapter;
+  /**
+   * The brain's leadership epoch, read at every change it sends (`X-Schedbrain-Epoch`); the shims
+   * refuse changes from an epoch older than one they admitted. Undefined: none sent.
+   */
+  readonly epoch?: () => number | undefined;
 }
 
 export class HttpNodeShim implements NodeShim {
@@ -184,6 +196,7 @@ export class HttpNodeShim implements NodeShim {
   private readonly logger?: Logger;
   /** nodeId → base URL of the shim serving it (learned from /v1/containers and /v1/health). */
   private readonly nodeUrl = new Map<string, string>();
+  private readonly epoch?: () => number | undefined;
 
   constructor(opts: HttpNodeShimOptions) {
     if (opts.urls.length === 0) throw new RangeError('HttpNodeShim needs at least one shim URL');
@@ -192,6 +205,7 @@ export class HttpNodeShim implements NodeShim {
     this.holder = opts.holder ?? `schedbrain@${hostname()}`;
     this.retry = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
     this.logger = opts.logger;
+    this.epoch = opts.epoch;
     this.http = axios.create({
       timeout: opts.requestTimeoutMs ?? 5_000,
       // Status handling is ours: 4xx bodies carry {error, reason}.
@@ -261,6 +275,14 @@ export class HttpNodeShim implements NodeShim {
     return res.flatMap((r) => r.resumed);
   }
 
+  /** Each node's resources as its NodeManager is configured (the shims' `/v1/health`), from every shim that answers. */
+  async configuredResources(): Promise<Map<string, Resources>> {
+    const all = await this.eachNodeShim('read configured node resources', (url) => this.health(url));
+    const out = new Map<string, Resources>();
+    for (const h of all) for (const [node, r] of Object.entries(h.resources)) out.set(node, { memoryMB: r.memoryMB, vcores: r.vcores });
+    return out;
+  }
+
   async publishRanking(ranking: RankingPublication): Promise<void> {
     await this.putRanking(ranking);
   }
@@ -320,7 +342,13 @@ export class HttpNodeShim implements NodeShim {
     const where = `${method} ${base}${path}`;
     let res;
     try {
-      res = await this.http.request<string>({ url: base + path, method, data: body === undefined ? undefined : JSON.stringify(body) });
+      const epoch = method === 'GET' ? undefined : this.epoch?.();
+      res = await this.http.request<string>({
+        url: base + path,
+        method,
+        data: body === undefined ? undefined : JSON.stringify(body),
+        ...(epoch !== undefined ? { headers: { [EPOCH_HEADER]: String(epoch) } } : {}),
+      });
     } catch (err) {
       throw new RmUnavailableError(`shim unreachable: ${where}: ${(err as Error).message}`, { cause: err });
     }

@@ -4,6 +4,8 @@
  * plugin honours. The HTTP implementation lives in shim-client.ts; the JSON on the wire is
  * described by yarn-adapter/src/main/resources/schedbrain-shim-contract.json, shared by both sides.
  */
+import type { Resources } from '../core/resources.js';
+
 export interface ShimContainer {
   readonly containerId: string;
   readonly nodeId: string;
@@ -32,4 +34,9 @@ export interface NodeShim {
   publishRanking(ranking: RankingPublication): Promise<void>;
   /** Gives the lease up at once: the shims resume what they suspended. Returns the resumed ids. */
   releaseLease?(): Promise<string[]>;
+  /**
+   * Each node's resources as its NodeManager is configured, whatever the RM advertises now (a
+   * previous brain may have over-committed it). Nodes the shims cannot tell are absent.
+   */
+  configuredResources?(): Promise<Map<string, Resources>>;
 }

@@ -1,7 +1,7 @@
 /**
  * HttpNodeShim against a fake shim (node:http): error mapping to the typed errors of
  * src/core/errors.ts, routing of suspend/resume to the shim that serves the node, lease renewal
- * on every node shim, ranking to the RM shim.
+ * on every node shim, ranking to the RM shim, the leadership epoch on every change (fencing).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,14 +19,17 @@ type Handler = (req: Seen) => { status: number; body: unknown } | 'garbage';
 
 const servers: Server[] = [];
 
-async function fakeShim(handler: Handler): Promise<{ url: string; seen: Seen[] }> {
+async function fakeShim(handler: Handler): Promise<{ url: string; seen: Seen[]; epochs: (string | undefined)[] }> {
   const seen: Seen[] = [];
+  /** The X-Schedbrain-Epoch header of each request, in the order of `seen`. */
+  const epochs: (string | undefined)[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
       const s: Seen = { method: req.method!, path: req.url!, body: raw ? JSON.parse(raw) : undefined };
       seen.push(s);
+      epochs.push(req.headers['x-schedbrain-epoch'] as string | undefined);
       const out = handler(s);
       if (out === 'garbage') {
         res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html>proxy</html>');
@@ -37,7 +40,7 @@ async function fakeShim(handler: Handler): Promise<{ url: string; seen: Seen[] }
   });
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, epochs };
 }
 
 afterEach(async () => {
@@ -94,7 +97,7 @@ describe('HttpNodeShim', () => {
       r.path === '/v1/containers'
         ? listOf(['b:1'], [container('b:1', 'c_b')])
         : r.path === '/v1/health'
-          ? { status: 200, body: { service: 'schedbrain-shim', contractVersion: 1, roles: ['nodemanager'], nodes: ['b:1'], nowMs: 1 } }
+          ? { status: 200, body: { service: 'schedbrain-shim', contractVersion: 3, roles: ['nodemanager'], nodes: ['b:1'], nowMs: 1, epoch: null, resources: {} } }
           : { status: 200, body: container('b:1', 'c_b', 'SUSPENDED') },
     );
     const client = new HttpNodeShim({ urls: [a.url, b.url], retry: fastRetry });
@@ -121,5 +124,59 @@ describe('HttpNodeShim', () => {
     for (const s of [a, b]) expect(s.seen).toEqual([{ method: 'POST', path: '/v1/lease', body: { holder: 'brain-1', ttlMs: 10_000 } }]);
     await client.publishRanking({ scores: { 'b:1': 0, 'a:1': 1 }, leastLoadedFirst: true, ttlMs: 30_000 });
     expect(rm.seen).toEqual([{ method: 'PUT', path: '/v1/ranking', body: { scores: { 'b:1': 0, 'a:1': 1 }, leastLoadedFirst: true, ttlMs: 30_000 } }]);
+  });
+
+  it('sends the leadership epoch with every change, read at each call, and none with reads', async () => {
+    const rankingState = { ranking: null, fresh: false, policyLoaded: true, lastOrder: null, lastOrderAtMs: null, lastOrderRanked: false };
+    const shim = await fakeShim((r) => {
+      if (r.path === '/v1/containers') return listOf(['a:1'], []);
+      if (r.path === '/v1/lease') return { status: 200, body: { ...(r.body as object), expiresAtMs: 99 } };
+      if (r.path === '/v1/lease/release') return { status: 200, body: { resumed: [] } };
+      if (r.path === '/v1/ranking') return { status: 200, body: rankingState };
+      return { status: 200, body: container('a:1', 'c_a') };
+    });
+    let epoch: number | undefined = 3;
+    const client = new HttpNodeShim({ urls: [shim.url], retry: fastRetry, epoch: () => epoch });
+    await client.containers();
+    await client.renewLease(10_000);
+    await client.suspend('a:1', 'c_a');
+    epoch = 4;
+    await client.resume('a:1', 'c_a');
+    await client.publishRanking({ scores: {}, leastLoadedFirst: false, ttlMs: 1000 });
+    await client.rankingState();
+    await client.releaseLease();
+    epoch = undefined;
+    await client.renewLease(10_000);
+    expect(shim.seen.map((s, i) => `${s.method} ${s.path} ${shim.epochs[i] ?? '-'}`)).toEqual([
+      'GET /v1/containers -',
+      'POST /v1/lease 3',
+      'POST /v1/containers/suspend 3',
+      'POST /v1/containers/resume 4',
+      'PUT /v1/ranking 4',
+      'GET /v1/ranking -',
+      'POST /v1/lease/release 4',
+      'POST /v1/lease -',
+    ]);
+  });
+
+  it('reports a change refused for an older epoch as stale_epoch, without retrying it', async () => {
+    const shim = await fakeShim(() => ({ status: 409, body: { error: 'stale_epoch', reason: 'epoch 3 is older than 4, the newest leader' } }));
+    const client = new HttpNodeShim({ urls: [shim.url], retry: fastRetry, epoch: () => 3 });
+    const err = await client.suspend('a:1', 'c_a').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ShimRejectedError);
+    expect((err as ShimRejectedError).code).toBe('stale_epoch');
+    expect((err as ShimRejectedError).status).toBe(409);
+    expect(shim.seen).toHaveLength(1);
+  });
+
+  it("reads each node's configured resources from every shim's health", async () => {
+    const health = (nodes: Record<string, { memoryMB: number; vcores: number }>) => ({
+      status: 200,
+      body: { service: 'schedbrain-shim', contractVersion: 3, roles: ['nodemanager'], nodes: Object.keys(nodes), nowMs: 1, epoch: 2, resources: nodes },
+    });
+    const a = await fakeShim(() => health({ 'a:1': { memoryMB: 4096, vcores: 4 } }));
+    const b = await fakeShim(() => health({ 'b:1': { memoryMB: 8192, vcores: 8 } }));
+    const client = new HttpNodeShim({ urls: [a.url, b.url], retry: fastRetry });
+    expect(Object.fromEntries(await client.configuredResources())).toEqual({ 'a:1': { memoryMB: 4096, vcores: 4 }, 'b:1': { memoryMB: 8192, vcores: 8 } });
   });
 });

@@ -68,16 +68,18 @@ public final class ContainerRegistry {
     }
   }
 
-  /** The brain's lease. */
+  /** The brain's lease, with the leadership epoch it was taken under (0: none given). */
   public static final class Lease {
     public final String holder;
     public final long ttlMs;
     public final long expiresAtMs;
+    public final long epoch;
 
-    Lease(String holder, long ttlMs, long expiresAtMs) {
+    Lease(String holder, long ttlMs, long expiresAtMs, long epoch) {
       this.holder = holder;
       this.ttlMs = ttlMs;
       this.expiresAtMs = expiresAtMs;
+      this.epoch = epoch;
     }
   }
 
@@ -106,6 +108,13 @@ public final class ContainerRegistry {
 
   private final Map<String, Entry> containers = new LinkedHashMap<>();
   private final List<Supplier<String>> nodes = new ArrayList<>();
+  /** Each node's resources as its NodeManager is configured ({memoryMB, vcores}), when known. */
+  private final Map<Supplier<String>, long[]> configured = new LinkedHashMap<>();
+  /**
+   * Fencing: the highest leadership epoch a brain sent since the last lease lapsed or was
+   * released; a change from an older epoch is refused. 0: none seen.
+   */
+  private long fenceEpoch;
   private final LongSupplier clock;
   private final Signaller signaller;
   private Lease lease;
@@ -145,6 +154,44 @@ public final class ContainerRegistry {
 
   public synchronized void registerNode(Supplier<String> nodeId) {
     nodes.add(nodeId);
+  }
+
+  /** A node with the resources its NodeManager is configured with (yarn.nodemanager.resource.*). */
+  public synchronized void registerNode(Supplier<String> nodeId, long memoryMB, long vcores) {
+    nodes.add(nodeId);
+    configured.put(nodeId, new long[] {memoryMB, vcores});
+  }
+
+  /** Node id → {memoryMB, vcores} configured, for the nodes registered with them. */
+  public synchronized Map<String, long[]> configuredResources() {
+    Map<String, long[]> out = new java.util.TreeMap<>();
+    configured.forEach((id, r) -> {
+      String n = id.get();
+      if (n != null) {
+        out.put(n, r.clone());
+      }
+    });
+    return out;
+  }
+
+  /**
+   * Admits a change sent under leadership {@code epoch} (null: the brain sent none), or refuses it
+   * when a newer leader has written here since: the old one may not have noticed it lost.
+   */
+  public synchronized void admitEpoch(Long epoch) {
+    if (epoch == null) {
+      return;
+    }
+    if (epoch < fenceEpoch) {
+      throw new ShimError(409, "stale_epoch", "epoch " + epoch + " is older than " + fenceEpoch
+          + ", the newest leader's: this brain no longer leads");
+    }
+    fenceEpoch = epoch;
+  }
+
+  /** The highest epoch admitted since the last lease ended (0: none). */
+  public synchronized long fenceEpoch() {
+    return fenceEpoch;
   }
 
   public synchronized void containerStarted(String containerId, Supplier<String> nodeId, PidSource pid) {
@@ -263,12 +310,24 @@ public final class ContainerRegistry {
   }
 
   public synchronized Lease acquireLease(String holder, long ttlMs) {
+    return acquireLease(holder, ttlMs, null);
+  }
+
+  /**
+   * Takes or renews the lease. Another holder's live lease is taken over only by a newer leader
+   * (a higher epoch): its suspensions are kept, for the new leader to adopt or undo.
+   */
+  public synchronized Lease acquireLease(String holder, long ttlMs, Long epoch) {
     Lease live = liveLease();
+    long e = epoch == null ? 0 : epoch;
     if (live != null && !live.holder.equals(holder)) {
-      throw new ShimError(409, "lease_held", "lease held by '" + live.holder + "' until "
-          + live.expiresAtMs + " (epoch ms); it must lapse or be released first");
+      if (e <= live.epoch) {
+        throw new ShimError(409, "lease_held", "lease held by '" + live.holder + "' until "
+            + live.expiresAtMs + " (epoch ms); it must lapse or be released first");
+      }
+      LOG.warn("lease of '{}' (epoch {}) taken over by '{}' (epoch {})", live.holder, live.epoch, holder, e);
     }
-    lease = new Lease(holder, ttlMs, clock.getAsLong() + ttlMs);
+    lease = new Lease(holder, ttlMs, clock.getAsLong() + ttlMs, Math.max(e, live != null && live.holder.equals(holder) ? live.epoch : 0));
     return lease;
   }
 
@@ -279,6 +338,7 @@ public final class ContainerRegistry {
       throw new ShimError(409, "lease_held", "lease held by '" + live.holder + "', not by '" + holder + "'");
     }
     lease = null;
+    fenceEpoch = 0;
     return resumeAll("lease released by " + holder);
   }
 
@@ -295,6 +355,10 @@ public final class ContainerRegistry {
       return Collections.emptyList();
     }
     String why = lease == null ? "no lease" : "lease of '" + lease.holder + "' lapsed";
+    if (lease != null) {
+      // No brain acts here any more: the next leader starts afresh (its lock may be new).
+      fenceEpoch = 0;
+    }
     lease = null;
     return resumeAll(why);
   }

@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class ShimServer {
   private static final Logger LOG = LoggerFactory.getLogger(ShimServer.class);
-  public static final int CONTRACT_VERSION = 2;
+  public static final int CONTRACT_VERSION = 3;
+  /** The header carrying the sender's leadership epoch (fencing: older epochs are refused). */
+  public static final String EPOCH_HEADER = "X-Schedbrain-Epoch";
   static final long MAX_TTL_MS = 3_600_000L;
 
   public enum Role { NODEMANAGER, RESOURCEMANAGER }
@@ -269,11 +271,13 @@ public final class ShimServer {
       case "/v1/containers/suspend": {
         allow(method, "POST");
         ObjectNode b = readObject(ex, "nodeId", "containerId");
+        containers.admitEpoch(epochOf(ex));
         return containerView(containers.suspend(str(b, "nodeId"), str(b, "containerId")));
       }
       case "/v1/containers/resume": {
         allow(method, "POST");
         ObjectNode b = readObject(ex, "nodeId", "containerId");
+        containers.admitEpoch(epochOf(ex));
         return containerView(containers.resume(str(b, "nodeId"), str(b, "containerId")));
       }
       case "/v1/lease": {
@@ -281,11 +285,14 @@ public final class ShimServer {
         ObjectNode b = readObject(ex, "holder", "ttlMs");
         String holder = str(b, "holder");
         long ttl = ttl(b);
-        return leaseView(containers.acquireLease(holder, ttl));
+        Long epoch = epochOf(ex);
+        containers.admitEpoch(epoch);
+        return leaseView(containers.acquireLease(holder, ttl, epoch));
       }
       case "/v1/lease/release": {
         allow(method, "POST");
         ObjectNode b = readObject(ex, "holder");
+        containers.admitEpoch(epochOf(ex));
         List<String> resumed = containers.releaseLease(str(b, "holder"));
         ObjectNode n = NF.objectNode();
         ArrayNode a = n.putArray("resumed");
@@ -297,10 +304,30 @@ public final class ShimServer {
           return rankingState();
         }
         allow(method, "PUT");
-        return putRanking(readObject(ex, "scores", "leastLoadedFirst", "ttlMs"));
+        ObjectNode body = readObject(ex, "scores", "leastLoadedFirst", "ttlMs");
+        containers.admitEpoch(epochOf(ex));
+        return putRanking(body);
       default:
         throw new ShimError(404, "not_found", "no route " + path);
     }
+  }
+
+  /** The sender's leadership epoch (a positive integer), or null when it sent none. */
+  static Long epochOf(HttpExchange ex) {
+    String raw = ex.getRequestHeaders().getFirst(EPOCH_HEADER);
+    if (raw == null) {
+      return null;
+    }
+    try {
+      long e = Long.parseLong(raw.trim());
+      if (e >= 1) {
+        return e;
+      }
+    } catch (NumberFormatException e) {
+      // refused below
+    }
+    String shown = raw.length() > 40 ? raw.substring(0, 40) + "..." : raw;
+    throw ShimError.badRequest(EPOCH_HEADER + " must be a positive integer, got '" + shown + "'");
   }
 
   private static void allow(String method, String expected) {
@@ -399,6 +426,14 @@ public final class ShimServer {
     ArrayNode nodes = n.putArray("nodes");
     containers.nodeIds().forEach(nodes::add);
     n.put("nowMs", System.currentTimeMillis());
+    long fence = containers.fenceEpoch();
+    if (fence > 0) {
+      n.put("epoch", fence);
+    } else {
+      n.putNull("epoch");
+    }
+    ObjectNode res = n.putObject("resources");
+    containers.configuredResources().forEach((id, cap) -> res.putObject(id).put("memoryMB", cap[0]).put("vcores", cap[1]));
     return n;
   }
 

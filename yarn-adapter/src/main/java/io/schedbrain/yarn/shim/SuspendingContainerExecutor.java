@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.util.function.Supplier;
 import org.apache.hadoop.yarn.api.records.ContainerId;
 import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.server.nodemanager.util.NodeManagerHardwareUtils;
 import org.apache.hadoop.yarn.exceptions.ConfigurationException;
 import org.apache.hadoop.yarn.server.nodemanager.Context;
 import org.apache.hadoop.yarn.server.nodemanager.DefaultContainerExecutor;
@@ -46,7 +48,19 @@ public class SuspendingContainerExecutor extends DefaultContainerExecutor {
     if (registry == null) {
       this.registry = server.containers();
     }
-    registry.registerNode(nodeIdSupplier());
+    // The node's own configured capacity: a new leader's physical figure, whatever a previous
+    // brain advertised to the RM since.
+    Resource configured = null;
+    try {
+      configured = NodeManagerHardwareUtils.getNodeResources(getConf());
+    } catch (RuntimeException e) {
+      LOG.warn("cannot read this NodeManager's configured resources: {}", e.toString());
+    }
+    if (configured != null) {
+      registry.registerNode(nodeIdSupplier(), configured.getMemorySize(), configured.getVirtualCores());
+    } else {
+      registry.registerNode(nodeIdSupplier());
+    }
     LOG.info("schedbrain shim executor ready, shim at {}", server.url());
   }
 

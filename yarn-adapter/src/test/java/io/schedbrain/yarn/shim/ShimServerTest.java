@@ -148,9 +148,16 @@ public class ShimServerTest {
   }
 
   private Reply call(String method, String path, String body, String bearer) throws Exception {
+    return call(method, path, body, bearer, null);
+  }
+
+  private Reply call(String method, String path, String body, String bearer, String epoch) throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.url() + path));
     if (bearer != null) {
       b.header("Authorization", "Bearer " + bearer);
+    }
+    if (epoch != null) {
+      b.header(ShimServer.EPOCH_HEADER, epoch);
     }
     b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
     HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
@@ -302,6 +309,68 @@ public class ShimServerTest {
     refused(400, "bad_request", "POST", "/v1/containers/resume", "{}");
     assertEquals("SUSPENDED", container(a).get("state").asText());
     assertEquals("RUNNING", container(b).get("state").asText());
+  }
+
+  /** A call under a leadership epoch that must answer 200 with a body of {@code def}. */
+  private JsonNode okAt(long epoch, String method, String path, String body, String def) throws Exception {
+    Reply r = call(method, path, body, SECRET, Long.toString(epoch));
+    assertEquals(r.body.toString(), 200, r.status);
+    assertEquals(r.body.toString(), List.of(), schema.validate(def, r.body));
+    return r.body;
+  }
+
+  private void staleAt(long epoch, String method, String path, String body) throws Exception {
+    JsonNode before = stateOf();
+    Reply r = call(method, path, body, SECRET, Long.toString(epoch));
+    assertEquals(r.body.toString(), 409, r.status);
+    assertEquals("stale_epoch", r.body.get("error").asText());
+    assertEquals(List.of(), schema.validate("Error", r.body));
+    assertEquals("a refused request changes nothing", before, stateOf());
+  }
+
+  @Test
+  public void changesFromAnOlderLeaderAreRefused() throws Exception {
+    String id = "container_1_0001_01_000010";
+    launch(id, NODE_A);
+    okAt(1, "POST", "/v1/lease", "{\"holder\":\"brain-a\",\"ttlMs\":60000}", "Lease");
+    okAt(1, "POST", "/v1/containers/suspend", ref(NODE_A, id), "Container");
+    assertEquals(1, ok("GET", "/v1/health", null, "Health").body.get("epoch").asLong());
+    // A newer leader takes the live lease over at once; the suspension stays, for it to adopt or undo.
+    JsonNode lease = okAt(2, "POST", "/v1/lease", "{\"holder\":\"brain-b\",\"ttlMs\":60000}", "Lease");
+    assertEquals("brain-b", lease.get("holder").asText());
+    assertEquals("SUSPENDED", container(id).get("state").asText());
+    // The old leader, unaware, is refused everywhere it could write.
+    staleAt(1, "POST", "/v1/containers/resume", ref(NODE_A, id));
+    staleAt(1, "POST", "/v1/containers/suspend", ref(NODE_A, id));
+    staleAt(1, "POST", "/v1/lease", "{\"holder\":\"brain-a\",\"ttlMs\":60000}");
+    staleAt(1, "POST", "/v1/lease/release", "{\"holder\":\"brain-a\"}");
+    staleAt(1, "PUT", "/v1/ranking", "{\"scores\":{},\"leastLoadedFirst\":false,\"ttlMs\":1000}");
+    assertEquals(2, ok("GET", "/v1/health", null, "Health").body.get("epoch").asLong());
+    // Without a higher epoch, another holder still waits for the lease to lapse.
+    refused(409, "lease_held", "POST", "/v1/lease", "{\"holder\":\"brain-c\",\"ttlMs\":60000}");
+    Reply same = call("POST", "/v1/lease", "{\"holder\":\"brain-c\",\"ttlMs\":60000}", SECRET, "2");
+    assertEquals(409, same.status);
+    assertEquals("lease_held", same.body.get("error").asText());
+    // The new leader resumes it; a malformed epoch is a bad request.
+    okAt(2, "POST", "/v1/containers/resume", ref(NODE_A, id), "Container");
+    for (String bad : new String[] {"0", "-3", "two", "1.5", ""}) {
+      Reply r = call("POST", "/v1/containers/suspend", ref(NODE_A, id), SECRET, bad);
+      assertEquals(bad, 400, r.status);
+      assertEquals("bad_request", r.body.get("error").asText());
+    }
+    // Once the lease is released no brain acts here: the next leader starts afresh.
+    okAt(2, "POST", "/v1/lease/release", "{\"holder\":\"brain-b\"}", "LeaseReleased");
+    assertTrue(ok("GET", "/v1/health", null, "Health").body.get("epoch").isNull());
+    okAt(1, "POST", "/v1/lease", "{\"holder\":\"brain-a\",\"ttlMs\":60000}", "Lease");
+  }
+
+  @Test
+  public void healthListsEachNodesConfiguredResources() throws Exception {
+    registry.registerNode(() -> "host-c:1003", 4096, 4);
+    JsonNode h = ok("GET", "/v1/health", null, "Health").body;
+    assertEquals(4096, h.get("resources").get("host-c:1003").get("memoryMB").asLong());
+    assertEquals(4, h.get("resources").get("host-c:1003").get("vcores").asLong());
+    assertFalse("nodes registered without resources are not listed", h.get("resources").has(NODE_A));
   }
 
   @Test
