@@ -33,6 +33,7 @@ import {
 import { definePolicy } from '../../core/policy.js';
 import { keptKey, trackingOf } from '../../core/tracking.js';
 import { equals, type Resources } from '../../core/resources.js';
+import { secondsText } from '../shared/durations.js';
 import { holdRunSpace, runSpaceOf } from '../shared/run-space.js';
 import { capacityWithSuspended, FirstK, resumeInOrder, suspendUntilWithinCores, type SuspendOnNode } from '../shared/suspend-resume.js';
 
@@ -176,7 +177,6 @@ export function classify(app: AppView, params: BigcParams): { cls: JobClass; est
   return { cls: estimateMs < params.shortCutoffMs ? 'short' : 'long', estimateMs };
 }
 
-const sec = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 const vc = (r: Resources): number => Math.max(1, r.vcores);
 
 const dictionary = <V>(): Record<string, V> => Object.create(null) as Record<string, V>;
@@ -367,7 +367,7 @@ function classPriority(app: AppView, long: boolean, params: BigcParams): Decisio
     reason:
       estimateMs === undefined
         ? `${app.id} has no ${params.estimateTag} tag: ${cls} job, priority ${want}`
-        : `${app.id} estimate ${sec(estimateMs)} ${long ? '>=' : '<'} cutoff ${sec(params.shortCutoffMs)}: ${cls} job, priority ${want}`,
+        : `${app.id} estimate ${secondsText(estimateMs)} ${long ? '>=' : '<'} cutoff ${secondsText(params.shortCutoffMs)}: ${cls} job, priority ${want}`,
   };
 }
 
@@ -738,7 +738,7 @@ function preemptResume(cycle: Cycle, shortPending: number): void {
             { kind: 'resumeContainer', containerId: c.id, nodeId: id },
             POLICY,
             RULE.preemptResume,
-            () => `${free} core(s) free on ${id}, ${freeAfter} in the cluster for ${shortPending} waiting short task core(s): resume long ${c.id} (suspended ${sec(waited)})`,
+            () => `${free} core(s) free on ${id}, ${freeAfter} in the cluster for ${shortPending} waiting short task core(s): resume long ${c.id} (suspended ${secondsText(waited)})`,
           ),
         );
       },

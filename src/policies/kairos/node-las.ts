@@ -23,6 +23,7 @@
  */
 import { decisionWithReasonOf, type Decision } from '../../core/actions.js';
 import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
+import { secondsText } from '../shared/durations.js';
 import { resumeInOrder, sortFirst, suspendUntilWithinCores, type CoreLedger, type ResumeInto, type SuspendOnNode } from '../shared/suspend-resume.js';
 import type { KairosParams } from './params.js';
 
@@ -106,11 +107,11 @@ interface Work {
 }
 
 /**
- * Durations in decisions are kept as tenths of a second (small integers: no boxed number per
- * decision) and written out by `sec` when a reason is read.
+ * Durations a decision keeps for its reason are in tenths of a second (small integers: no boxed
+ * number per decision), named `...Tenths`, and written in seconds when the reason is read.
  */
-const tenths = (ms: number): number => Math.round(ms / 100);
-const sec = (t: number): string => `${t / 10} s`;
+const tenthsOf = (ms: number): number => Math.round(ms / 100);
+const tenthsText = (tenths: number): string => `${tenths / 10} s`;
 
 /** Cores (N) of a node: the parameter if set, else its physical vcores. */
 export function coresOf(node: NodeView, params: KairosParams): number {
@@ -130,20 +131,20 @@ const resumeAction = (w: Work, nodeId: NodeId) => ({ kind: 'resumeContainer', co
 // Reasons, written when read, from the decision's action and the values it keeps (never a Work
 // item, which the next visit overwrites).
 type OnContainer = { readonly containerId: ContainerId; readonly nodeId: NodeId };
-const overCommitted = (a: OnContainer, running: number, N: number, newcomers: readonly ContainerId[], attained: number): string =>
-  `${running} tasks running on ${a.nodeId} > N=${N} cores${newcomers.length ? ` after ${newcomers.join(', ')} arrived` : ''}: ${a.containerId} has the most attained service (${sec(attained)})`;
-const quantumExpired = (a: OnContainer, W: number, attained: number, next: ContainerId, nextAttained: number): string =>
-  `quantum W=${sec(W)} of ${a.containerId} expired: ${a.containerId} attained ${sec(attained)} >= ${next} waiting with ${sec(nextAttained)}`;
-const takesCoreOf = (a: OnContainer, attained: number, prev: ContainerId): string =>
-  `${a.containerId} (attained ${sec(attained)}) is the youngest waiting task on ${a.nodeId}; takes the core of ${prev}`;
-const starvedFreeCore = (a: OnContainer, waited: number, params: KairosParams): string =>
-  `${a.containerId} waited ${sec(waited)} >= ${params.starvationQuanta} quanta of W=${sec(tenths(params.quantumMs))}; a core is free, it runs unpreemptible for ${sec(tenths(params.starvationRunQuanta * params.quantumMs))}`;
-const starvedVictim = (a: OnContainer, starved: ContainerId, waited: number, params: KairosParams, victimAttained: number): string =>
-  `${starved} waited ${sec(waited)} >= ${params.starvationQuanta} quanta of W=${sec(tenths(params.quantumMs))}: ${a.containerId} (attained ${sec(victimAttained)}, the most) yields its core`;
-const starvedRuns = (a: OnContainer, waited: number, params: KairosParams, attained: number): string =>
-  `${a.containerId} waited ${sec(waited)} >= ${params.starvationQuanta} quanta of W=${sec(tenths(params.quantumMs))} (attained ${sec(attained)}); runs unpreemptible for ${sec(tenths(params.starvationRunQuanta * params.quantumMs))}`;
-const freeCore = (a: OnContainer, busy: number, N: number, attained: number): string =>
-  `${busy}/${N} cores busy on ${a.nodeId}: ${a.containerId} is the youngest waiting task (attained ${sec(attained)})`;
+const overCommitted = (a: OnContainer, running: number, N: number, newcomers: readonly ContainerId[], attainedTenths: number): string =>
+  `${running} tasks running on ${a.nodeId} > N=${N} cores${newcomers.length ? ` after ${newcomers.join(', ')} arrived` : ''}: ${a.containerId} has the most attained service (${tenthsText(attainedTenths)})`;
+const quantumExpired = (a: OnContainer, wTenths: number, attainedTenths: number, next: ContainerId, nextAttainedTenths: number): string =>
+  `quantum W=${tenthsText(wTenths)} of ${a.containerId} expired: ${a.containerId} attained ${tenthsText(attainedTenths)} >= ${next} waiting with ${tenthsText(nextAttainedTenths)}`;
+const takesCoreOf = (a: OnContainer, attainedTenths: number, prev: ContainerId): string =>
+  `${a.containerId} (attained ${tenthsText(attainedTenths)}) is the youngest waiting task on ${a.nodeId}; takes the core of ${prev}`;
+const starvedFreeCore = (a: OnContainer, waitedTenths: number, params: KairosParams): string =>
+  `${a.containerId} waited ${tenthsText(waitedTenths)} >= ${params.starvationQuanta} quanta of W=${secondsText(params.quantumMs)}; a core is free, it runs unpreemptible for ${secondsText(params.starvationRunQuanta * params.quantumMs)}`;
+const starvedVictim = (a: OnContainer, starved: ContainerId, waitedTenths: number, params: KairosParams, victimAttainedTenths: number): string =>
+  `${starved} waited ${tenthsText(waitedTenths)} >= ${params.starvationQuanta} quanta of W=${secondsText(params.quantumMs)}: ${a.containerId} (attained ${tenthsText(victimAttainedTenths)}, the most) yields its core`;
+const starvedRuns = (a: OnContainer, waitedTenths: number, params: KairosParams, attainedTenths: number): string =>
+  `${a.containerId} waited ${tenthsText(waitedTenths)} >= ${params.starvationQuanta} quanta of W=${secondsText(params.quantumMs)} (attained ${tenthsText(attainedTenths)}); runs unpreemptible for ${secondsText(params.starvationRunQuanta * params.quantumMs)}`;
+const freeCore = (a: OnContainer, busy: number, N: number, attainedTenths: number): string =>
+  `${busy}/${N} cores busy on ${a.nodeId}: ${a.containerId} is the youngest waiting task (attained ${tenthsText(attainedTenths)})`;
 
 /** A cycle's decisions, in a list reused by every cycle and handed on at their size (`take`). */
 export class DecisionBuffer {
@@ -214,7 +215,7 @@ export class NodeVisit implements CoreLedger {
     vcoresOf: (w) => w.vcores,
     resume: (m) => {
       this.giveCore(m, this.now, this.W);
-      this.out.add(decisionWithReasonOf(resumeAction(m, this.nodeId), POLICY_NAME, 'resumeOnFreeCore', freeCore, this.used, this.cores, tenths(m.attainedMs)));
+      this.out.add(decisionWithReasonOf(resumeAction(m, this.nodeId), POLICY_NAME, 'resumeOnFreeCore', freeCore, this.used, this.cores, tenthsOf(m.attainedMs)));
     },
   };
 
@@ -316,7 +317,7 @@ class OverCommittedNode implements SuspendOnNode<Work> {
   suspend(w: Work): void {
     const v = this.visit;
     v.takeCore(w, v.now);
-    v.out.add(decisionWithReasonOf(suspendAction(w, v.nodeId), POLICY_NAME, 'preemptOnArrival', overCommitted, v.used, v.cores, this.newcomers, tenths(w.attainedMs)));
+    v.out.add(decisionWithReasonOf(suspendAction(w, v.nodeId), POLICY_NAME, 'preemptOnArrival', overCommitted, v.used, v.cores, this.newcomers, tenthsOf(w.attainedMs)));
   }
 }
 
@@ -427,10 +428,10 @@ function swapOnQuantumEnd(v: NodeVisit): void {
     const m = v.youngestWaiting();
     if (m && m.attainedMs <= t.attainedMs && m.vcores <= t.vcores + (v.cores - v.used)) {
       v.takeCore(t, now);
-      v.out.add(decisionWithReasonOf(suspendAction(t, v.nodeId), POLICY_NAME, 'swapOnQuantumEnd', quantumExpired, tenths(W), tenths(t.attainedMs), m.id, tenths(m.attainedMs)));
+      v.out.add(decisionWithReasonOf(suspendAction(t, v.nodeId), POLICY_NAME, 'swapOnQuantumEnd', quantumExpired, tenthsOf(W), tenthsOf(t.attainedMs), m.id, tenthsOf(m.attainedMs)));
       v.used -= t.vcores;
       v.giveCore(m, now, W);
-      v.out.add(decisionWithReasonOf(resumeAction(m, v.nodeId), POLICY_NAME, 'swapOnQuantumEnd', takesCoreOf, tenths(m.attainedMs), t.id));
+      v.out.add(decisionWithReasonOf(resumeAction(m, v.nodeId), POLICY_NAME, 'swapOnQuantumEnd', takesCoreOf, tenthsOf(m.attainedMs), t.id));
       v.used += m.vcores;
     } else {
       // l. 43-45: no one younger waits; the task keeps its core for another quantum.
@@ -456,7 +457,7 @@ function starvationGuard(v: NodeVisit, starveMs: number): void {
     const waitedMs = now - fig[s.at + SUSP];
     if (v.cores - v.used >= s.vcores) {
       v.giveCore(s, now, W, protectMs);
-      v.out.add(decisionWithReasonOf(resumeAction(s, v.nodeId), POLICY_NAME, 'starvationGuard', starvedFreeCore, tenths(waitedMs), params));
+      v.out.add(decisionWithReasonOf(resumeAction(s, v.nodeId), POLICY_NAME, 'starvationGuard', starvedFreeCore, tenthsOf(waitedMs), params));
       v.used += s.vcores;
       continue;
     }
@@ -465,11 +466,11 @@ function starvationGuard(v: NodeVisit, starveMs: number): void {
     v.takeCore(victim, now);
     // A victim resumed earlier in this visit simply stays suspended: one end state per container.
     if (!v.out.withdrawResume(victim.id, v.nodeId)) {
-      v.out.add(decisionWithReasonOf(suspendAction(victim, v.nodeId), POLICY_NAME, 'starvationGuard', starvedVictim, s.id, tenths(waitedMs), params, tenths(victim.attainedMs)));
+      v.out.add(decisionWithReasonOf(suspendAction(victim, v.nodeId), POLICY_NAME, 'starvationGuard', starvedVictim, s.id, tenthsOf(waitedMs), params, tenthsOf(victim.attainedMs)));
     }
     v.used -= victim.vcores;
     v.giveCore(s, now, W, protectMs);
-    v.out.add(decisionWithReasonOf(resumeAction(s, v.nodeId), POLICY_NAME, 'starvationGuard', starvedRuns, tenths(waitedMs), params, tenths(s.attainedMs)));
+    v.out.add(decisionWithReasonOf(resumeAction(s, v.nodeId), POLICY_NAME, 'starvationGuard', starvedRuns, tenthsOf(waitedMs), params, tenthsOf(s.attainedMs)));
     v.used += s.vcores;
   }
 }

@@ -17,6 +17,7 @@
 import { decisionWithLazyReason, type Decision } from '../../core/actions.js';
 import { isActiveApp, type AppId, type AppView, type ClusterSnapshot, type ContainerView } from '../../core/model.js';
 import { definePolicy } from '../../core/policy.js';
+import { secondsText } from '../shared/durations.js';
 import { pointMass, type RuntimeDistribution } from './distribution.js';
 import type { JobDescription } from './features.js';
 import { threeSigmaParamsSchema, type ThreeSigmaParams } from './params.js';
@@ -108,17 +109,16 @@ function taskContainersByApp(s: ClusterSnapshot): Map<AppId, ContainerView[]> {
   return out;
 }
 
-const sec = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 const utilityText = (u: number): string => u.toFixed(3);
 
 function predictionText(job: TrackedJob): string {
   const x = job.prediction;
   if (!x) return 'no history yet';
-  return `expert ${x.feature}/${x.estimator}${x.fallback ? ' (fallback)' : ''}, ${x.runs} runs, NMAE ${x.nmae === undefined ? 'n/a' : x.nmae.toFixed(2)}, point ${sec(x.pointEstimateMs)}`;
+  return `expert ${x.feature}/${x.estimator}${x.fallback ? ' (fallback)' : ''}, ${x.runs} runs, NMAE ${x.nmae === undefined ? 'n/a' : x.nmae.toFixed(2)}, point ${secondsText(x.pointEstimateMs)}`;
 }
 
 function kindText(job: TrackedJob, now: number): string {
-  return job.kind === 'slo' && job.deadlineMs !== undefined ? `SLO job, deadline in ${sec(job.deadlineMs - now)}` : 'best-effort job';
+  return job.kind === 'slo' && job.deadlineMs !== undefined ? `SLO job, deadline in ${secondsText(job.deadlineMs - now)}` : 'best-effort job';
 }
 
 /** Planned to start now: highest priority, so YARN gives it containers first. */
@@ -135,7 +135,7 @@ export function startPlannedNow(app: AppView, job: TrackedJob, plan: JobPlan, p:
 export function deferToPlannedStart(app: AppView, job: TrackedJob, plan: JobPlan | undefined, p: ThreeSigmaParams, now: number, sliceMs: number): Decision {
   return decisionWithLazyReason({ kind: 'setAppPriority', appId: app.id, priority: p.priorities.defer }, POLICY_NAME, 'deferToPlannedStart', () => {
     if (!plan) return `${kindText(job, now)}: beyond the ${p.maxPlannedJobs} jobs planned per cycle; ${predictionText(job)}`;
-    const when = plan.startSlice === undefined ? 'no room for it in the plan-ahead window' : `plan starts it in ${sec(plan.startSlice * sliceMs)}`;
+    const when = plan.startSlice === undefined ? 'no room for it in the plan-ahead window' : `plan starts it in ${secondsText(plan.startSlice * sliceMs)}`;
     return `${kindText(job, now)}: ${when}, expected utility ${utilityText(plan.expectedUtility)}; ${predictionText(job)}`;
   });
 }
@@ -157,8 +157,8 @@ export function keepRunning(app: AppView, job: TrackedJob, plan: RunningPlan, p:
     POLICY_NAME,
     'keepRunning',
     () =>
-      `${kindText(job, now)}, running for ${sec(now - (job.runningSinceMs ?? now))}` +
-      (plan.underestimateFinishMs !== undefined ? `; outlived its longest predicted runtime, finish now expected in ${sec(plan.underestimateFinishMs - now)} (exp-inc)` : ''),
+      `${kindText(job, now)}, running for ${secondsText(now - (job.runningSinceMs ?? now))}` +
+      (plan.underestimateFinishMs !== undefined ? `; outlived its longest predicted runtime, finish now expected in ${secondsText(plan.underestimateFinishMs - now)} (exp-inc)` : ''),
   );
 }
 
