@@ -691,17 +691,19 @@ export class Engine {
         })(),
       ));
     } catch (e) {
-      const wasReachable = this.rmReachable !== false;
+      const firstFailure = this.consecutiveRmFailures === 0;
       const outcome = this.rmFailed(e);
-      // An outage is journaled where it starts (and where it ends, below), not at every retry.
-      if (wasReachable && this.rmReachable === false) {
-        await this.journal([{ cycleId, policy: cfg.policy.name, rule: 'engine.rm-outage', reason: `the ResourceManager became unavailable: ${errMsg(e)}; nothing is written until it answers`, result: 'failed', error: errMsg(e) }]);
+      // An outage is journaled where it starts (and where it ends, below), not at every retry: an
+      // RM that does not answer, and one whose answers cannot be read (truncated, malformed).
+      if (firstFailure) {
+        const what = this.rmReachable === false ? 'became unavailable' : 'answers what cannot be read';
+        await this.journal([{ cycleId, policy: cfg.policy.name, rule: 'engine.rm-outage', reason: `the ResourceManager ${what}: ${errMsg(e)}; nothing is written until it answers`, result: 'failed', error: errMsg(e) }]);
       }
       return finish({ ...base, advisory: this.status().advisory ?? false, outcome, decisions: [], notes: [], error: errMsg(e), committed: false });
     }
     this.metrics.cyclePhase.observe({ phase: 'refresh' }, (performance.now() - refreshStart) / 1000);
-    const wasDown = this.rmReachable === false;
     const downFor = this.consecutiveRmFailures;
+    const wasDown = downFor > 0;
     this.rmOk(caps, snapshot);
     const engineEntries: NewJournalEntry[] = [];
     if (wasDown) engineEntries.push({ cycleId, policy: cfg.policy.name, rule: 'engine.rm-recovered', reason: `the ResourceManager answers again after ${downFor} failed cycle(s)`, result: 'noop' });
