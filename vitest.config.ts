@@ -7,11 +7,12 @@ export default defineConfig({
   test: {
     sequence: { sequencer: IntegrationOrderSequencer },
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/conformance/**/*.test.ts'], testTimeout: 60_000 } },
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/conformance/**/*.test.ts', 'test/chaos/**/*.test.ts'], exclude: ['test/chaos/**/*.live.test.ts'], testTimeout: 120_000 } },
       {
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
+          // Chaos scenarios that need the cluster (`*.live.test.ts`) run here too.
+          include: ['test/integration/**/*.test.ts', 'test/chaos/**/*.live.test.ts'],
           globalSetup: ['test/integration/global-setup.ts'],
           // Checks that each file finds the shared cluster clean and leaves it so.
           setupFiles: ['test/integration/clean-cluster.ts'],

@@ -292,7 +292,7 @@ export function acceptYamlBodies(app: FastifyInstance): void {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
     try {
-      done(null, parseYaml(text, { maxAliasCount: 100 }) as unknown);
+      done(null, parseYaml(text, { maxAliasCount: 100, logLevel: 'error' }) as unknown);
     } catch (e) {
       done(new ValidationError('body', `malformed YAML: ${(e as Error).message}`), undefined);
     }
