@@ -88,7 +88,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   {
     method: 'put', path: '/v1/policy', summary: 'Replace the running policy (validated and persisted before it takes effect; nothing half-applied)', tags: ['engine'], role: 'admin',
     body: S.putPolicyBody, bodyExample: { name: 'capacity-targets', params: { targets: { 'root.a': { capacityPct: 60 }, 'root.b': { capacityPct: 40 } } }, dryRun: false },
-    responses: { 200: S.policyBody, 400: S.errorBody },
+    // 409: a policy that writes what this cluster cannot carry out, unless as a dry-run.
+    responses: { 200: S.policyBody, 400: S.errorBody, 409: S.errorBody },
   },
   {
     method: 'post', path: '/v1/dry-run', summary: 'Run one cycle on a fresh snapshot, optionally with another policy; returns decisions with reasons and writes nothing', tags: ['engine'], role: 'read',

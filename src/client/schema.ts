@@ -124,6 +124,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/state": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The operator's state dump: configuration (secrets redacted), engine status and capabilities, leadership, the running policy with a summary of its ledgers, and what the backend keeps (recorded physical capacities, over-committed nodes, published ranking) */
+    get: operations["getV1State"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/dry-run": {
     parameters: {
       query?: never;
@@ -1105,6 +1122,25 @@ export interface components {
       memoryMB: number;
       vcores: number;
     };
+    ServiceState: {
+      atMs: number;
+      /** @description configuration with secrets redacted, shim lease holder */
+      service: {
+        [key: string]: unknown;
+      };
+      /** @description as /healthz reports it, with leadership */
+      engine: {
+        [key: string]: unknown;
+      };
+      /** @description name, parameters, dry-run, size of its state and a summary of its ledgers */
+      policy: {
+        [key: string]: unknown;
+      };
+      /** @description recorded physical capacities, over-committed nodes, published ranking */
+      backend: {
+        [key: string]: unknown;
+      };
+    };
     Snapshot: {
       nowMs: number;
       totalCapacity: components["schemas"]["Resources"];
@@ -1391,6 +1427,7 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["Unauthorized"];
       403: components["responses"]["Forbidden"];
+      409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
       415: components["responses"]["UnsupportedMediaType"];
     };
@@ -1411,6 +1448,28 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["PolicyState"];
+        };
+      };
+      401: components["responses"]["Unauthorized"];
+      403: components["responses"]["Forbidden"];
+    };
+  };
+  getV1State: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description ServiceState */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ServiceState"];
         };
       };
       401: components["responses"]["Unauthorized"];

@@ -196,6 +196,22 @@ describe('schedbrain policy and dry-run', () => {
   });
 });
 
+describe('schedbrain state', () => {
+  it('prints the state dump as YAML, and as the API answered with --json; role operate', async () => {
+    await startService({ policy: 'capacity-targets', params: targets(50, 50) });
+    await svc!.engine.runCycle();
+    const r = await cli(['state']);
+    expect(r.err).toBe('');
+    expect(r.out).toMatch(/^engine:$/m);
+    expect(r.out).toMatch(/^policy:\n( {2}.*\n)* {2}name: capacity-targets$/m);
+    const j = JSON.parse((await cli(['state', '--json'])).out);
+    expect(j).toMatchObject({ policy: { name: 'capacity-targets' }, engine: { policy: 'capacity-targets' } });
+    const reader = await cli(['state'], { SCHEDBRAIN_TOKEN: READER.token });
+    expect(reader.code).toBe(1);
+    expect(reader.err).toMatch(/needs operate/);
+  });
+});
+
 describe('schedbrain bopf and darss', () => {
   it('bopf queues add, list (table and JSON) and rm; a refused admission shows the condition', async () => {
     await startService({ policy: 'bopf', params: { parentQueue: 'root' } }, {}, { allowZeroCapacity: ['root.a', 'root.b'] });

@@ -1,4 +1,5 @@
-/** `schedbrain status`, `policy get|set`, `decisions`, `dry-run`: the engine through the admin API. */
+/** `schedbrain status`, `state`, `policy get|set`, `decisions`, `dry-run`: the engine through the admin API. */
+import { stringify as toYaml } from 'yaml';
 import { ok, type Schemas } from '../../client/index.js';
 import type { AdminContext } from './index.js';
 import { fields, isoTime, json, parseDuration, parseTime, readDocument, table, UsageError } from './output.js';
@@ -53,6 +54,14 @@ export async function status(c: AdminContext): Promise<number> {
     );
   }
   return health.status === 'down' || health.status === 'stale' ? 1 : 0;
+}
+
+/** The service's state dump (GET /v1/state, role operate): YAML for people, JSON with --json. */
+export async function state(c: AdminContext, args: readonly string[]): Promise<number> {
+  if (args.length) throw new UsageError(`state takes no argument (got "${args[0]}")`);
+  const s = await ok(c.client.GET('/v1/state'));
+  c.io.out(c.json ? json(s) : toYaml(s, { lineWidth: 0 }).trimEnd());
+  return 0;
 }
 
 function policyText(p: Schemas['PolicyConfig']): string {

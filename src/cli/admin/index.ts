@@ -1,15 +1,15 @@
 /**
- * The operator commands: `schedbrain status | policy | decisions | dry-run | bopf | darss | rayon`, each
- * a call of the admin API through the generated client (src/client). Tables for people, `--json`
- * for scripts; a refusal from the server is printed as its field and reason (exit 1), a mistake
- * in the command line as usage (exit 2).
+ * The operator commands: `schedbrain status | state | policy | decisions | dry-run | bopf | darss
+ * | rayon`, each a call of the admin API through the generated client (src/client). Tables for
+ * people, `--json` for scripts; a refusal from the server is printed as its field and reason
+ * (exit 1), a mistake in the command line as usage (exit 2).
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ApiError, createAdminClient, type AdminClient } from '../../client/index.js';
 import { bopf } from './bopf.js';
 import { resolveConnection } from './connection.js';
 import { darss } from './darss.js';
-import { decisions, dryRun, policy, status } from './engine.js';
+import { decisions, dryRun, policy, state, status } from './engine.js';
 import { rayon } from './rayon.js';
 import { UsageError, type AdminIo } from './output.js';
 
@@ -56,6 +56,16 @@ the RM is down or the snapshot stale.`,
       if (args.length) throw new UsageError(`status takes no argument (got "${args[0]}")`);
       return status(c);
     },
+  },
+  state: {
+    usage: `Usage: schedbrain state
+
+The service's state dump (role operate): its configuration with secrets redacted, the engine's
+status and leadership, the running policy with a summary of its ledgers, and what the backend
+keeps (recorded physical capacities, over-committed nodes, the published ranking). YAML; --json
+for the API's JSON.`,
+    options: {},
+    run: state,
   },
   policy: {
     usage: `Usage: schedbrain policy get
@@ -132,6 +142,7 @@ Workflows reserved in the ResourceManager's own ReservationSystem (the Rayon bas
 export const ADMIN_COMMANDS = Object.keys(COMMANDS);
 
 export const ADMIN_HELP_LINES = `  status         health of the service and the running policy
+  state          the service's state dump (configuration, engine, policy ledgers, backend)
   policy         get or set the running policy
   decisions      the decision journal (--follow to keep watching)
   dry-run        what a policy would decide now, writing nothing
