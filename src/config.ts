@@ -137,6 +137,27 @@ export const configSchema = z
      * With the embedded mini YARN, the leaf is created with 75 % of the cluster.
      */
     reservationQueue: z.string().regex(/^[A-Za-z0-9_]+$/, 'a leaf name of root: letters, digits and "_"').optional(),
+    /**
+     * One active brain among several (docs/operator-guide.md, "Running two brains"): the brain
+     * writes only while it holds the leadership. `file`: a lock file on this host (the default;
+     * brains on one host share `lockFile`); `zookeeper`: ephemeral znodes under `zkPath` on the
+     * ensemble `zk` (the default when `zk` is set); `none`: no election, the brain always writes.
+     */
+    leader: z
+      .object({
+        election: z.enum(['file', 'zookeeper', 'none']).optional(),
+        /** Default: <stateDir>/leader.lock. */
+        lockFile: z.string().min(1).optional(),
+        /** ZooKeeper ensemble, `host:port[,host:port...]`. */
+        zk: z.string().regex(/^[^\s,]+:\d+(,[^\s,]+:\d+)*(\/[^\s]*)?$/, 'host:port[,host:port...] (optionally a /chroot)').optional(),
+        zkPath: z.string().regex(/^(\/[^/\s]+)+$/, 'an absolute znode path such as /schedbrain/leader').default('/schedbrain/leader'),
+        /** A leader silent this long loses the leadership (ZooKeeper: the session timeout asked for). */
+        leaseMs: z.number().int().min(1000).max(600_000).default(15_000),
+        /** What a new leader does with over-commits and suspensions a previous brain left: undo or adopt them. */
+        onTakeover: z.enum(['undo', 'adopt']).default('undo'),
+      })
+      .strict()
+      .default({}),
     /** Embedded mini YARN (used when rmUrl is empty). */
     miniCluster: z
       .object({
@@ -192,6 +213,12 @@ export const ENV_VARS: Record<string, { key: string; kind: Kind }> = {
   SCHEDBRAIN_OPEN_READS: { key: 'auth.openReads', kind: 'boolean' },
   SCHEDBRAIN_ALLOWED_HOSTS: { key: 'auth.allowedHosts', kind: 'list' },
   SCHEDBRAIN_HISTORY_PULL_CRON: { key: 'history.pullCron', kind: 'string' },
+  SCHEDBRAIN_LEADER_ELECTION: { key: 'leader.election', kind: 'string' },
+  SCHEDBRAIN_LEADER_LOCK_FILE: { key: 'leader.lockFile', kind: 'string' },
+  SCHEDBRAIN_LEADER_ZK: { key: 'leader.zk', kind: 'string' },
+  SCHEDBRAIN_LEADER_ZK_PATH: { key: 'leader.zkPath', kind: 'string' },
+  SCHEDBRAIN_LEADER_LEASE_MS: { key: 'leader.leaseMs', kind: 'number' },
+  SCHEDBRAIN_LEADER_TAKEOVER: { key: 'leader.onTakeover', kind: 'string' },
 };
 
 /** Command-line flags (`--flag VALUE` or `--flag=VALUE`; booleans take no value) of `serve`. */
@@ -224,6 +251,12 @@ export const CONFIG_FLAGS: Record<string, { key: string; kind: Kind; help: strin
   'reservation-queue': { key: 'reservationQueue', kind: 'string', help: "reservable leaf of root for YARN's ReservationSystem (rayon live); no scheduler-conf writes then" },
   'allow-advisory': { key: 'allowAdvisory', kind: 'boolean', help: 'run a writing policy the cluster cannot fully carry out (e.g. Kairos without a shim) advisory instead of refusing it' },
   'allow-insecure-bind': { key: 'allowInsecureBind', kind: 'boolean', help: 'serve on a non-loopback address without TLS (default: refuse)' },
+  'leader-election': { key: 'leader.election', kind: 'string', help: 'file (default) | zookeeper (default with --leader-zk) | none: who may write among several brains' },
+  'leader-lock-file': { key: 'leader.lockFile', kind: 'string', help: 'lock file of the file election; brains on one host name the same one (default <state-dir>/leader.lock)' },
+  'leader-zk': { key: 'leader.zk', kind: 'string', help: 'ZooKeeper ensemble host:port[,host:port...] for the leader election' },
+  'leader-zk-path': { key: 'leader.zkPath', kind: 'string', help: 'znode of the election (default /schedbrain/leader)' },
+  'leader-lease-ms': { key: 'leader.leaseMs', kind: 'number', help: 'a silent leader loses the leadership after this (default 15000)' },
+  'leader-takeover': { key: 'leader.onTakeover', kind: 'string', help: 'a new leader undoes (default) or adopts the over-commits and suspensions a previous brain left' },
 };
 
 type Tree = Record<string, unknown>;
@@ -414,6 +447,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     throw new ConfigError(key || '(root)', source, reason);
   }
   if (r.data.backoff.maxMs < r.data.backoff.initialMs) throw new ConfigError('backoff.maxMs', sources.get('backoff.maxMs') ?? '', 'must be >= backoff.initialMs');
+  if (r.data.leader.election === 'zookeeper' && !r.data.leader.zk) throw new ConfigError('leader.zk', sources.get('leader.election') ?? '', 'the zookeeper election needs the ensemble (--leader-zk host:port[,...])');
   return { config: r.data, sources, help: flags.help, positional: flags.positional };
 }
 

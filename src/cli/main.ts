@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -12,6 +13,8 @@ import pino, { type Logger } from 'pino';
 import { SchedbrainError, ValidationError } from '../core/errors.js';
 import { ApiAuth, AuthConfigError, defaultAllowedHosts, ensureAdminTokenFile, isLoopback, parseTokenList, readTokensFile, type ApiToken } from '../api/auth.js';
 import { configHelp, ConfigError, loadConfig, redactSecrets, type Config } from '../config.js';
+import type { LeaderElection } from '../engine/leadership.js';
+import type { TakeOverReport } from '../yarn/backend.js';
 import { ADMIN_COMMANDS, ADMIN_HELP_LINES, runAdminCommand } from './admin/index.js';
 
 const MAIN_HELP = `schedbrain: a scheduling brain for Apache Hadoop YARN
@@ -153,6 +156,38 @@ export function leaseTtlFor(leaseTtlMs: number, periodMs: number): number {
   return Math.max(leaseTtlMs, 3 * periodMs);
 }
 
+/** The leader election `leader` configures (none with `election: none`). */
+export async function leaderElectionFor(cfg: Config, holder: string, logger?: Logger): Promise<LeaderElection | undefined> {
+  const kind = cfg.leader.election ?? (cfg.leader.zk ? 'zookeeper' : 'file');
+  if (kind === 'none') return undefined;
+  if (kind === 'zookeeper') {
+    const { ZooKeeperLeaderElection } = await import('../engine/leadership-zk.js');
+    return new ZooKeeperLeaderElection({ connect: cfg.leader.zk!, path: cfg.leader.zkPath, holder, leaseMs: cfg.leader.leaseMs, logger });
+  }
+  const { FileLeaderElection } = await import('../engine/leadership.js');
+  return new FileLeaderElection({ path: cfg.leader.lockFile ?? join(cfg.stateDir, 'leader.lock'), holder, leaseMs: cfg.leader.leaseMs });
+}
+
+function describeElection(cfg: Config, holder: string): string {
+  const kind = cfg.leader.election ?? (cfg.leader.zk ? 'zookeeper' : 'file');
+  const where = kind === 'zookeeper' ? `ZooKeeper ${cfg.leader.zk} ${cfg.leader.zkPath}` : `lock file ${cfg.leader.lockFile ?? join(cfg.stateDir, 'leader.lock')}`;
+  return `leader election through ${where} as ${holder} (lease ${cfg.leader.leaseMs} ms)`;
+}
+
+/** One line for the journal: what a new leader found left by a previous brain and what it did. */
+export function describeTakeOver(r: TakeOverReport): string {
+  const nodes = r.overcommitted.map((o) => `${o.nodeId} ${o.advertised.memoryMB} MB / ${o.advertised.vcores} vcores, physical ${o.physical.memoryMB} / ${o.physical.vcores} (${r.physicalFrom[o.nodeId]})`);
+  const from = Object.values(r.physicalFrom);
+  const sources = `physical capacities: ${from.filter((f) => f === 'nodemanager').length} from the NodeManagers' configuration, ${from.filter((f) => f === 'recorded').length} recorded, ${from.filter((f) => f === 'advertised').length} as advertised`;
+  if (nodes.length === 0 && r.suspended.length === 0) return `nothing left by a previous brain (${sources})`;
+  const verb = r.mode === 'undo' ? 'undone' : 'adopted';
+  const parts = [
+    nodes.length ? `${nodes.length} over-committed node(s) ${verb}${r.mode === 'undo' ? ` (${r.restoredNodes.length} restored)` : ''}: ${nodes.join('; ')}` : undefined,
+    r.suspended.length ? `${r.suspended.length} suspended container(s) ${verb}${r.mode === 'undo' ? ` (${r.resumedContainers.length} resumed)` : ' (kept suspended under this brain)'}` : undefined,
+  ].filter((x): x is string => x !== undefined);
+  return `${r.mode}: ${parts.join('; ')} (${sources})`;
+}
+
 export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknown> = waitForSignal()): Promise<number> {
   const startedAtMs = Date.now();
   let loaded;
@@ -213,13 +248,17 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
     const store = await Store.open(cfg.stateDir);
     cleanups.push(['close the store', () => store.close()]);
     const { YarnBackend, physicalCapacitySchema } = await import('../yarn/backend.js');
+    const holder = leaseHolderFor(cfg.stateDir);
+    const election = await leaderElectionFor(cfg, holder, log.child({ mod: 'leader' }));
+    // Given up after the cluster is handed back (cleanups run in reverse), so a standby takes over at once.
+    if (election) cleanups.push(['give up the leadership', () => election.release()]);
     let shim;
     let lease: { renew(): Promise<void> } | undefined;
     if (shimUrls.length) {
       const { HttpNodeShim } = await import('../yarn/shim-client.js');
       if (!shimSecret) log.warn({ shimUrls }, 'no shim secret (--shim-secret-file): the shims will refuse every suspension, resume, lease and ranking');
-      const holder = leaseHolderFor(cfg.stateDir);
-      const nodeShim = new HttpNodeShim({ urls: shimUrls, rankingUrl: cfg.shim.rankingUrl, requestTimeoutMs: cfg.requestTimeoutMs, logger: log.child({ mod: 'shim' }), secret: shimSecret, holder });
+      const epoch = election ? () => (election.epoch > 0 ? election.epoch : undefined) : undefined;
+      const nodeShim = new HttpNodeShim({ urls: shimUrls, rankingUrl: cfg.shim.rankingUrl, requestTimeoutMs: cfg.requestTimeoutMs, logger: log.child({ mod: 'shim' }), secret: shimSecret, holder, epoch });
       shim = nodeShim;
       // The engine renews the lease every cycle, so it lapses (and the shims resume every
       // container) when the loop stops, not only when the process dies.
@@ -240,6 +279,8 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
     // over-committed nodes get their capacity back, the ranking lapses): on a clean shutdown after
     // the loop stopped, and when the operator replaces the policy or switches dry-run on.
     const handBack = async (why: string) => {
+      // A standby wrote nothing, and the cluster is the leader's.
+      if (election && !election.isLeader()) return;
       const r = await backend.standDown();
       if (r.restoredNodes.length || r.resumedContainers.length) log.info({ why, restoredNodes: r.restoredNodes, resumedContainers: r.resumedContainers }, 'cluster handed back to the stock scheduler');
       for (const e of r.errors) log.error({ why, err: e }, 'could not hand part of the cluster back');
@@ -260,6 +301,17 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       initial: { policy: cfg.policy, params: cfg.policyParams, dryRun: cfg.dryRun },
       lease,
       afterPolicyChange: ({ from, to }) => handBack(from !== to ? `policy ${from} replaced by ${to}` : `${to} switched to dry-run`),
+      ...(election
+        ? {
+            leadership: {
+              election,
+              reconcile: async () => {
+                const r = await backend.takeOver(cfg.leader.onTakeover);
+                return { reason: describeTakeOver(r), detail: JSON.stringify(r), errors: r.errors };
+              },
+            },
+          }
+        : {}),
       defaultPolicy: { name: 'capacity-targets', params: { targets: {} } },
       requireCapabilities: !cfg.allowAdvisory,
     });
@@ -317,7 +369,8 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
     const c = engine.config();
     io.out(`schedbrain: admin API ${address} (policy ${c.name}${c.dryRun ? ', dry-run' : ''}, period ${cfg.periodMs} ms, state ${cfg.stateDir})`);
     if (access.adminTokenFile) io.out(`schedbrain: the admin token is in ${access.adminTokenFile} (send it as "Authorization: Bearer <token>")`);
-    log.info({ rmUrl, admin: address, policy: c.name, dryRun: c.dryRun, periodMs: cfg.periodMs, stateDir: cfg.stateDir }, 'serving');
+    if (election) io.out(`schedbrain: ${describeElection(cfg, holder)}; this brain writes only while it leads`);
+    log.info({ rmUrl, admin: address, policy: c.name, dryRun: c.dryRun, periodMs: cfg.periodMs, stateDir: cfg.stateDir, leader: election ? describeElection(cfg, holder) : 'none' }, 'serving');
     const sig = await stop;
     log.info({ signal: sig }, 'shutting down: stopping the loop, closing the store');
     await cleanup();

@@ -47,6 +47,8 @@ export class ZooKeeperLeaderElection implements LeaderElection {
   private leading = false;
   private lastOkAtMs = 0;
   private known: { holder: string | undefined; epoch: number } = { holder: undefined, epoch: 0 };
+  /** Epoch of this brain's current or last leadership (0: never led). */
+  private ownEpoch = 0;
 
   constructor(opts: ZooKeeperLeaderElectionOptions) {
     if (!opts.path.startsWith('/') || opts.path.endsWith('/')) throw new RangeError(`the election path must be an absolute znode path, got "${opts.path}"`);
@@ -58,7 +60,7 @@ export class ZooKeeperLeaderElection implements LeaderElection {
   }
 
   get epoch(): number {
-    return this.known.epoch;
+    return this.ownEpoch;
   }
 
   isLeader(): boolean {
@@ -82,6 +84,7 @@ export class ZooKeeperLeaderElection implements LeaderElection {
       if (!this.leading) {
         const epoch = await this.nextEpoch(client);
         this.known = { holder: this.holder, epoch };
+        this.ownEpoch = epoch;
         this.leading = true;
         this.opts.logger?.info({ epoch, candidate: this.candidate }, 'leadership taken (ZooKeeper)');
       }

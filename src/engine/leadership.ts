@@ -34,7 +34,10 @@ export interface LeaderElection {
   release(): Promise<void>;
   /** True while this brain leads and its lease cannot have lapsed yet. */
   isLeader(): boolean;
-  /** Epoch of this brain's leadership while it leads, else of the last leader it saw (0: none). */
+  /**
+   * Epoch of this brain's current or last leadership (0: it never led); what its writes carry.
+   * The leader it knows of, and that one's epoch, are in `status()`.
+   */
   readonly epoch: number;
   /** Role, epoch and leader as this brain knows them. */
   status(): Leadership;
@@ -113,6 +116,8 @@ export class FileLeaderElection implements LeaderElection {
   private leading = false;
   private heartbeatAtMs = 0;
   private known: { holder: string | undefined; epoch: number } = { holder: undefined, epoch: 0 };
+  /** Epoch of this brain's current or last leadership (0: never led). */
+  private ownEpoch = 0;
 
   constructor(opts: FileLeaderElectionOptions) {
     if (!(opts.leaseMs > 0)) throw new RangeError(`leaseMs must be > 0, got ${opts.leaseMs}`);
@@ -124,7 +129,7 @@ export class FileLeaderElection implements LeaderElection {
   }
 
   get epoch(): number {
-    return this.known.epoch;
+    return this.ownEpoch;
   }
 
   isLeader(): boolean {
@@ -154,7 +159,7 @@ export class FileLeaderElection implements LeaderElection {
       return false;
     }
     const r = await this.read();
-    if (!r || r.holder !== this.holder || r.epoch !== this.known.epoch) {
+    if (!r || r.holder !== this.holder || r.epoch !== this.ownEpoch) {
       this.leading = false;
       if (r) this.known = { holder: r.holder, epoch: r.epoch };
       return false;
@@ -190,6 +195,7 @@ export class FileLeaderElection implements LeaderElection {
       const at = this.now();
       await writeFileAtomic(this.path, JSON.stringify({ holder: this.holder, epoch, heartbeatAtMs: at }));
       this.known = { holder: this.holder, epoch };
+      this.ownEpoch = epoch;
       this.heartbeatAtMs = at;
       this.leading = true;
       return true;
@@ -231,7 +237,7 @@ export class FileLeaderElection implements LeaderElection {
     this.leading = false;
     if (!wasLeading) return;
     const r = await this.read();
-    if (r && r.holder === this.holder && r.epoch === this.known.epoch) {
+    if (r && r.holder === this.holder && r.epoch === this.ownEpoch) {
       // The epoch stays, so the next leader's is higher; a heartbeat of 0 has lapsed already.
       await writeFileAtomic(this.path, JSON.stringify({ holder: this.holder, epoch: r.epoch, heartbeatAtMs: 0 }));
     }

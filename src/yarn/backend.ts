@@ -77,6 +77,30 @@ export interface StandDownReport {
   readonly errors: string[];
 }
 
+/** What a new leader does with what a previous brain left: give it back to the stock scheduler, or keep it as its own. */
+export type TakeOverMode = 'undo' | 'adopt';
+
+/** What `takeOver()` found and did. */
+export interface TakeOverReport {
+  readonly mode: TakeOverMode;
+  /**
+   * Where each node's physical capacity came from: its NodeManager's configuration (through the
+   * shim), the record a previous brain left in this store, or (neither at hand) what the RM advertises.
+   */
+  readonly physicalFrom: Readonly<Record<string, 'nodemanager' | 'recorded' | 'advertised'>>;
+  /** Nodes advertised with other than their physical capacity when found, with both figures. */
+  readonly overcommitted: ReadonlyArray<{ readonly nodeId: string; readonly advertised: Resources; readonly physical: Resources }>;
+  /** Containers found suspended by the shims. */
+  readonly suspended: readonly string[];
+  /** undo: nodes given their physical capacity back, containers resumed. */
+  readonly restoredNodes: readonly string[];
+  readonly resumedContainers: readonly string[];
+  /** What could not be read (the take-over went on without it). */
+  readonly notes: readonly string[];
+  /** What could not be undone or adopted (the rest was still tried). */
+  readonly errors: readonly string[];
+}
+
 /** States of an app that still runs or waits (ended apps are read separately, for a while). */
 const LIVE_APP_STATES: readonly RmAppState[] = ['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED', 'RUNNING'];
 const FINAL_APP_STATES: readonly RmAppState[] = ['FINISHED', 'FAILED', 'KILLED'];
@@ -550,6 +574,90 @@ export class YarnBackend implements ClusterBackend {
       this.persisted.delete(action.nodeId);
     }
     return { status: 'applied' };
+  }
+
+  /**
+   * A new leader's first step: physical node capacities from each NodeManager's own configuration
+   * (through the shims) where they tell, not from what a previous brain recorded, and what that
+   * brain left (over-committed nodes, suspended containers) undone or adopted. Adopted nodes are
+   * recorded like the brain's own over-commits, so a later stand-down gives them back too.
+   * Throws when the RM cannot be read (nothing was changed then).
+   */
+  async takeOver(mode: TakeOverMode): Promise<TakeOverReport> {
+    const errors: string[] = [];
+    const notes: string[] = [];
+    let configured = new Map<string, Resources>();
+    if (this.shim?.configuredResources) {
+      try {
+        configured = await this.shim.configuredResources();
+      } catch (err) {
+        notes.push(`could not read the NodeManagers' configured resources: ${(err as Error).message}`);
+      }
+    }
+    await this.loadPhysical();
+    const nodes = await this.client.nodes();
+    const physicalFrom: Record<string, 'nodemanager' | 'recorded' | 'advertised'> = {};
+    const overcommitted: { nodeId: string; advertised: Resources; physical: Resources }[] = [];
+    for (const n of nodes) {
+      const advertised = nodeCapacity(n);
+      const fromNm = configured.get(n.id);
+      const recorded = this.persisted.has(n.id) ? this.physical.get(n.id) : undefined;
+      const physical = fromNm ?? recorded ?? advertised;
+      physicalFrom[n.id] = fromNm ? 'nodemanager' : recorded ? 'recorded' : 'advertised';
+      this.physical.set(n.id, physical);
+      if (!equals(advertised, physical)) overcommitted.push({ nodeId: n.id, advertised, physical });
+    }
+    const restoredNodes: string[] = [];
+    const off = new Set(overcommitted.map((o) => o.nodeId));
+    for (const o of overcommitted) {
+      try {
+        if (mode === 'undo') {
+          await this.client.setNodeResource(o.nodeId, o.physical, -1);
+          restoredNodes.push(o.nodeId);
+          this.overcommitted.delete(o.nodeId);
+          if (this.persisted.has(o.nodeId)) {
+            await this.physicalStore?.del(o.nodeId);
+            this.persisted.delete(o.nodeId);
+          }
+        } else {
+          if (this.physicalStore && !this.persisted.has(o.nodeId)) {
+            await this.physicalStore.put(o.nodeId, o.physical);
+            this.persisted.add(o.nodeId);
+          } else if (this.physicalStore) {
+            await this.physicalStore.put(o.nodeId, o.physical);
+          }
+          this.overcommitted.add(o.nodeId);
+        }
+      } catch (err) {
+        errors.push(`${mode === 'undo' ? 'restore' : 'adopt'} ${o.nodeId} (${o.physical.memoryMB} MB / ${o.physical.vcores} vcores): ${(err as Error).message}`);
+      }
+    }
+    // Records of nodes that are back at their physical capacity serve no one.
+    for (const id of [...this.persisted]) {
+      if (off.has(id) || !physicalFrom[id]) continue;
+      await this.physicalStore?.del(id).catch((err: unknown) => errors.push(`drop the record of ${id}: ${(err as Error).message}`));
+      this.persisted.delete(id);
+    }
+    const suspended: string[] = [];
+    const resumedContainers: string[] = [];
+    if (this.shim) {
+      try {
+        for (const c of await this.shim.containers()) {
+          if (c.state !== 'SUSPENDED') continue;
+          suspended.push(c.containerId);
+          if (mode !== 'undo') continue;
+          try {
+            await this.shim.resume(c.nodeId, c.containerId);
+            resumedContainers.push(c.containerId);
+          } catch (err) {
+            errors.push(`resume ${c.containerId}: ${(err as Error).message}`);
+          }
+        }
+      } catch (err) {
+        notes.push(`could not list the shims' containers (a lapsed lease resumes them): ${(err as Error).message}`);
+      }
+    }
+    return { mode, physicalFrom, overcommitted, suspended, restoredNodes, resumedContainers, notes, errors };
   }
 
   /**

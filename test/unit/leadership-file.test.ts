@@ -39,6 +39,8 @@ describe('FileLeaderElection', () => {
     expect(await a.acquire()).toBe(true);
     expect(await b.acquire()).toBe(false);
     expect(b.status()).toEqual({ role: 'standby', epoch: 1, holder: 'a' });
+    // b never led: its writes would carry no epoch, not the leader's.
+    expect(b.epoch).toBe(0);
     // a renews: b still cannot take over, however long it tries.
     for (let i = 0; i < 5; i++) {
       nowMs += LEASE / 3;

@@ -146,3 +146,81 @@ describe('standDown (clean shutdown)', () => {
     expect(posts()).toEqual([]);
   });
 });
+
+/** A shim that knows each node's configured resources and holds suspended containers. */
+class TakeOverShim implements NodeShim {
+  resumed: string[] = [];
+  constructor(
+    private readonly configured: Map<string, Resources>,
+    private readonly held: ShimContainer[],
+  ) {}
+  async containers(): Promise<ShimContainer[]> {
+    return this.held;
+  }
+  async suspend(): Promise<void> {}
+  async resume(_node: string, containerId: string): Promise<void> {
+    this.resumed.push(containerId);
+  }
+  async renewLease(): Promise<void> {}
+  async publishRanking(): Promise<void> {}
+  async releaseLease(): Promise<string[]> {
+    return [];
+  }
+  async configuredResources(): Promise<Map<string, Resources>> {
+    return this.configured;
+  }
+}
+
+const suspendedOn = (nodeId: string, containerId: string): ShimContainer => ({ containerId, nodeId, state: 'SUSPENDED', attainedServiceMs: 10, runningSinceMs: 1 });
+
+describe('a new leader takes over what a previous brain left', () => {
+  it('undo: the physical capacity comes from the NodeManager, not the record; over-commits and suspensions are undone', async () => {
+    serveNodes(true);
+    const store = new MemoryPhysicalStore();
+    // A previous brain recorded a wrong figure (the flip-flop of two brains): the NodeManager's own wins.
+    store.map.set(NODE, OVER);
+    const p = physicalOf();
+    const shim = new TakeOverShim(new Map([[NODE, p]]), [suspendedOn(NODE, 'container_1_0001_01_000009')]);
+    const backend = new YarnBackend({ rmUrl: rm.url, client: client(), shim, physicalCapacityStore: store });
+    const r = await backend.takeOver('undo');
+    expect(r.physicalFrom[NODE]).toBe('nodemanager');
+    expect(r.overcommitted).toEqual([{ nodeId: NODE, advertised: OVER, physical: p }]);
+    expect(r.restoredNodes).toEqual([NODE]);
+    expect(r.suspended).toEqual(['container_1_0001_01_000009']);
+    expect(r.resumedContainers).toEqual(['container_1_0001_01_000009']);
+    expect(shim.resumed).toEqual(['container_1_0001_01_000009']);
+    expect(r.errors).toEqual([]);
+    expect(posts().at(-1)).toEqual({ resource: { memory: p.memoryMB, vCores: p.vcores }, overCommitTimeout: -1 });
+    expect(store.map.size).toBe(0);
+  });
+
+  it('adopt: nothing is written to the RM; the over-commit is recorded so a stand-down later restores it', async () => {
+    serveNodes(true);
+    const store = new MemoryPhysicalStore();
+    const p = physicalOf();
+    const shim = new TakeOverShim(new Map([[NODE, p]]), [suspendedOn(NODE, 'container_1_0001_01_000009')]);
+    const backend = new YarnBackend({ rmUrl: rm.url, client: client(), shim, physicalCapacityStore: store });
+    const r = await backend.takeOver('adopt');
+    expect(r.restoredNodes).toEqual([]);
+    expect(r.resumedContainers).toEqual([]);
+    expect(r.suspended).toEqual(['container_1_0001_01_000009']);
+    expect(shim.resumed).toEqual([]);
+    expect(posts()).toEqual([]);
+    expect(store.map.get(NODE)).toEqual(p);
+    // The adopted node is this brain's now: a clean shutdown gives it back.
+    expect((await backend.standDown()).restoredNodes).toEqual([NODE]);
+  });
+
+  it('without a shim, the record a previous brain left is the physical figure; without either, the advertised one', async () => {
+    serveNodes(true);
+    const store = new MemoryPhysicalStore();
+    store.map.set(NODE, physicalOf());
+    const backend = new YarnBackend({ rmUrl: rm.url, client: client(), physicalCapacityStore: store });
+    const r = await backend.takeOver('undo');
+    expect(r.physicalFrom[NODE]).toBe('recorded');
+    expect(r.restoredNodes).toEqual([NODE]);
+    const others = Object.entries(r.physicalFrom).filter(([id]) => id !== NODE);
+    expect(others.length).toBeGreaterThan(0);
+    for (const [, from] of others) expect(from).toBe('advertised');
+  });
+});
