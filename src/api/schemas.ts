@@ -63,6 +63,14 @@ export const decisionsQuery = z
 
 export const livezBody = z.object({ status: z.literal('alive'), running: z.boolean() }).describe('Liveness');
 
+export const leadershipBody = z
+  .object({
+    role: z.enum(['leader', 'standby']).describe('standby: another brain leads; this one plans and journals, writes nothing'),
+    epoch: z.number().int().min(0).describe("The leader's epoch (0: no leader known); it only grows from one leader to the next"),
+    holder: z.string().nullable().describe('The leader'),
+  })
+  .describe('Leadership');
+
 export const healthBody = z
   .object({
     status: z
@@ -70,9 +78,10 @@ export const healthBody = z
       .describe('down: the RM is unreachable; stale: no good snapshot for staleAfterPeriods periods; degraded: the last cycle failed'),
     staleReason: z.string().optional(),
     capabilities: z
-      .object({ queueWrites: z.boolean(), containerSuspend: z.boolean(), nodeRanking: z.boolean(), notes: z.array(z.string()) })
+      .object({ queueWrites: z.boolean(), containerSuspend: z.boolean(), nodeRanking: z.boolean(), notes: z.array(z.string()), leadership: leadershipBody.optional() })
       .nullable()
-      .describe('What the backend can do, as of the last cycle (null before it)'),
+      .describe('What the backend can do, as of the last cycle (null before it), and whether this brain may write (leadership, under a leader election)'),
+    leadership: leadershipBody.nullable().describe('Who leads, under a leader election (null: none, this brain always writes)'),
     rmReachable: z.boolean().nullable(),
     rmError: z.string().optional(),
     lastCycle: z

@@ -315,10 +315,13 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
     const lastCycleOk = s.lastCycle ? s.lastCycle.outcome === 'ok' : null;
     const status = s.rmReachable === false ? 'down' : s.staleReason ? 'stale' : s.lastCycle === undefined ? 'starting' : lastCycleOk ? 'ok' : 'degraded';
     const caps = s.capabilities;
+    const l = s.leadership;
+    const leadership = l ? { role: l.role, epoch: l.epoch, holder: l.holder ?? null } : null;
     const body: z.input<typeof S.healthBody> = {
       status,
       ...(s.staleReason ? { staleReason: s.staleReason } : {}),
-      capabilities: caps ? { queueWrites: caps.queueWrites, containerSuspend: caps.containerSuspend, nodeRanking: caps.nodeRanking, notes: [...caps.notes] } : null,
+      capabilities: caps ? { queueWrites: caps.queueWrites, containerSuspend: caps.containerSuspend, nodeRanking: caps.nodeRanking, notes: [...caps.notes], ...(leadership ? { leadership } : {}) } : null,
+      leadership,
       rmReachable: s.rmReachable ?? null,
       ...(s.rmError ? { rmError: s.rmError } : {}),
       lastCycle: s.lastCycle ? { ...s.lastCycle } : null,

@@ -674,13 +674,16 @@ export interface components {
        */
       status: "ok" | "degraded" | "down" | "starting" | "stale";
       staleReason?: string;
-      /** @description What the backend can do, as of the last cycle (null before it) */
+      /** @description What the backend can do, as of the last cycle (null before it), and whether this brain may write (leadership, under a leader election) */
       capabilities: {
         queueWrites: boolean;
         containerSuspend: boolean;
         nodeRanking: boolean;
         notes: string[];
+        leadership?: components["schemas"]["Leadership"];
       } | null;
+      /** @description Who leads, under a leader election (null: none, this brain always writes) */
+      leadership: components["schemas"]["Leadership"] | null;
       rmReachable: boolean | null;
       rmError?: string;
       lastCycle: {
@@ -864,6 +867,17 @@ export interface components {
       detail?: string;
       error?: string;
       count?: number;
+    };
+    Leadership: {
+      /**
+       * @description standby: another brain leads; this one plans and journals, writes nothing
+       * @enum {string}
+       */
+      role: "leader" | "standby";
+      /** @description The leader's epoch (0: no leader known); it only grows from one leader to the next */
+      epoch: number;
+      /** @description The leader */
+      holder: string | null;
     };
     Liveness: {
       /** @enum {string} */

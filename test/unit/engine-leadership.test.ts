@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildApi } from '../../src/api/server.js';
 import type { Decision } from '../../src/core/actions.js';
 import { FakeClock } from '../../src/engine/clock.js';
 import { Engine, type EngineOptions } from '../../src/engine/engine.js';
@@ -16,6 +17,7 @@ import { InMemoryBackend } from '../../src/engine/fake-backend.js';
 import { FileLeaderElection, type LeaderElection, type Leadership } from '../../src/engine/leadership.js';
 import type { JournalEntry } from '../../src/store/journal.js';
 import { Store } from '../../src/store/store.js';
+import { asAdmin, testAuth } from '../support/api-auth.js';
 
 const PERIOD = 10_000;
 const LEASE = 15_000;
@@ -194,5 +196,25 @@ describe('engine under a leader election', () => {
     await e.runCycle();
     expect(e.leadership()).toBeUndefined();
     expect(capacityOfA()).toBe(60);
+  });
+
+  it('/healthz shows the leadership, in the capabilities too', async () => {
+    const a = await brain('a', 70);
+    const b = await brain('b', 30);
+    await a.engine.runCycle();
+    await b.engine.runCycle();
+    const health = async (e: Engine, s: Store) => {
+      const app = asAdmin(await buildApi({ engine: e, store: s, auth: testAuth() }));
+      try {
+        return (await app.inject('/healthz')).json() as { status: string; leadership: unknown; capabilities: { leadership?: unknown } };
+      } finally {
+        await app.close();
+      }
+    };
+    const hb = await health(b.engine, b.store);
+    expect(hb.status).toBe('ok');
+    expect(hb.leadership).toEqual({ role: 'standby', epoch: 1, holder: 'a' });
+    expect(hb.capabilities.leadership).toEqual({ role: 'standby', epoch: 1, holder: 'a' });
+    expect((await health(a.engine, a.store)).leadership).toEqual({ role: 'leader', epoch: 1, holder: 'a' });
   });
 });
