@@ -27,6 +27,10 @@ export const configSchema = z
     /** User for RM REST calls (`user.name`). */
     user: z.string().min(1).optional(),
     requestTimeoutMs: z.number().int().positive().default(10_000),
+    /** An HTTPS RM: CA file (PEM) for its certificate; client certificate and key if it asks for one. */
+    rmTls: z.object({ caFile: z.string().min(1).optional(), certFile: z.string().min(1).optional(), keyFile: z.string().min(1).optional() }).strict().optional(),
+    /** A Kerberos-secured RM: file holding a delegation token (from `yarn` or the RM's delegation-token API). */
+    rmDelegationTokenFile: z.string().min(1).optional(),
     /** Admin API listen address. */
     host: z.string().min(1).default('127.0.0.1'),
     /** Admin API port; 0 picks a free one. */
@@ -225,6 +229,10 @@ export const ENV_VARS: Record<string, { key: string; kind: Kind }> = {
 export const CONFIG_FLAGS: Record<string, { key: string; kind: Kind; help: string }> = {
   'rm-url': { key: 'rmUrl', kind: 'string', help: 'ResourceManager URL (default: start an embedded mini YARN)' },
   user: { key: 'user', kind: 'string', help: 'user for RM REST calls' },
+  'rm-ca-file': { key: 'rmTls.caFile', kind: 'string', help: "CA (PEM) for an HTTPS RM's certificate" },
+  'rm-cert-file': { key: 'rmTls.certFile', kind: 'string', help: 'client certificate (PEM) for an HTTPS RM that asks for one' },
+  'rm-key-file': { key: 'rmTls.keyFile', kind: 'string', help: 'key (PEM) of --rm-cert-file' },
+  'rm-delegation-token-file': { key: 'rmDelegationTokenFile', kind: 'string', help: 'file with an RM delegation token (Kerberos-secured RM)' },
   policy: { key: 'policy', kind: 'string', help: 'policy to run (default: the stored one, else capacity-targets)' },
   'policy-params': { key: 'policyParams', kind: 'json', help: 'policy parameters as JSON' },
   'dry-run': { key: 'dryRun', kind: 'boolean', help: 'decide and journal, never write (--no-dry-run to force off)' },

@@ -273,6 +273,8 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       shim,
       logger: log.child({ mod: 'yarn' }),
       physicalCapacityStore: store.namespace('yarn.physical-capacity', physicalCapacitySchema),
+      tls: cfg.rmTls,
+      delegationToken: cfg.rmDelegationTokenFile ? readSecretFile(cfg.rmDelegationTokenFile, 'rmDelegationTokenFile') : undefined,
       ...(cfg.reservationQueue !== undefined ? { reservations: { queue: cfg.reservationQueue } } : {}),
     });
     // Hand the cluster back to the stock scheduler (suspended containers resume at once,
@@ -353,7 +355,7 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       const historyLog = log.child({ mod: 'history' });
       const history = new HistoryStore(store);
       const maxAgeMs = h.maxAgeDays * 86_400_000;
-      const source = new RmClient({ rmUrl, user: cfg.user, requestTimeoutMs: cfg.requestTimeoutMs, logger: historyLog });
+      const source = new RmClient({ rmUrl, user: cfg.user, requestTimeoutMs: cfg.requestTimeoutMs, logger: historyLog, tls: cfg.rmTls, delegationToken: cfg.rmDelegationTokenFile ? readSecretFile(cfg.rmDelegationTokenFile, 'rmDelegationTokenFile') : undefined });
       const puller = new HistoryPuller({ source, history, logger: historyLog, overlapMs: h.overlapMs, maxAgeMs });
       const schedule = startHistorySchedule({ pullCron: h.pullCron, retentionCron: h.retentionCron, puller, history, retention: { maxAgeMs, maxRecords: h.maxRecords }, logger: historyLog, timezone: h.timezone });
       // A first pull now rather than at the first tick, so a new brain has history at once, and

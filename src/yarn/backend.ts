@@ -15,7 +15,7 @@ import { isAlreadyTrue } from '../core/reconcile.js';
 import { buildSnapshot, defaultQueueTree } from '../core/snapshot.js';
 import { ChangeLog, sameApp, sameContainer, sameNode } from './changes.js';
 import type { NodeShim, ShimContainer } from './shim-contract.js';
-import { RmClient, type QueueConfigChange, type RmAppState } from './client.js';
+import { RmClient, type QueueConfigChange, type RmAppState, type RmTlsOptions } from './client.js';
 import { YarnReservations } from './reservations.js';
 import { DEFAULT_UNIT, type ResourceUnit } from '../core/rsl.js';
 import { mapWithConcurrency } from './retry.js';
@@ -25,6 +25,9 @@ export interface YarnBackendOptions {
   readonly rmUrl: string;
   readonly user?: string;
   readonly requestTimeoutMs?: number;
+  /** An HTTPS RM's CA and client certificate; a delegation token for a Kerberos-secured one. */
+  readonly tls?: RmTlsOptions;
+  readonly delegationToken?: string;
   readonly shim?: NodeShim;
   readonly logger?: Logger;
   /** Pre-known physical capacities (e.g. from config), for nodes over-committed before we started. */
@@ -179,7 +182,7 @@ export class YarnBackend implements ClusterBackend {
   private confChecked: { version: number; queueWrites: true } | undefined;
 
   constructor(opts: YarnBackendOptions) {
-    this.client = opts.client ?? new RmClient({ rmUrl: opts.rmUrl, user: opts.user, requestTimeoutMs: opts.requestTimeoutMs, logger: opts.logger });
+    this.client = opts.client ?? new RmClient({ rmUrl: opts.rmUrl, user: opts.user, requestTimeoutMs: opts.requestTimeoutMs, logger: opts.logger, tls: opts.tls, delegationToken: opts.delegationToken });
     this.shim = opts.shim;
     this.logger = opts.logger;
     this.rankingTtlMs = opts.rankingTtlMs ?? DEFAULT_RANKING_TTL_MS;

@@ -9,6 +9,8 @@
  * - ReadOnlySchedulerConfError: the scheduler configuration store is not mutable.
  */
 import axios, { type AxiosAdapter, type AxiosInstance, type AxiosResponse, type Method } from 'axios';
+import { readFileSync } from 'node:fs';
+import { Agent as HttpsAgent } from 'node:https';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { ReadOnlySchedulerConfError, RmProtocolError, RmRejectedError, RmUnavailableError } from '../core/errors.js';
@@ -54,6 +56,29 @@ export interface RmClientOptions {
   readonly logger?: Logger;
   /** For tests: a custom axios adapter instead of the network. */
   readonly adapter?: AxiosAdapter;
+  /**
+   * An HTTPS RM: the CA (PEM) its certificate is checked against, and a client certificate where
+   * the RM asks for one. Without `caFile` the system's CAs are used.
+   */
+  readonly tls?: RmTlsOptions;
+  /**
+   * A Kerberos-secured RM without SPNEGO here: a delegation token (RM web services accept it in
+   * `X-Hadoop-Delegation-Token` when their delegation-token filter is on, the default). Every
+   * request carries it; writes then act as the token's owner, not as `user`.
+   */
+  readonly delegationToken?: string;
+}
+
+export interface RmTlsOptions {
+  readonly caFile?: string;
+  readonly certFile?: string;
+  readonly keyFile?: string;
+}
+
+/** The https.Agent for an HTTPS RM (files read once, at start). */
+export function rmHttpsAgent(tls: RmTlsOptions): HttpsAgent {
+  const read = (f: string | undefined) => (f === undefined ? undefined : readFileSync(f));
+  return new HttpsAgent({ ca: read(tls.caFile), cert: read(tls.certFile), key: read(tls.keyFile), keepAlive: true });
 }
 
 export type RmAppState = 'NEW' | 'NEW_SAVING' | 'SUBMITTED' | 'ACCEPTED' | 'RUNNING' | 'FINISHED' | 'FAILED' | 'KILLED';
@@ -161,7 +186,8 @@ export class RmClient {
     this.http = axios.create({
       baseURL: this.rmUrl + RM_WS_PATH,
       timeout: opts.requestTimeoutMs ?? 10_000,
-      headers: { Accept: 'application/json' },
+      headers: { Accept: 'application/json', ...(opts.delegationToken ? { 'X-Hadoop-Delegation-Token': opts.delegationToken } : {}) },
+      ...(opts.tls ? { httpsAgent: rmHttpsAgent(opts.tls) } : {}),
       // Raw text in, parsed here: error bodies may be plain text, and we want them verbatim.
       responseType: 'text',
       transformResponse: [(d: unknown) => d],
