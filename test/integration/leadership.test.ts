@@ -1,0 +1,202 @@
+/**
+ * One active brain on the shared mini YARN: two `schedbrain serve` processes with opposite
+ * capacity targets elect a leader through a ZooKeeper server (ZooKeeperMain from the adapter).
+ *
+ * - exactly one leads; the other's /healthz says standby with the same epoch and leader, and its
+ *   journal holds only dry-runs marked `standby`;
+ * - the queue holds the leader's value at every sample: no flip-flop;
+ * - the leader is killed (SIGKILL): the standby leads within two lease periods with a higher
+ *   epoch, reconciles first (`engine.reconcile`), then writes its own value, which holds;
+ * - the shim refuses a change under the dead leader's epoch (409 stale_epoch).
+ *
+ * Leaves the cluster as it found it: the last brain stops cleanly (its lease released), and the
+ * queue's maximum capacity is put back.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createAdminClient, ok } from '../../src/client/index.js';
+import { repoRoot } from '../../src/yarn/adapter-build.js';
+import { RmClient } from '../../src/yarn/client.js';
+import { toQueueTree } from '../../src/yarn/backend.js';
+import { findQueue } from '../../src/core/model.js';
+import { HttpNodeShim, ShimRejectedError } from '../../src/yarn/shim-client.js';
+import { startZooKeeper, type ZooKeeperServer } from '../../src/yarn/zookeeper.js';
+import { eventually, shimSecret, shimUrl } from './helpers.js';
+
+const rmUrl = inject('rmUrl');
+const LEASE_MS = 4_000;
+const PERIOD_MS = 500;
+const QUEUE = 'root.default';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Brain {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly adminUrl: string;
+  readonly token: string;
+  readonly out: string[];
+  readonly exited: Promise<number | null>;
+}
+
+interface Health {
+  status: string;
+  leadership: { role: 'leader' | 'standby'; epoch: number; holder: string | null } | null;
+}
+
+interface Entry {
+  rule: string;
+  reason: string;
+  result: string;
+  detail?: string;
+  timeMs: number;
+}
+
+let zk: ZooKeeperServer;
+let dir: string;
+const brains: Brain[] = [];
+const rm = new RmClient({ rmUrl, user: 'schedbrain', requestTimeoutMs: 10_000 });
+let baselineMax: number;
+
+async function maxCapacity(): Promise<number> {
+  return findQueue(toQueueTree(await rm.scheduler()), QUEUE)!.maxCapacityPct;
+}
+
+/** `schedbrain serve` in a child process (so it can be killed), with capacity-targets at `maxPct`. */
+async function startBrain(name: string, maxPct: number): Promise<Brain> {
+  const stateDir = join(dir, name);
+  const args = [
+    join(repoRoot, 'bin', 'schedbrain.mjs'), 'serve',
+    '--rm-url', rmUrl,
+    '--user', 'schedbrain',
+    '--policy', 'capacity-targets',
+    '--policy-params', JSON.stringify({ targets: { [QUEUE]: { capacityPct: 100, maxCapacityPct: maxPct } } }),
+    '--period-ms', String(PERIOD_MS),
+    '--port', '0',
+    '--state-dir', stateDir,
+    '--leader-zk', zk.connect,
+    '--leader-zk-path', '/schedbrain-it/leader',
+    '--leader-lease-ms', String(LEASE_MS),
+    '--log-level', 'warn',
+  ];
+  const url = shimUrl();
+  if (url) {
+    const secretFile = join(dir, `${name}.shim.secret`);
+    writeFileSync(secretFile, `${shimSecret() ?? ''}\n`, { mode: 0o600 });
+    args.push('--shim-urls', url, '--shim-secret-file', secretFile);
+  }
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const out: string[] = [];
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => out.push(...d.split('\n').filter(Boolean)));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => out.push(...d.split('\n').filter(Boolean)));
+  const line = await eventually(`${name}'s admin API line`, async () => {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${out.join('\n')}`);
+    return out.find((l) => l.includes('admin API'));
+  }, 90_000, 100);
+  const brain = { name, child, adminUrl: /admin API (\S+)/.exec(line)![1]!, token: readFileSync(join(stateDir, 'admin.token'), 'utf8').trim(), out, exited };
+  brains.push(brain);
+  return brain;
+}
+
+async function health(b: Brain): Promise<Health> {
+  const r = await fetch(`${b.adminUrl}/healthz`);
+  return (await r.json()) as Health;
+}
+
+async function journal(b: Brain): Promise<Entry[]> {
+  const client = createAdminClient({ baseUrl: b.adminUrl, token: b.token });
+  const { entries } = (await ok(client.GET('/v1/decisions', { params: { query: { order: 'asc', limit: 1000 } } }))) as { entries: Entry[] };
+  return entries;
+}
+
+async function stopBrain(b: Brain, signal: NodeJS.Signals): Promise<void> {
+  if (b.child.exitCode === null && b.child.signalCode === null) b.child.kill(signal);
+  await b.exited;
+}
+
+describe('two brains on one RM, elected through ZooKeeper', () => {
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'schedbrain-it-leader-'));
+    zk = await startZooKeeper();
+    baselineMax = await maxCapacity();
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const b of brains) await stopBrain(b, 'SIGTERM');
+    await rm.updateSchedulerConf({ addQueues: [], updateQueues: [{ queue: QUEUE, params: { 'maximum-capacity': String(baselineMax) } }] }).catch(() => undefined);
+    await zk?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }, 120_000);
+
+  it('exactly one writes at a time; the standby takes over within two lease periods; no flip-flop', async () => {
+    const a = await startBrain('a', 90);
+    await eventually('a leads', async () => (await health(a)).leadership?.role === 'leader', 30_000);
+    const b = await startBrain('b', 80);
+    const first = await eventually('b standby behind a', async () => {
+      const [ha, hb] = await Promise.all([health(a), health(b)]);
+      return ha.leadership?.role === 'leader' && hb.leadership?.role === 'standby' && hb.leadership.epoch === ha.leadership.epoch && hb.leadership.holder === ha.leadership.holder ? ha.leadership : undefined;
+    }, 30_000);
+    await eventually("the leader's value", async () => (await maxCapacity()) === 90, 30_000);
+
+    // Both brains cycle every 500 ms with opposite targets: the queue keeps the leader's value.
+    const samples: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      samples.push(await maxCapacity());
+      await sleep(250);
+    }
+    expect(new Set(samples)).toEqual(new Set([90]));
+    const jb = await journal(b);
+    expect(jb.filter((e) => e.result === 'applied')).toEqual([]);
+    const planned = jb.filter((e) => e.rule === 'capacity-targets.hold');
+    expect(planned.length).toBeGreaterThan(0);
+    for (const e of planned) expect(e).toMatchObject({ result: 'dryRun', detail: expect.stringMatching(/^standby: /) });
+    expect(jb.some((e) => e.rule === 'engine.leadership' && e.reason.startsWith('standby: '))).toBe(true);
+
+    // The leader dies without a word: its ZooKeeper session lapses after the lease.
+    const killedAt = Date.now();
+    await stopBrain(a, 'SIGKILL');
+    const second = await eventually('b leads', async () => {
+      const l = (await health(b)).leadership;
+      return l?.role === 'leader' ? l : undefined;
+    }, 4 * LEASE_MS, 100);
+    const failoverMs = Date.now() - killedAt;
+    expect(failoverMs).toBeLessThanOrEqual(2 * LEASE_MS);
+    expect(second.epoch).toBeGreaterThan(first.epoch);
+    await eventually("the new leader's value", async () => (await maxCapacity()) === 80, 30_000);
+    const after: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      after.push(await maxCapacity());
+      await sleep(250);
+    }
+    expect(new Set(after)).toEqual(new Set([80]));
+
+    // The new leader reconciled before its first write, and journaled both.
+    const jb2 = await journal(b);
+    const led = jb2.findIndex((e) => e.rule === 'engine.leadership' && e.reason.includes(`leads with epoch ${second.epoch}`));
+    const reconciled = jb2.findIndex((e) => e.rule === 'engine.reconcile');
+    const firstWrite = jb2.findIndex((e) => e.result === 'applied' && e.rule === 'capacity-targets.hold');
+    expect(led).toBeGreaterThanOrEqual(0);
+    expect(reconciled).toBeGreaterThan(led);
+    expect(jb2[reconciled]!.result).toBe('applied');
+    expect(jb2[reconciled]!.reason).toMatch(/^epoch \d+: /);
+    expect(firstWrite).toBeGreaterThan(reconciled);
+
+    // Fencing: the shim now refuses the dead leader's epoch.
+    const url = shimUrl();
+    if (url) {
+      const stale = new HttpNodeShim({ urls: [url], secret: shimSecret(), holder: 'stale-brain', epoch: () => first.epoch, retry: { maxAttempts: 1 } });
+      const err = await stale.renewLease(10_000).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ShimRejectedError);
+      expect((err as ShimRejectedError).code).toBe('stale_epoch');
+      expect((await stale.health()).epoch).toBe(second.epoch);
+    }
+    console.log(`leadership: failover ${failoverMs} ms after SIGKILL (lease ${LEASE_MS} ms), epochs ${first.epoch} → ${second.epoch}`);
+
+    // A clean stop hands over nothing more and releases the shims' lease.
+    await stopBrain(b, 'SIGTERM');
+    expect(await b.exited).toBe(0);
+  }, 240_000);
+});
