@@ -17,6 +17,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import type { AddressInfo } from 'node:net';
+import { ApiAuth } from '../src/api/auth.js';
+import { buildApi } from '../src/api/server.js';
 import { Engine } from '../src/engine/engine.js';
 import type { NewJournalEntry } from '../src/store/journal.js';
 import { Store } from '../src/store/store.js';
@@ -50,6 +53,8 @@ interface Row {
   steady: Phase;
   peakRssMB: number;
   decisions: number;
+  /** `/healthz` answer times (HTTP, same process) while the steady cycles ran: p50, p99, max ms. */
+  healthz: { p50: number; p99: number; max: number; probes: number };
 }
 
 interface Phase {
@@ -127,6 +132,21 @@ async function runOne(sizeName: string, policy: string, cycles: number): Promise
       initial: { policy, params: POLICY_PARAMS[policy], dryRun: true },
     });
     await engine.init();
+    // The admin API in the same process as the engine, probed every 20 ms while cycles run.
+    const api = await buildApi({ engine, store, auth: new ApiAuth({ tokens: [] }) });
+    await api.listen({ host: '127.0.0.1', port: 0 });
+    const apiUrl = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
+    const latencies: number[] = [];
+    let probe = 'idle' as 'idle' | 'on' | 'stop';
+    const prober = (async () => {
+      while (probe !== 'stop') {
+        await new Promise((r) => setTimeout(r, 20));
+        if (probe !== 'on') continue;
+        const t = performance.now();
+        await fetch(`${apiUrl}/healthz`).then((r) => r.arrayBuffer());
+        latencies.push(performance.now() - t);
+      }
+    })();
     const counters = async (): Promise<{ requests: number; bytes: number }> =>
       (await fetch(`${url}/ws/v1/cluster/_synthetic/counters`, { method: 'POST' })).json() as Promise<{ requests: number; bytes: number }>;
 
@@ -135,6 +155,7 @@ async function runOne(sizeName: string, policy: string, cycles: number): Promise
     for (let i = 0; i <= cycles; i++) {
       if (i > 0) await fetch(`${url}/ws/v1/cluster/_synthetic/step?fraction=0.01`, { method: 'POST' });
       await counters();
+      probe = i > 0 ? 'on' : 'idle';
       refreshWall = refreshCpu = journalWall = journalBytes = 0;
       const w = performance.now();
       const report = await engine.runCycle();
@@ -147,12 +168,18 @@ async function runOne(sizeName: string, policy: string, cycles: number): Promise
         decidePlanMs: (wall - refreshWall - journalWall) * 1000, journalKB: journalBytes / 1e3, cycleWallS: wall,
       });
     }
+    probe = 'stop';
+    await prober;
+    await api.close();
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const pct = (p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : NaN);
     const steady = phases.slice(1);
     const med = (k: keyof Phase): number => median(steady.map((p) => p[k]));
     return {
       size: sizeName, policy, ...size, cold: phases[0]!,
       steady: { requests: med('requests'), mb: med('mb'), refreshWallS: med('refreshWallS'), refreshCpuS: med('refreshCpuS'), decidePlanMs: med('decidePlanMs'), journalKB: med('journalKB'), cycleWallS: med('cycleWallS') },
       peakRssMB: process.resourceUsage().maxRSS / 1024, decisions,
+      healthz: { p50: pct(0.5), p99: pct(0.99), max: sorted.at(-1) ?? NaN, probes: sorted.length },
     };
   } finally {
     await store.close();
@@ -177,10 +204,10 @@ function runChild(sizeName: string, policy: string, cycles: number): Promise<Row
 const f = (x: number, d = 2): string => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
 
 export function table(rows: readonly Row[]): string {
-  const head = '| nodes / running apps / containers | policy | RM requests (cold / 1 % changed) | MB read (cold / 1 %) | refresh CPU s (cold / 1 %) | refresh wall s (1 %) | decide + plan ms (1 %) | journal KB per cycle | decisions per cycle | cycle wall s (1 %) | peak RSS MB |';
-  const sep = '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
+  const head = '| nodes / running apps / containers | policy | RM requests (cold / 1 % changed) | MB read (cold / 1 %) | refresh CPU s (cold / 1 %) | refresh wall s (1 %) | decide + plan ms (1 %) | journal KB per cycle | decisions per cycle | cycle wall s (1 %) | peak RSS MB | /healthz p50 / p99 / max ms during cycles |';
+  const sep = '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
   const lines = rows.map((r) =>
-    `| ${r.nodes.toLocaleString('en-US')} / ${(r.apps + (r.bigApp ? 1 : 0)).toLocaleString('en-US')} / ${(r.containers + (r.bigApp ?? 0)).toLocaleString('en-US')} | ${r.policy} | ${r.cold.requests.toLocaleString('en-US')} / ${r.steady.requests.toLocaleString('en-US')} | ${f(r.cold.mb, 1)} / ${f(r.steady.mb, 1)} | ${f(r.cold.refreshCpuS)} / ${f(r.steady.refreshCpuS)} | ${f(r.steady.refreshWallS)} | ${f(r.steady.decidePlanMs, 0)} | ${f(r.steady.journalKB, 1)} | ${r.decisions.toLocaleString('en-US')} | ${f(r.steady.cycleWallS)} | ${f(r.peakRssMB, 0)} |`,
+    `| ${r.nodes.toLocaleString('en-US')} / ${(r.apps + (r.bigApp ? 1 : 0)).toLocaleString('en-US')} / ${(r.containers + (r.bigApp ?? 0)).toLocaleString('en-US')} | ${r.policy} | ${r.cold.requests.toLocaleString('en-US')} / ${r.steady.requests.toLocaleString('en-US')} | ${f(r.cold.mb, 1)} / ${f(r.steady.mb, 1)} | ${f(r.cold.refreshCpuS)} / ${f(r.steady.refreshCpuS)} | ${f(r.steady.refreshWallS)} | ${f(r.steady.decidePlanMs, 0)} | ${f(r.steady.journalKB, 1)} | ${r.decisions.toLocaleString('en-US')} | ${f(r.steady.cycleWallS)} | ${f(r.peakRssMB, 0)} | ${r.healthz ? `${f(r.healthz.p50, 1)} / ${f(r.healthz.p99, 1)} / ${f(r.healthz.max, 0)}` : '–'} |`,
   );
   return [head, sep, ...lines].join('\n');
 }
