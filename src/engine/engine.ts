@@ -463,6 +463,16 @@ export class Engine {
     return this.opts.leadership?.election.status();
   }
 
+  /**
+   * Refuses (ConflictError) on a standby: a write to the cluster outside the cycle (an admin
+   * request) goes to the leader.
+   */
+  assertLeads(what: string): void {
+    const l = this.leadership();
+    if (!l || this.leads()) return;
+    throw new ConflictError(`cannot ${what}: this brain is a standby (${l.holder ? `${l.holder} leads, epoch ${l.epoch}` : 'no leader known'}); send it to the leader`);
+  }
+
   /** True when this brain may write: no election, or it leads. */
   private leads(): boolean {
     return this.opts.leadership ? this.opts.leadership.election.isLeader() : true;

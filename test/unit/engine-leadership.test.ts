@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/server.js';
 import type { Decision } from '../../src/core/actions.js';
+import { ConflictError } from '../../src/core/errors.js';
 import { FakeClock } from '../../src/engine/clock.js';
 import { Engine, type EngineOptions } from '../../src/engine/engine.js';
 import { InMemoryBackend } from '../../src/engine/fake-backend.js';
@@ -88,6 +89,10 @@ describe('engine under a leader election', () => {
       expect(e.detail).toMatch(/^standby: a leads \(epoch 1\); nothing sent/);
     }
     expect(b.engine.status().lastCycle?.outcome).toBe('ok');
+    // Admin requests that would write to the cluster outside the cycle go to the leader.
+    expect(() => b.engine.assertLeads('reserve a workflow')).toThrow(ConflictError);
+    expect(() => b.engine.assertLeads('reserve a workflow')).toThrow('cannot reserve a workflow: this brain is a standby (a leads, epoch 1); send it to the leader');
+    expect(() => a.engine.assertLeads('reserve a workflow')).not.toThrow();
     const ja = await journal(a.store);
     expect(ja.filter((e) => e.rule === 'engine.leadership').map((e) => e.reason)).toEqual(['this brain (a) leads with epoch 1']);
   });

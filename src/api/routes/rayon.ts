@@ -102,6 +102,7 @@ const rayonRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
     const w = parseWorkflowBody(req.body);
     return serial(async () => {
       const rs = system();
+      engine.assertLeads('reserve a workflow');
       const id = w.id ?? `wf-${randomBytes(6).toString('hex')}`;
       if (records.has(id)) return reply.code(409).send({ error: 'conflict', reason: `request ${id} exists already; give another id` });
       const now = engine.clock.now();
@@ -158,6 +159,7 @@ const rayonRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
     const id = parseId(req.params);
     return serial(async () => {
       const rs = system();
+      engine.assertLeads('give a reservation back');
       const rec = records.get(id);
       if (!rec || rec.deletedAtMs !== undefined) return notFound(reply, id);
       const snapshot = await engine.snapshot();
