@@ -211,6 +211,7 @@ export class Engine {
     this.drift = new DriftTracker(opts.drift);
     this.backoff = { initialMs: Math.min(1000, this.periodMs), maxMs: Math.max(60_000, this.periodMs), ...opts.backoff };
     this.metrics = opts.metrics ?? new EngineMetrics(() => this.clock.now());
+    if (!opts.leadership) this.metrics.leader.set(1);
   }
 
   private lookup(name: string, field = 'name'): AnyPolicy {
@@ -495,9 +496,12 @@ export class Engine {
       this.log.warn({ err: errMsg(e) }, 'leader election failed; writing nothing until it answers');
     }
     const now = el.status();
+    this.metrics.leader.set(now.role === 'leader' ? 1 : 0);
+    this.metrics.leaderEpoch.set(now.epoch);
     const before = this.lastLeadership;
     if (!before || before.role !== now.role || before.epoch !== now.epoch || before.holder !== now.holder) {
       this.lastLeadership = now;
+      this.metrics.leadershipChanges.inc({ role: now.role });
       const reason =
         now.role === 'leader'
           ? `this brain (${el.holder}) leads with epoch ${now.epoch}`
@@ -599,6 +603,8 @@ export class Engine {
     this.timer = undefined;
     if (this.leaderTimer) this.clock.clearTimeout(this.leaderTimer);
     this.leaderTimer = undefined;
+    // A renewal in flight must not land after the leadership is given up.
+    await this.leaderCheck?.catch(() => undefined);
     this.nextCycleAtMs = undefined;
     await this.whenIdle();
   }

@@ -164,6 +164,8 @@ export class FileLeaderElection implements LeaderElection {
       if (r) this.known = { holder: r.holder, epoch: r.epoch };
       return false;
     }
+    // Given up meanwhile (release): a late heartbeat would hold the lock for another lease.
+    if (!this.leading) return false;
     const at = this.now();
     await writeFileAtomic(this.path, JSON.stringify({ holder: this.holder, epoch: r.epoch, heartbeatAtMs: at }));
     this.heartbeatAtMs = at;

@@ -76,6 +76,9 @@ export class EngineMetrics {
   readonly snapshotAge: Gauge;
   readonly advisory = new Gauge({ name: 'schedbrain_advisory_mode', help: '1 when the backend cannot write queues and the engine only advises.', registers: [this.registry] });
   readonly dryRun = new Gauge({ name: 'schedbrain_dry_run', help: '1 when the engine discards every statement (dry-run).', registers: [this.registry] });
+  readonly leader = new Gauge({ name: 'schedbrain_leader', help: '1 while this brain may write (it leads, or runs without a leader election), 0 on a standby.', registers: [this.registry] });
+  readonly leaderEpoch = new Gauge({ name: 'schedbrain_leader_epoch', help: "Under a leader election: the leader's epoch as this brain knows it.", registers: [this.registry] });
+  readonly leadershipChanges = new EngineCounter(this.registry, 'schedbrain_leadership_changes_total', 'Changes of the leadership this brain saw (journaled as engine.leadership), by its role after the change.', ['role']);
   readonly consecutiveFailures = new Gauge({ name: 'schedbrain_consecutive_rm_failures', help: 'Cycles in a row that could not read the ResourceManager.', registers: [this.registry] });
 
   constructor(now: () => number) {

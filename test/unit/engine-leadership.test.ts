@@ -89,6 +89,10 @@ describe('engine under a leader election', () => {
       expect(e.detail).toMatch(/^standby: a leads \(epoch 1\); nothing sent/);
     }
     expect(b.engine.status().lastCycle?.outcome).toBe('ok');
+    expect(await b.engine.metrics.render()).toMatch(/^schedbrain_leader 0$/m);
+    expect(await a.engine.metrics.render()).toMatch(/^schedbrain_leader 1$/m);
+    expect(await a.engine.metrics.render()).toMatch(/^schedbrain_leader_epoch 1$/m);
+    expect(b.engine.metrics.leadershipChanges.get({ role: 'standby' })).toBe(1);
     // Admin requests that would write to the cluster outside the cycle go to the leader.
     expect(() => b.engine.assertLeads('reserve a workflow')).toThrow(ConflictError);
     expect(() => b.engine.assertLeads('reserve a workflow')).toThrow('cannot reserve a workflow: this brain is a standby (a leads, epoch 1); send it to the leader');
