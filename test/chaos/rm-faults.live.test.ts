@@ -7,18 +7,21 @@
  * more for the poll); the brain back to healthy cycles once the RM answers; the outage and the
  * recovery in the journal. An operator's edit of a capacity the brain set is journaled as drift
  * and, with the default `respect`, stands through the hold-off. Kairos with extreme parameters is
- * refused at the PUT and nothing reaches the RM. The figures go to docs/reliability.md.
+ * refused at the PUT and nothing reaches the RM. The figures go to docs/reliability.md. The admin
+ * API is called over HTTP through the generated client (src/client).
  */
 import type { FastifyInstance } from 'fastify';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApi } from '../../src/api/server.js';
+import { createAdminClient, type AdminClient, type Schemas } from '../../src/client/index.js';
 import { Engine } from '../../src/engine/engine.js';
 import { Store } from '../../src/store/store.js';
 import { YarnBackend } from '../../src/yarn/backend.js';
-import { asAdmin, testAuth } from '../support/api-auth.js';
+import { TEST_ADMIN, testAuth } from '../support/api-auth.js';
 import { eventually } from '../integration/helpers.js';
 import { FaultProxy, type Fault } from './fault-proxy.js';
 
@@ -33,13 +36,15 @@ describe('the brain under RM faults and manual edits', () => {
   let store: Store;
   let engine: Engine;
   let api: FastifyInstance;
+  let client: AdminClient;
   let direct: YarnBackend;
   const figures: string[] = [];
 
   const chaosQueue = async () => (await direct.snapshot()).rootQueue.children.find((q) => q.path === QUEUE);
   const health = async () => {
-    const r = await api.inject({ method: 'GET', url: '/healthz' });
-    return { code: r.statusCode, body: r.json() as { status: string; lastCycleOk: boolean | null } };
+    // 200 and 503 both carry the health body.
+    const r = await client.GET('/healthz');
+    return { code: r.response.status, body: (r.data ?? r.error) as Schemas['Health'] };
   };
 
   beforeAll(async () => {
@@ -59,7 +64,9 @@ describe('the brain under RM faults and manual edits', () => {
       limits: { allowZeroCapacity: [QUEUE] },
     });
     await engine.init();
-    api = asAdmin(await buildApi({ engine, store, auth: testAuth() }));
+    api = await buildApi({ engine, store, auth: testAuth() });
+    await api.listen({ host: '127.0.0.1', port: 0 });
+    client = createAdminClient({ baseUrl: `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`, token: TEST_ADMIN.token });
     engine.start();
     await eventually('the brain to set the test queue to a 50 % maximum', async () => (await chaosQueue())?.maxCapacityPct === 50, 60_000, 250);
   });
@@ -123,8 +130,8 @@ describe('the brain under RM faults and manual edits', () => {
 
   it('Kairos with extreme parameters is refused at the PUT and nothing reaches the RM', async () => {
     const t0 = Date.now();
-    const r = await api.inject({ method: 'PUT', url: '/v1/policy', payload: { name: 'kairos', params: { quantumMs: 1e-7, queueSlots: 1e12 } } });
-    expect(r.statusCode).toBe(400);
+    const r = await client.PUT('/v1/policy', { body: { name: 'kairos', params: { quantumMs: 1e-7, queueSlots: 1e12 } } });
+    expect(r.response.status).toBe(400);
     expect(engine.config().name).toBe('capacity-targets');
     await new Promise((res) => setTimeout(res, 2 * PERIOD_MS));
     expect(proxy.seen.filter((x) => x.atMs >= t0 && x.url.includes('/resource'))).toEqual([]);

@@ -102,8 +102,9 @@ async function startBrain(name: string, maxPct: number): Promise<Brain> {
 }
 
 async function health(b: Brain): Promise<Health> {
-  const r = await fetch(`${b.adminUrl}/healthz`);
-  return (await r.json()) as Health;
+  // An open route: no token. 200 and 503 both carry the health body.
+  const r = await createAdminClient({ baseUrl: b.adminUrl }).GET('/healthz');
+  return (r.data ?? r.error) as Health;
 }
 
 async function journal(b: Brain): Promise<Entry[]> {
