@@ -229,6 +229,7 @@ export const snapshotBody = z
     rootQueue: queueView,
     changedNodeIds: z.array(z.string()).optional(),
     changedAppIds: z.array(z.string()).optional(),
+    ageMs: z.number().optional().describe('how long ago the cluster was read, ms'),
   })
   .describe('Snapshot');
 

@@ -77,7 +77,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { method: 'get', path: '/livez', summary: 'Liveness: the process answers (200 even when the RM is down; use /healthz for readiness)', tags: ['ops'], open: true, responses: { 200: S.livezBody } },
   { method: 'get', path: '/healthz', summary: 'Liveness and readiness: is the RM reachable, did the last cycle succeed, is the engine advisory?', tags: ['ops'], open: true, responses: { 200: S.healthBody, 503: S.healthBody } },
   { method: 'get', path: '/metrics', summary: 'Prometheus metrics (text exposition format 0.0.4)', tags: ['ops'], open: true, responses: { 200: 'Prometheus text exposition' } },
-  { method: 'get', path: '/v1/snapshot', summary: 'A fresh cluster snapshot (nodes, queues, apps, containers)', tags: ['cluster'], responses: { 200: S.snapshotBody, 503: S.errorBody } },
+  { method: 'get', path: '/v1/snapshot', summary: "The cluster as the engine last read it (nodes, queues, apps, containers) and its age; read from the RM only when no cycle's read is fresh enough (three periods)", tags: ['cluster'], responses: { 200: S.snapshotBody, 503: S.errorBody } },
   { method: 'get', path: '/v1/decisions', summary: 'The decision journal (newest first by default)', tags: ['engine'], query: S.decisionsQuery, responses: { 200: S.decisionsBody, 400: S.errorBody } },
   { method: 'get', path: '/v1/policy', summary: 'The running policy, its parameters and the dry-run flag', tags: ['engine'], responses: { 200: S.policyBody } },
   { method: 'get', path: '/v1/policy/state', summary: "The running policy's state (in memory) and when it was last persisted", tags: ['engine'], responses: { 200: S.policyStateBody } },
@@ -342,7 +342,10 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
 
   app.get('/metrics', async (_req, reply) => reply.type(PROMETHEUS_CONTENT_TYPE).send(await engine.metrics.render()));
 
-  app.get('/v1/snapshot', async () => snapshotToJson(await engine.snapshot()));
+  app.get('/v1/snapshot', async () => {
+    const v = await engine.view();
+    return { ...snapshotToJson(v.snapshot), ageMs: Math.max(0, engine.clock.now() - v.atMs) };
+  });
 
   app.get('/v1/decisions', async (req) => {
     const q = parse(S.decisionsQuery, req.query ?? {}, 'query');

@@ -184,6 +184,9 @@ export class Engine {
   private rmError: string | undefined;
   private capabilities: Capabilities | undefined;
   private lastSnapshot: ClusterSnapshot | undefined;
+  /** What `view()` read itself (no cycle had a fresh enough one), and a read of it in flight. */
+  private viewCache: { snapshot: ClusterSnapshot; capabilities: Capabilities; atMs: number } | undefined;
+  private viewRead: Promise<{ snapshot: ClusterSnapshot; capabilities: Capabilities; atMs: number }> | undefined;
   private lastSnapshotAtMs: number | undefined;
   private ranking: PublishedRanking | undefined;
   private readonly drift: DriftTracker;
@@ -402,6 +405,29 @@ export class Engine {
     return (await this.backend.describeState?.()) ?? {};
   }
 
+  /**
+   * The cluster as the engine last read it, with the capabilities then, if no older than
+   * `maxAgeMs` (default: the staleness limit, `staleAfterPeriods` periods); otherwise one read,
+   * shared by concurrent callers, which becomes the view. The API's reads go here, so a request
+   * costs the RM nothing while the loop runs.
+   */
+  async view(maxAgeMs: number = (this.opts.staleAfterPeriods ?? 3) * this.periodMs): Promise<{ snapshot: ClusterSnapshot; capabilities: Capabilities; atMs: number }> {
+    const cycle = this.lastSnapshot && this.capabilities && this.lastSnapshotAtMs !== undefined ? { snapshot: this.lastSnapshot, capabilities: this.capabilities, atMs: this.lastSnapshotAtMs } : undefined;
+    const newest = cycle && this.viewCache ? (cycle.atMs >= this.viewCache.atMs ? cycle : this.viewCache) : (cycle ?? this.viewCache);
+    if (newest && this.clock.now() - newest.atMs <= maxAgeMs) return newest;
+    this.viewRead ??= (async () => {
+      try {
+        const capabilities = await this.backend.capabilities();
+        const snapshot = await this.backend.snapshot();
+        this.viewCache = { snapshot, capabilities, atMs: this.clock.now() };
+        return this.viewCache;
+      } finally {
+        this.viewRead = undefined;
+      }
+    })();
+    return this.viewRead;
+  }
+
   /** A fresh snapshot straight from the backend (RmUnavailableError when it is down). */
   async snapshot(): Promise<ClusterSnapshot> {
     return this.backend.snapshot({ changesSince: this.stateMark });
@@ -417,8 +443,10 @@ export class Engine {
     const state = policy === this.cfg.policy ? this.state : policy.initialState(params);
     const startedAtMs = this.clock.now();
     const cycleId = `dry-${startedAtMs.toString(36)}`;
-    const caps = await this.backend.capabilities();
-    const snapshot = await this.backend.snapshot({ changesSince: state === this.state ? this.stateMark : undefined });
+    // The view, whose change sets may be relative to an older state: a full pass decides here.
+    const v = await this.view();
+    const caps = v.capabilities;
+    const snapshot: ClusterSnapshot = { ...v.snapshot, changedNodeIds: undefined, changedAppIds: undefined };
     const advisory = !caps.queueWrites;
     try {
       const st = this.session(cycleId, snapshot, caps).decide(policy, params, state);

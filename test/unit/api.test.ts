@@ -75,7 +75,7 @@ describe('admin API', () => {
     expect(r.json().advisoryReason).toMatch(/file-based/);
   });
 
-  it('GET /v1/snapshot serialises maps as arrays; 503 with why when the RM is down', async () => {
+  it('GET /v1/snapshot serialises maps as arrays, from the view while it is fresh; 503 with why once it is stale and the RM is down', async () => {
     const r = await app.inject('/v1/snapshot');
     expect(r.statusCode).toBe(200);
     const body = r.json();
@@ -84,7 +84,15 @@ describe('admin API', () => {
     expect(body.apps).toEqual([]);
     expect(body.containers).toEqual([]);
     expect(body.rootQueue.children.map((q: { path: string }) => q.path)).toEqual(['root.a', 'root.b']);
+    expect(body.ageMs).toBe(0);
+    const reads = backend.snapshotCalls;
     backend.down = 'connect ECONNREFUSED 127.0.0.1:8088';
+    await clock.advance(5_000);
+    const cached = await app.inject('/v1/snapshot');
+    expect(cached.statusCode).toBe(200);
+    expect(cached.json().ageMs).toBe(5_000);
+    expect(backend.snapshotCalls).toBe(reads);
+    await clock.advance(30_000);
     const d = await app.inject('/v1/snapshot');
     expect(d.statusCode).toBe(503);
     expect(d.json()).toEqual({ error: 'rm_unavailable', reason: expect.stringMatching(/ECONNREFUSED/) });
@@ -170,6 +178,7 @@ describe('admin API', () => {
     expect(bad.statusCode).toBe(400);
     expect(bad.json().field).toBe('params.targets.root.a.capacityPct');
     backend.down = 'timeout after 10000 ms';
+    await clock.advance(30_001);
     const down = await app.inject({ method: 'POST', url: '/v1/dry-run' });
     expect(down.statusCode).toBe(503);
     expect(down.json().reason).toMatch(/timeout after 10000 ms/);
