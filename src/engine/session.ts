@@ -286,55 +286,88 @@ function checkedAction(raw: unknown): { action: Action; error?: undefined } | { 
   return { error: `invalid action: ${i.path.join('.') || 'action'}: ${i.message}` };
 }
 
-/** The decisions of a plan so far by target (see `actionTarget`), keyed without building the target's string. */
+/** What a decision acts on, by kind: its target is the group and an id (`actionTarget`). */
+const enum TargetGroup {
+  Queues,
+  Ranking,
+  App,
+  AppPriority,
+  AppQueue,
+  Node,
+  Container,
+}
+
+function targetGroup(a: Action): TargetGroup {
+  switch (a.kind) {
+    case 'updateQueues':
+      return TargetGroup.Queues;
+    case 'rankNodes':
+      return TargetGroup.Ranking;
+    case 'setAppPriority':
+      return TargetGroup.AppPriority;
+    case 'moveApp':
+      return TargetGroup.AppQueue;
+    case 'killApp':
+      return TargetGroup.App;
+    case 'setNodeResource':
+      return TargetGroup.Node;
+    case 'suspendContainer':
+    case 'resumeContainer':
+    case 'killContainer':
+      return TargetGroup.Container;
+  }
+}
+
+function targetId(a: Action): string {
+  switch (a.kind) {
+    case 'updateQueues':
+    case 'rankNodes':
+      return '';
+    case 'setAppPriority':
+    case 'moveApp':
+    case 'killApp':
+      return a.appId;
+    case 'setNodeResource':
+      return a.nodeId;
+    case 'suspendContainer':
+    case 'resumeContainer':
+    case 'killContainer':
+      return a.containerId;
+  }
+}
+
+/**
+ * The decisions of a plan so far by target, found without building the target's string: by a
+ * scan while they are few (most cycles of a replay plan a handful), then through a map per group.
+ */
 class TargetsSeen {
-  private queues?: Decision;
-  private ranking?: Decision;
-  private readonly apps = new Map<string, Decision>();
-  private readonly appPriorities = new Map<string, Decision>();
-  private readonly appQueues = new Map<string, Decision>();
-  private readonly nodes = new Map<string, Decision>();
-  private readonly containers = new Map<string, Decision>();
+  private static readonly SCAN = 16;
+  private readonly groups: TargetGroup[] = [];
+  private readonly ids: string[] = [];
+  private readonly decisions: Decision[] = [];
+  private maps?: Map<string, Decision>[];
 
   /** The earlier decision on `a`'s target, or undefined after recording `d` as the first. */
   claim(a: Action, d: Decision): Decision | undefined {
-    let byId: Map<string, Decision>;
-    let id: string;
-    switch (a.kind) {
-      case 'updateQueues':
-        if (this.queues) return this.queues;
-        this.queues = d;
-        return undefined;
-      case 'rankNodes':
-        if (this.ranking) return this.ranking;
-        this.ranking = d;
-        return undefined;
-      case 'setAppPriority':
-        byId = this.appPriorities;
-        id = a.appId;
-        break;
-      case 'moveApp':
-        byId = this.appQueues;
-        id = a.appId;
-        break;
-      case 'killApp':
-        byId = this.apps;
-        id = a.appId;
-        break;
-      case 'setNodeResource':
-        byId = this.nodes;
-        id = a.nodeId;
-        break;
-      case 'suspendContainer':
-      case 'resumeContainer':
-      case 'killContainer':
-        byId = this.containers;
-        id = a.containerId;
-        break;
+    const group = targetGroup(a);
+    const id = targetId(a);
+    const maps = this.maps;
+    if (maps !== undefined) {
+      const byId = (maps[group] ??= new Map());
+      const earlier = byId.get(id);
+      if (earlier === undefined) byId.set(id, d);
+      return earlier;
     }
-    const earlier = byId.get(id);
-    if (earlier === undefined) byId.set(id, d);
-    return earlier;
+    const { groups, ids, decisions } = this;
+    for (let i = 0; i < groups.length; i++) if (groups[i] === group && ids[i] === id) return decisions[i];
+    groups.push(group);
+    ids.push(id);
+    decisions.push(d);
+    if (groups.length > TargetsSeen.SCAN) {
+      this.maps = [];
+      for (let i = 0; i < groups.length; i++) (this.maps[groups[i]] ??= new Map()).set(ids[i], decisions[i]);
+    }
+    return undefined;
   }
 }
 
@@ -418,11 +451,13 @@ export function plan(ctx: SessionContext, decisions: readonly Decision[], policy
 
 function rateLimitReached(kind: Disruption, thisCycle: Record<Disruption, number>, ctx: SessionContext): string | undefined {
   const l = ctx.limits;
-  const [perCycle, perMinute, recent] =
-    kind === 'suspend' ? [l.maxSuspendsPerCycle, l.maxSuspendsPerMinute, ctx.recentDisruptions?.suspends ?? 0] : [l.maxKillsPerCycle, l.maxKillsPerMinute, ctx.recentDisruptions?.kills ?? 0];
-  const name = kind === 'suspend' ? 'Suspends' : 'Kills';
-  if (thisCycle[kind] >= perCycle) return `max${name}PerCycle=${perCycle} reached`;
-  if (recent + thisCycle[kind] >= perMinute) return `max${name}PerMinute=${perMinute} reached (${recent} in the last minute)`;
+  const suspend = kind === 'suspend';
+  const perCycle = suspend ? l.maxSuspendsPerCycle : l.maxKillsPerCycle;
+  const perMinute = suspend ? l.maxSuspendsPerMinute : l.maxKillsPerMinute;
+  const n = thisCycle[kind];
+  if (n >= perCycle) return `max${suspend ? 'Suspends' : 'Kills'}PerCycle=${perCycle} reached`;
+  const recent = (suspend ? ctx.recentDisruptions?.suspends : ctx.recentDisruptions?.kills) ?? 0;
+  if (recent + n >= perMinute) return `max${suspend ? 'Suspends' : 'Kills'}PerMinute=${perMinute} reached (${recent} in the last minute)`;
   return undefined;
 }
 

@@ -148,6 +148,14 @@ describe('plan', () => {
     expect(p[2].detail).toContain('app:app1:priority');
   });
 
+  it('finds a second decision on a target among many', () => {
+    const suspend = (i: number) => d({ kind: 'suspendContainer', containerId: `c${i}`, nodeId: 'n1' });
+    const decisions = [...Array.from({ length: 30 }, (_, i) => suspend(i)), suspend(3), suspend(25), d({ kind: 'resumeContainer', containerId: 'c29', nodeId: 'n1' })];
+    const p = plan(ctx(), decisions);
+    expect(p.filter((x) => x.skipReason === 'duplicate').map((x) => (x.action as { containerId: string }).containerId)).toEqual(['c3', 'c25', 'c29']);
+    expect(p.filter((x) => x.status === 'pending')).toHaveLength(30);
+  });
+
   it('leaves a lazy reason unwritten', () => {
     let written = 0;
     const lazy = decisionWithReasonOf({ kind: 'killApp', appId: 'app1' }, 'p', 'p.r', () => `reason ${++written}`);
