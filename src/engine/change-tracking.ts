@@ -5,11 +5,9 @@
  * read it back at the next cycle; a state it was not handed over with empties it, and the policy
  * rebuilds it from that state.
  */
+import { KeyedHeap } from '../core/heap.js';
 import type { NodeId } from '../core/model.js';
 import type { ChangeTracking, KeptKey, NodeSink, WakeIndex } from '../core/tracking.js';
-
-/** Wake-up order: time, then the node's number (order of first wake-up), so ties come out in a stable order. */
-const before = (t: number, o: number, t2: number, o2: number): boolean => t < t2 || (t === t2 && o < o2);
 
 /**
  * Due wake-ups in two parts: a queue of items pushed in time order, and a binary min-heap on
@@ -23,8 +21,8 @@ export class NodeWakes implements WakeIndex {
   private readonly ids: NodeId[] = [];
   /** The wake-up of node number o (NaN: none). */
   private readonly wakeOf: number[] = [];
-  private readonly heapTimes: number[] = [];
-  private readonly heapNums: number[] = [];
+  /** Node numbers by (time, node number): ties come out in the order of first wake-up. */
+  private readonly heap = new KeyedHeap<number>();
   /** The queue: items head .. end, times never decreasing; room past `end` is reused. */
   private readonly queueTimes: number[] = [];
   private readonly queueNums: number[] = [];
@@ -45,7 +43,7 @@ export class NodeWakes implements WakeIndex {
       this.queueTimes[end] = atMs;
       this.queueNums[end] = o;
       this.end = end + 1;
-    } else this.heapPush(atMs, o);
+    } else this.heap.insert(o, atMs, o);
   }
 
   forget(node: NodeId): void {
@@ -60,15 +58,14 @@ export class NodeWakes implements WakeIndex {
   earliest(): number | undefined {
     // Drops the items that no longer hold, up to the first that does in each part.
     this.take(-Infinity, undefined);
-    const t = Math.min(this.heapTimes.length > 0 ? this.heapTimes[0] : Infinity, this.head < this.end ? this.queueTimes[this.head] : Infinity);
+    const t = Math.min(this.heap.peekKey() ?? Infinity, this.head < this.end ? this.queueTimes[this.head] : Infinity);
     return t < Infinity ? t : undefined;
   }
 
   /** Empties the index (node numbers are kept). */
   clear(): void {
     this.wakeOf.fill(NaN);
-    this.heapTimes.length = 0;
-    this.heapNums.length = 0;
+    this.heap.clear();
     this.head = 0;
     this.end = 0;
   }
@@ -95,17 +92,17 @@ export class NodeWakes implements WakeIndex {
     }
     this.head = head;
     this.tidyQueue();
-    const ts = this.heapTimes;
-    while (ts.length > 0) {
-      const t = ts[0];
-      const o = this.heapNums[0];
+    const heap = this.heap;
+    while (heap.size > 0) {
+      const t = heap.peekKey() as number;
+      const o = heap.peek() as number;
       const wake = wakes[o];
       if (t > upTo && wake === t) break;
       if (t <= upTo && wake <= upTo) {
         into?.push(this.ids[o]);
         wakes[o] = NaN;
       }
-      this.heapPop();
+      heap.pop();
     }
   }
 
@@ -126,42 +123,6 @@ export class NodeWakes implements WakeIndex {
       this.head = 0;
       this.end = end - head;
     }
-  }
-
-  private heapPush(t: number, o: number): void {
-    const ts = this.heapTimes;
-    const os = this.heapNums;
-    let i = ts.length;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!before(t, o, ts[parent], os[parent])) break;
-      ts[i] = ts[parent];
-      os[i] = os[parent];
-      i = parent;
-    }
-    ts[i] = t;
-    os[i] = o;
-  }
-
-  private heapPop(): void {
-    const ts = this.heapTimes;
-    const os = this.heapNums;
-    const t = ts.pop() as number;
-    const o = os.pop() as number;
-    const n = ts.length;
-    if (n === 0) return;
-    let i = 0;
-    for (;;) {
-      let c = 2 * i + 1;
-      if (c >= n) break;
-      if (c + 1 < n && before(ts[c + 1], os[c + 1], ts[c], os[c])) c++;
-      if (!before(ts[c], os[c], t, o)) break;
-      ts[i] = ts[c];
-      os[i] = os[c];
-      i = c;
-    }
-    ts[i] = t;
-    os[i] = o;
   }
 }
 

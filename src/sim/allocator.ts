@@ -24,7 +24,7 @@
  * Allocators must be deterministic (use `ctx.rng` if randomness is ever needed).
  */
 import type { Resources } from '../core/resources.js';
-import { IndexedHeap } from './heap.js';
+import { IndexedHeap } from '../core/heap.js';
 import type { QueueTree } from './queues.js';
 import type { Rng } from './rng.js';
 import type { SimApp, SimContainer, SimNode } from './model.js';

@@ -16,7 +16,7 @@
  */
 import type { Resources } from '../core/resources.js';
 import { fifoAppLess, type Allocator, type AllocatorContext } from './allocator.js';
-import { IndexedHeap } from './heap.js';
+import { IndexedHeap } from '../core/heap.js';
 import type { SimQueue } from './queues.js';
 import type { SimApp } from './model.js';
 

@@ -53,7 +53,7 @@ import { isAlreadyTrue } from '../core/reconcile.js';
 import { equals, type Resources } from '../core/resources.js';
 import { DEFAULT_LIMITS, disruptionOf, plan, type PlannedDecision, type SafetyLimits, type SessionContext } from '../engine/session.js';
 import { createFifoAllocator, type Allocator, type AllocatorContext, type AllocatorFactory } from './allocator.js';
-import { EventQueue } from './heap.js';
+import { EventQueue } from '../core/heap.js';
 import { NodeOrder } from './node-order.js';
 import { QueueTree } from './queues.js';
 import { Rng } from './rng.js';
@@ -146,7 +146,7 @@ class Ev {
     readonly ref: unknown,
     public gen: number,
   ) {}
-  qi = -1;
+  heapIndex = -1;
 }
 
 export interface JobRecord {

@@ -7,7 +7,7 @@ export { SimBackend } from './backend.js';
 export { createFifoAllocator, fifoAppLess, type Allocator, type AllocatorContext, type AllocatorFactory } from './allocator.js';
 export { QueueTree, SimQueue } from './queues.js';
 export { Rng } from './rng.js';
-export { EventQueue, IndexedHeap } from './heap.js';
+export { EventQueue, IndexedHeap, KeyedHeap } from '../core/heap.js';
 export { cdf, cdfSvg, cutoffForTrace, dist, jobMetrics, percentile, TRACE_CUTOFFS_S, type CdfSeries, type Dist, type JobMetric, type Metrics } from './metrics.js';
 export { criticalPathMs, meanTaskMs, taskCount, type JobSpec, type QueueSpec, type StageSpec, type Workload } from './workload.js';
 export * from './workloads/index.js';

@@ -12,7 +12,7 @@
 import { rankedNodeLists, type ActionOf, type RankedNodeLists } from '../core/actions.js';
 import type { Resources } from '../core/resources.js';
 import type { SimNode } from './model.js';
-import { firstInHeapOrder } from './heap.js';
+import { firstInHeapOrder } from '../core/heap.js';
 
 /**
  * Candidate nodes in a binary min-heap on the key (load, score, id rank). Everything the heap

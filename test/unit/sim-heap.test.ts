@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EventQueue, IndexedHeap } from '../../src/sim/heap.js';
+import { EventQueue, IndexedHeap, KeyedHeap } from '../../src/core/heap.js';
 import { Rng } from '../../src/sim/rng.js';
 
 describe('EventQueue', () => {
@@ -39,8 +39,8 @@ describe('EventQueue', () => {
 
   it('removes queued events anywhere in the heap; the rest still come out in order', () => {
     const rng = new Rng(7);
-    const q = new EventQueue<{ t: number; seq: number; qi?: number }>();
-    const live: { t: number; seq: number; qi?: number }[] = [];
+    const q = new EventQueue<{ t: number; seq: number; heapIndex?: number }>();
+    const live: { t: number; seq: number; heapIndex?: number }[] = [];
     for (let i = 0; i < 5000; i++) {
       const e = { t: rng.int(300), seq: i };
       live.push(e);
@@ -61,6 +61,50 @@ describe('EventQueue', () => {
     const got: { t: number; seq: number }[] = [];
     while (q.size) got.push(q.pop()!);
     expect(got).toEqual(expected);
+  });
+});
+
+describe('KeyedHeap', () => {
+  it('pops by the first key, then the second, and survives JSON without slots', () => {
+    const q = new KeyedHeap<string>();
+    for (const [a, b, x] of [[5, 0, 'a'], [1, 1, 'b'], [5, -1, 'c'], [0, 9, 'd'], [1, 0, 'e']] as const) q.insert(x, a, b);
+    expect(q.peekKey()).toBe(0);
+    const back = Object.assign(new KeyedHeap<string>(), JSON.parse(JSON.stringify(q)));
+    const out: string[] = [];
+    for (let x = back.pop(); x !== undefined; x = back.pop()) out.push(x);
+    expect(out).toEqual(['d', 'e', 'b', 'c', 'a']);
+  });
+
+  it('re-keys and removes items anywhere, against a sorted list (random operations)', () => {
+    const rng = new Rng(11);
+    type Item = { id: number; a: number; b: number; heapIndex: number };
+    const q = new KeyedHeap<Item>({ removable: true });
+    const live: Item[] = [];
+    for (let i = 0; i < 4000; i++) {
+      const r = rng.next();
+      if (r < 0.4 || live.length === 0) {
+        const x = { id: i, a: rng.int(100), b: rng.int(5), heapIndex: -1 };
+        live.push(x);
+        q.insert(x, x.a, x.b);
+      } else if (r < 0.6) {
+        const x = live[rng.int(live.length)];
+        x.a = rng.int(100);
+        x.b = rng.int(5);
+        q.update(x, x.a, x.b);
+      } else if (r < 0.8) {
+        const x = live.splice(rng.int(live.length), 1)[0];
+        expect(q.remove(x)).toBe(true);
+        expect(q.has(x)).toBe(false);
+      } else {
+        const top = q.pop()!;
+        const least = [...live].sort((x, y) => x.a - y.a || x.b - y.b)[0];
+        expect([top.a, top.b]).toEqual([least.a, least.b]);
+        live.splice(live.indexOf(top), 1);
+        expect(top.heapIndex).toBe(-1);
+      }
+      expect(q.size).toBe(live.length);
+    }
+    for (const x of live) expect(q.has(x)).toBe(true);
   });
 });
 

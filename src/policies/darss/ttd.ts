@@ -8,6 +8,7 @@
  * where a job's successors are the first tasks of the jobs that need it. A task's latest start is
  * ttd − lease. The list is a priority queue, least ttd first.
  */
+import { KeyedHeap } from '../../core/heap.js';
 import { jobsInOrder, type RslJob, type WorkflowRequest } from '../../core/rsl.js';
 
 export interface JobDeadlines {
@@ -76,65 +77,13 @@ export function ttdList(workflowId: string, w: WorkflowRequest): TtdEntry[] {
 }
 
 /**
- * A min-heap by key, ties in insertion order: the ttd list. Its contents are plain arrays
- * (`keys`, `seqs`, `items`), so it is JSON-serialisable when its items are.
+ * The ttd list: a min-heap by key, ties in insertion order. Plain arrays, so it is
+ * JSON-serialisable when its items are.
  */
-export class TtdQueue<T> {
-  private keys: number[] = [];
-  private seqs: number[] = [];
-  private items: T[] = [];
+export class TtdQueue<T> extends KeyedHeap<T> {
   private seq = 0;
 
-  get size(): number {
-    return this.items.length;
-  }
-
   push(key: number, item: T): void {
-    this.keys.push(key);
-    this.seqs.push(this.seq++);
-    this.items.push(item);
-    let i = this.items.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.less(i, p)) break;
-      this.swap(i, p);
-      i = p;
-    }
-  }
-
-  peekKey(): number | undefined {
-    return this.keys[0];
-  }
-
-  pop(): T | undefined {
-    const n = this.items.length;
-    if (n === 0) return undefined;
-    const top = this.items[0];
-    this.swap(0, n - 1);
-    this.keys.pop();
-    this.seqs.pop();
-    this.items.pop();
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < this.items.length && this.less(l, m)) m = l;
-      if (r < this.items.length && this.less(r, m)) m = r;
-      if (m === i) break;
-      this.swap(i, m);
-      i = m;
-    }
-    return top;
-  }
-
-  private less(a: number, b: number): boolean {
-    return this.keys[a] < this.keys[b] || (this.keys[a] === this.keys[b] && this.seqs[a] < this.seqs[b]);
-  }
-
-  private swap(a: number, b: number): void {
-    [this.keys[a], this.keys[b]] = [this.keys[b], this.keys[a]];
-    [this.seqs[a], this.seqs[b]] = [this.seqs[b], this.seqs[a]];
-    [this.items[a], this.items[b]] = [this.items[b], this.items[a]];
+    this.insert(item, key, this.seq++);
   }
 }

@@ -23,7 +23,7 @@
  * its scheduler keeps it, as the authors' simulator does.
  */
 import { z } from 'zod';
-import { IndexedHeap } from '../heap.js';
+import { IndexedHeap } from '../../core/heap.js';
 import { sampleWorkers, type JobRun, type Scheduler, type TaskLevelEngine } from './engine.js';
 
 export const eagleParamsSchema = z

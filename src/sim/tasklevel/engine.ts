@@ -9,7 +9,7 @@
  * workers, delivers messages, counts each decision under the name of the rule that made it, and
  * records when each job's last result reaches its scheduler.
  */
-import { EventQueue, type SimEvent } from '../heap.js';
+import { EventQueue, type SimEvent } from '../../core/heap.js';
 import { Rng } from '../rng.js';
 
 /** One job of a trace: one-slot tasks with their durations. */
@@ -75,7 +75,7 @@ export interface EngineOptions {
 }
 
 class Event implements SimEvent {
-  qi = -1;
+  heapIndex = -1;
   constructor(
     readonly t: number,
     readonly seq: number,
