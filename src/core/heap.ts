@@ -31,6 +31,9 @@ export class KeyedHeap<T> {
 
   constructor(opts: { removable?: boolean } = {}) {
     this.removable = opts.removable ?? false;
+    // Items of every heap in one kind of array, numbers or objects (docs/benchmarks.md, "One priority queue").
+    this.items.push(undefined as T);
+    this.items.pop();
   }
 
   get size(): number {
