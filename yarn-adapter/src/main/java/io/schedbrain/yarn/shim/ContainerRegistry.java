@@ -115,6 +115,12 @@ public final class ContainerRegistry {
    * released; a change from an older epoch is refused. 0: none seen.
    */
   private long fenceEpoch;
+  private long fenceAdmittedAtMs;
+  /**
+   * A shim that holds no lease (the ResourceManager's, which only takes the ranking) forgets the
+   * epoch after this long without a change: by then a stalled leader knows its own lease lapsed.
+   */
+  static final long FENCE_MEMORY_MS = 3_600_000L;
   private final LongSupplier clock;
   private final Signaller signaller;
   private Lease lease;
@@ -187,6 +193,7 @@ public final class ContainerRegistry {
           + ", the newest leader's: this brain no longer leads");
     }
     fenceEpoch = epoch;
+    fenceAdmittedAtMs = clock.getAsLong();
   }
 
   /** The highest epoch admitted since the last lease ended (0: none). */
@@ -353,6 +360,9 @@ public final class ContainerRegistry {
   public synchronized List<String> checkLease() {
     if (liveLease() != null) {
       return Collections.emptyList();
+    }
+    if (lease == null && fenceEpoch > 0 && clock.getAsLong() - fenceAdmittedAtMs >= FENCE_MEMORY_MS) {
+      fenceEpoch = 0;
     }
     String why = lease == null ? "no lease" : "lease of '" + lease.holder + "' lapsed";
     if (lease != null) {

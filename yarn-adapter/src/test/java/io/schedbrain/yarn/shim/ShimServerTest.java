@@ -365,6 +365,31 @@ public class ShimServerTest {
   }
 
   @Test
+  public void aShimWithoutALeaseForgetsTheEpochAfterAnHourWithoutChanges() {
+    long[] now = {1_000_000L};
+    ContainerRegistry r = new ContainerRegistry(() -> now[0], (pid, sig) -> { });
+    r.admitEpoch(5L);
+    now[0] += ContainerRegistry.FENCE_MEMORY_MS - 1;
+    r.checkLease();
+    assertEquals(5, r.fenceEpoch());
+    try {
+      r.admitEpoch(4L);
+      throw new AssertionError("an older epoch was admitted");
+    } catch (ShimError e) {
+      assertEquals("stale_epoch", e.code);
+    }
+    now[0] += 1;
+    r.checkLease();
+    assertEquals(0, r.fenceEpoch());
+    r.admitEpoch(1L);
+    // With a lease held, the epoch is kept however long nothing changes.
+    r.acquireLease("brain", 10 * ContainerRegistry.FENCE_MEMORY_MS, 1L);
+    now[0] += 2 * ContainerRegistry.FENCE_MEMORY_MS;
+    r.checkLease();
+    assertEquals(1, r.fenceEpoch());
+  }
+
+  @Test
   public void healthListsEachNodesConfiguredResources() throws Exception {
     registry.registerNode(() -> "host-c:1003", 4096, 4);
     JsonNode h = ok("GET", "/v1/health", null, "Health").body;
