@@ -14,6 +14,7 @@ import { AdmissionControl } from '../src/policies/bopf/admission.js';
 import { allocate, type AllocQueue } from '../src/policies/shared/queues/allocate.js';
 import { bopfPolicy } from '../src/policies/bopf/policy.js';
 import type { QueueSpec } from '../src/policies/bopf/spec.js';
+import { cpuMs, median } from './measure.js';
 
 const { values: args } = parseArgs({ args: process.argv.slice(2), options: { runs: { type: 'string' }, write: { type: 'boolean', default: false } } });
 const runs = Number(args.runs || 5) || 5;
@@ -38,14 +39,6 @@ function specs(): QueueSpec[] {
   return out;
 }
 
-/** CPU time of `fn` in ms (process CPU, not wall: the machine is shared). */
-function cpuMs(fn: () => void): number {
-  const t0 = process.cpuUsage();
-  fn();
-  const d = process.cpuUsage(t0);
-  return (d.user + d.system) / 1000;
-}
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const all = specs();
 let control!: AdmissionControl;

@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import type { AppView, NodeView, QueueView } from '../src/core/model.js';
 import { JOB_TAG, REQUEST_TAG } from '../src/core/rsl.js';
 import { buildSnapshot } from '../src/core/snapshot.js';
+import { cpuMs, median } from './measure.js';
 import { darssPolicy, judgeRequest, type DarssParams, type DarssRequest, type DarssState } from '../src/policies/darss/index.js';
 
 export async function runDarssBench(argv: string[]): Promise<void> {
@@ -52,13 +53,6 @@ export async function runDarssBench(argv: string[]): Promise<void> {
   };
   const largestNodeUnits = 8;
 
-  function cpuMs(fn: () => void): number {
-    const t0 = process.cpuUsage();
-    fn();
-    const d = process.cpuUsage(t0);
-    return (d.user + d.system) / 1000;
-  }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
   // --- admission of 10,000 -------------------------------------------------------------------------
   let state = fresh();

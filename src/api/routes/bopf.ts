@@ -22,6 +22,7 @@ import { queueNameSchema, queueSpecSchema, type QueueSpec } from '../../policies
 import type { ApiRoute } from '../openapi.js';
 import { errorBody } from '../schemas.js';
 import type { RoutePlugin, RoutePluginOptions } from '../server.js';
+import { serialQueue } from '../serial.js';
 
 export const BOPF_NAMESPACE = 'bopf.admissions';
 const BOOK_KEY = 'book';
@@ -103,13 +104,7 @@ const bopfRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
   const { engine, store } = opts;
   const ns = store.namespace(BOPF_NAMESPACE, bookSchema);
   let book: AdmissionBook | undefined = await ns.get(BOOK_KEY);
-  // One change at a time: each request sees the previous one's result.
-  let chain: Promise<unknown> = Promise.resolve();
-  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = chain.then(fn, fn);
-    chain = run.catch(() => undefined);
-    return run;
-  };
+  const serial = serialQueue();
 
   const variantNow = (): 'bopf' | 'nbopf' => (engine.config().name === 'nbopf' ? 'nbopf' : 'bopf');
 

@@ -27,6 +27,7 @@ import { addSteps, bestEffortQuota, capacityChanged, clusterUnits, emptySteps, f
 import type { ApiRoute } from '../openapi.js';
 import { errorBody } from '../schemas.js';
 import type { RoutePlugin, RoutePluginOptions } from '../server.js';
+import { serialQueue } from '../serial.js';
 
 export const DARSS_NAMESPACE = 'darss.requests';
 const POLICY = 'darss';
@@ -306,13 +307,7 @@ const darssRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
   const ns = store.namespace(DARSS_NAMESPACE, recordSchema);
   const records = new Map<string, RequestRecord>();
   for (const { key, value } of await ns.list()) records.set(key, value);
-  // One change at a time: each request sees the previous one's result.
-  let chain: Promise<unknown> = Promise.resolve();
-  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = chain.then(fn, fn);
-    chain = run.catch(() => undefined);
-    return run;
-  };
+  const serial = serialQueue();
 
   const running = (): boolean => engine.config().name === POLICY;
   const params = (): DarssParams => engine.config().params as DarssParams;

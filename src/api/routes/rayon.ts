@@ -21,6 +21,7 @@ import type { ApiRoute } from '../openapi.js';
 import { errorBody } from '../schemas.js';
 import type { RoutePlugin, RoutePluginOptions } from '../server.js';
 import { acceptYamlBodies, checkBounds, inBody, parseWorkflowBody } from './darss.js';
+import { serialQueue } from '../serial.js';
 
 export const RAYON_NAMESPACE = 'rayon.reservations';
 const WAITING: ReadonlySet<string> = new Set(['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED']);
@@ -76,12 +77,7 @@ const rayonRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
   const ns = store.namespace(RAYON_NAMESPACE, recordSchema);
   const records = new Map<string, ReservationRecord>();
   for (const { key, value } of await ns.list()) records.set(key, value);
-  let chain: Promise<unknown> = Promise.resolve();
-  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = chain.then(fn, fn);
-    chain = run.catch(() => undefined);
-    return run;
-  };
+  const serial = serialQueue();
   const system = (): ReservationSystem => {
     const r = engine.reservationSystem();
     if (!r) throw new ConflictError('this brain has no reservation system: start it with --reservation-queue against an RM that runs YARN\'s ReservationSystem');
