@@ -277,4 +277,37 @@ describe('NodeManager/ResourceManager shim on the mini YARN', () => {
     await eventually('the suspended container processes to exit', async () => frozen.processes.every((p) => procState(p.pid) === undefined || procState(p.pid) === 'Z'), 60_000);
     expect(await container(task!.containerId)).toBeUndefined();
   });
+
+  it("fencing: a newer leader's epoch takes the lease over with a container suspended; the older epoch is refused everywhere; a release forgets it", async () => {
+    const { appId } = await submitJob(confDir, { name: 'shim-fencing', containers: 1, command: { kind: 'cpu', seconds: 60 } });
+    apps.push(appId);
+    const [task] = await runningTasks(appId, 1);
+    const brain = (holder: string, epoch: number) => new HttpNodeShim({ urls: [SHIM_URL], holder, retry: { maxAttempts: 1 }, secret: shimSecret(), epoch: () => epoch });
+    const old = brain('brain-old', 7);
+    const next = brain('brain-new', 8);
+    await shim.releaseLease().catch(() => undefined);
+    await old.renewLease(60_000);
+    await old.suspend(task!.nodeId, task!.containerId);
+    expect((await shim.health()).epoch).toBe(7);
+    // The newer leader takes the live lease at once; the suspension stays, for it to adopt or undo.
+    await next.renewLease(60_000);
+    expect((await shim.listContainers()).lease?.holder).toBe('brain-new');
+    expect((await container(task!.containerId))!.state).toBe('SUSPENDED');
+    for (const call of [() => old.resume(task!.nodeId, task!.containerId), () => old.renewLease(60_000), () => old.releaseLease(), () => old.publishRanking({ scores: {}, leastLoadedFirst: false, ttlMs: 1_000 })]) {
+      const err = await call().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ShimRejectedError);
+      expect((err as ShimRejectedError).code).toBe('stale_epoch');
+    }
+    expect((await container(task!.containerId))!.state).toBe('SUSPENDED');
+    // The health lists each node's configured capacity: what the RM advertised before any brain ran.
+    const health = await shim.health();
+    const baseline = inject('clusterBaseline').nodes;
+    for (const n of nodes) expect(`${health.resources[n]?.memoryMB}/${health.resources[n]?.vcores}`).toBe(baseline[n]);
+    // Released: the container resumes and the shim forgets the epoch.
+    expect(await next.releaseLease()).toContain(task!.containerId);
+    expect((await container(task!.containerId))!.state).toBe('RUNNING');
+    expect((await shim.health()).epoch).toBeNull();
+    await killApp(appId);
+    await finished(appId);
+  });
 });
