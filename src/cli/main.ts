@@ -309,7 +309,8 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
               election,
               reconcile: async () => {
                 const r = await backend.takeOver(cfg.leader.onTakeover);
-                return { reason: describeTakeOver(r), detail: JSON.stringify(r), errors: r.errors };
+                const changed = r.restoredNodes.length + r.resumedContainers.length > 0 || (r.mode === 'adopt' && r.overcommitted.length + r.suspended.length > 0);
+                return { reason: describeTakeOver(r), detail: JSON.stringify(r), errors: r.errors, changed };
               },
             },
           }

@@ -94,7 +94,7 @@ export interface EngineOptions {
    */
   readonly leadership?: {
     readonly election: LeaderElection;
-    readonly reconcile?: (l: Leadership) => Promise<{ readonly reason: string; readonly detail?: string; readonly errors?: readonly string[] }>;
+    readonly reconcile?: (l: Leadership) => Promise<{ readonly reason: string; readonly detail?: string; readonly errors?: readonly string[]; readonly changed?: boolean }>;
   };
 }
 
@@ -551,7 +551,7 @@ export class Engine {
     try {
       const r = await l.reconcile(now);
       const failed = (r.errors?.length ?? 0) > 0;
-      await this.journal([{ cycleId, policy: this.cfg.policy.name, rule: 'engine.reconcile', reason: `epoch ${now.epoch}: ${r.reason}`, result: failed ? 'failed' : 'applied', detail: r.detail, ...(failed ? { error: r.errors!.join('; ') } : {}) }]);
+      await this.journal([{ cycleId, policy: this.cfg.policy.name, rule: 'engine.reconcile', reason: `epoch ${now.epoch}: ${r.reason}`, result: failed ? 'failed' : r.changed === false ? 'noop' : 'applied', detail: r.detail, ...(failed ? { error: r.errors!.join('; ') } : {}) }]);
       if (failed) return false;
       this.reconciledEpoch = now.epoch;
       return true;

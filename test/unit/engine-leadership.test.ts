@@ -151,7 +151,7 @@ describe('engine under a leader election', () => {
 
   it('a reconciliation that fails keeps the new leader from writing, and is tried again', async () => {
     let fail = true;
-    const b = await brain('b', 30, { leadership: { election: election('b'), reconcile: async () => ({ reason: 'tried', errors: fail ? ['restore node1: refused'] : [] }) } });
+    const b = await brain('b', 30, { leadership: { election: election('b'), reconcile: async () => ({ reason: 'tried', errors: fail ? ['restore node1: refused'] : [], changed: !fail ? false : undefined }) } });
     b.engine.start();
     await b.engine.whenIdle();
     expect(b.engine.leadership()?.role).toBe('leader');
@@ -162,7 +162,8 @@ describe('engine under a leader election', () => {
     await b.engine.whenIdle();
     expect(capacityOfA()).toBe(30);
     const rec = (await journal(b.store)).filter((e) => e.rule === 'engine.reconcile');
-    expect(rec.map((e) => e.result)).toEqual(['failed', 'applied']);
+    // The second found nothing left to change: noop.
+    expect(rec.map((e) => e.result)).toEqual(['failed', 'noop']);
     expect(rec[0]!.error).toBe('restore node1: refused');
   });
 
