@@ -179,13 +179,14 @@ export function describeTakeOver(r: TakeOverReport): string {
   const nodes = r.overcommitted.map((o) => `${o.nodeId} ${o.advertised.memoryMB} MB / ${o.advertised.vcores} vcores, physical ${o.physical.memoryMB} / ${o.physical.vcores} (${r.physicalFrom[o.nodeId]})`);
   const from = Object.values(r.physicalFrom);
   const sources = `physical capacities: ${from.filter((f) => f === 'nodemanager').length} from the NodeManagers' configuration, ${from.filter((f) => f === 'recorded').length} recorded, ${from.filter((f) => f === 'advertised').length} as advertised`;
-  if (nodes.length === 0 && r.suspended.length === 0) return `nothing left by a previous brain (${sources})`;
+  const notes = r.notes.length ? `; ${r.notes.join('; ')}` : '';
+  if (nodes.length === 0 && r.suspended.length === 0) return `nothing left by a previous brain (${sources})${notes}`;
   const verb = r.mode === 'undo' ? 'undone' : 'adopted';
   const parts = [
     nodes.length ? `${nodes.length} over-committed node(s) ${verb}${r.mode === 'undo' ? ` (${r.restoredNodes.length} restored)` : ''}: ${nodes.join('; ')}` : undefined,
     r.suspended.length ? `${r.suspended.length} suspended container(s) ${verb}${r.mode === 'undo' ? ` (${r.resumedContainers.length} resumed)` : ' (kept suspended under this brain)'}` : undefined,
   ].filter((x): x is string => x !== undefined);
-  return `${r.mode}: ${parts.join('; ')} (${sources})`;
+  return `${r.mode}: ${parts.join('; ')} (${sources})${notes}`;
 }
 
 export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknown> = waitForSignal()): Promise<number> {

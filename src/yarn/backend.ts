@@ -91,7 +91,7 @@ export interface TakeOverReport {
    * shim), the record a previous brain left in this store, or (neither at hand) what the RM advertises.
    */
   readonly physicalFrom: Readonly<Record<string, 'nodemanager' | 'recorded' | 'advertised'>>;
-  /** Nodes advertised with other than their physical capacity when found, with both figures. */
+  /** Nodes advertised above their physical capacity when found, with both figures. */
   readonly overcommitted: ReadonlyArray<{ readonly nodeId: string; readonly advertised: Resources; readonly physical: Resources }>;
   /** Containers found suspended by the shims. */
   readonly suspended: readonly string[];
@@ -608,7 +608,9 @@ export class YarnBackend implements ClusterBackend {
       const physical = fromNm ?? recorded ?? advertised;
       physicalFrom[n.id] = fromNm ? 'nodemanager' : recorded ? 'recorded' : 'advertised';
       this.physical.set(n.id, physical);
-      if (!equals(advertised, physical)) overcommitted.push({ nodeId: n.id, advertised, physical });
+      // Only a figure above the physical one is an over-commit; one below is an operator's (a drain, say).
+      if (advertised.memoryMB > physical.memoryMB || advertised.vcores > physical.vcores) overcommitted.push({ nodeId: n.id, advertised, physical });
+      else if (!equals(advertised, physical)) notes.push(`${n.id} is advertised below its physical capacity (${advertised.memoryMB} MB / ${advertised.vcores} vcores of ${physical.memoryMB} / ${physical.vcores}): left as it is`);
     }
     const restoredNodes: string[] = [];
     const off = new Set(overcommitted.map((o) => o.nodeId));

@@ -62,6 +62,11 @@ describe('describeTakeOver', () => {
       "nothing left by a previous brain (physical capacities: 1 from the NodeManagers' configuration, 0 recorded, 1 as advertised)",
     );
   });
+  it('ends with what could not be read or was left alone', () => {
+    expect(describeTakeOver({ ...base, notes: ['n2:1 is advertised below its physical capacity (2048 MB / 2 vcores of 4096 / 4): left as it is'], mode: 'undo', overcommitted: [], suspended: [], restoredNodes: [], resumedContainers: [] })).toMatch(
+      /as advertised\); n2:1 is advertised below its physical capacity .*: left as it is$/,
+    );
+  });
   it('names what was undone or adopted', () => {
     const over = [{ nodeId: 'n1:1', advertised: { memoryMB: 8192, vcores: 8 }, physical: { memoryMB: 4096, vcores: 4 } }];
     expect(describeTakeOver({ ...base, mode: 'undo', overcommitted: over, suspended: ['c1', 'c2'], restoredNodes: ['n1:1'], resumedContainers: ['c1', 'c2'] })).toBe(

@@ -211,6 +211,18 @@ describe('a new leader takes over what a previous brain left', () => {
     expect((await backend.standDown()).restoredNodes).toEqual([NODE]);
   });
 
+  it('leaves a node advertised below its physical capacity alone (an operator drained it), and says so', async () => {
+    serveNodes(false);
+    const p = physicalOf();
+    const shim = new TakeOverShim(new Map([[NODE, { memoryMB: p.memoryMB * 2, vcores: p.vcores * 2 }]]), []);
+    const backend = new YarnBackend({ rmUrl: rm.url, client: client(), shim });
+    const r = await backend.takeOver('undo');
+    expect(r.overcommitted).toEqual([]);
+    expect(r.restoredNodes).toEqual([]);
+    expect(r.notes).toEqual([expect.stringMatching(new RegExp(`^${NODE} is advertised below its physical capacity`))]);
+    expect(posts()).toEqual([]);
+  });
+
   it('without a shim, the record a previous brain left is the physical figure; without either, the advertised one', async () => {
     serveNodes(true);
     const store = new MemoryPhysicalStore();
