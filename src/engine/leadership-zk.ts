@@ -163,6 +163,7 @@ export class ZooKeeperLeaderElection implements LeaderElection {
       if (this.connected) return this.client;
     } else {
       if (this.client) this.client.close();
+      this.connected = false;
       this.expired = false;
       this.candidate = undefined;
       this.leading = false;
