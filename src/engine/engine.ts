@@ -541,24 +541,27 @@ export class Engine {
     return now.role === 'leader';
   }
 
-  /** Runs the reconcile hook once per epoch of this brain's leadership; true once done. */
-  private async reconcileLeadership(cycleId: string): Promise<boolean> {
+  /**
+   * Runs the reconcile hook once per epoch of this brain's leadership: `done` once it succeeded,
+   * `changed` when it changed the cluster just now (the cycle's snapshot is then out of date).
+   */
+  private async reconcileLeadership(cycleId: string): Promise<{ done: boolean; changed: boolean }> {
     const l = this.opts.leadership;
-    if (!l) return true;
+    if (!l) return { done: true, changed: false };
     const now = l.election.status();
-    if (now.role !== 'leader') return false;
-    if (this.reconciledEpoch === now.epoch || !l.reconcile) return true;
+    if (now.role !== 'leader') return { done: false, changed: false };
+    if (this.reconciledEpoch === now.epoch || !l.reconcile) return { done: true, changed: false };
     try {
       const r = await l.reconcile(now);
       const failed = (r.errors?.length ?? 0) > 0;
       await this.journal([{ cycleId, policy: this.cfg.policy.name, rule: 'engine.reconcile', reason: `epoch ${now.epoch}: ${r.reason}`, result: failed ? 'failed' : r.changed === false ? 'noop' : 'applied', detail: r.detail, ...(failed ? { error: r.errors!.join('; ') } : {}) }]);
-      if (failed) return false;
+      if (failed) return { done: false, changed: r.changed !== false };
       this.reconciledEpoch = now.epoch;
-      return true;
+      return { done: true, changed: r.changed !== false };
     } catch (e) {
       this.log.error({ err: e }, 'could not reconcile after taking the leadership; writing nothing this cycle');
       await this.journal([{ cycleId, policy: this.cfg.policy.name, rule: 'engine.reconcile', reason: `epoch ${now.epoch}: could not reconcile what a previous leader left; nothing written this cycle`, result: 'failed', error: errMsg(e) }]);
-      return false;
+      return { done: false, changed: true };
     }
   }
 
@@ -764,6 +767,22 @@ export class Engine {
     const state = this.state;
     // A policy change during the reads replaced the state the change sets were relative to.
     if (askedMark !== this.stateMark) snapshot = { ...snapshot, changedNodeIds: undefined, changedAppIds: undefined };
+    // A new leader reconciles before it decides; what that changed is read again, so the first
+    // plan is made on the cluster as the reconciliation left it. Until it succeeds: standby.
+    let reconciled = false;
+    if (!cfg.dryRun && !advisory && leading && this.leads()) {
+      const r = await this.reconcileLeadership(cycleId);
+      reconciled = r.done;
+      if (r.done && r.changed) {
+        try {
+          snapshot = await this.withReadDeadline(this.backend.snapshot({}));
+          this.rmOk(caps, snapshot);
+        } catch (e) {
+          this.log.warn({ cycleId, err: errMsg(e) }, 'could not read the cluster again after reconciling; writing nothing this cycle');
+          reconciled = false;
+        }
+      }
+    }
     let st: Statement;
     try {
       st = this.session(cycleId, snapshot, caps).decide(cfg.policy, cfg.params, state);
@@ -781,7 +800,7 @@ export class Engine {
     if (advisory) notes.push(advisoryReason(caps));
     // Advisory mode is a forced discard: decide and journal, write nothing, keep state. So is
     // standby, and a leadership whose takeover could not be reconciled yet.
-    const standby = !cfg.dryRun && !advisory && !(leading && this.leads() && (await this.reconcileLeadership(cycleId)));
+    const standby = !cfg.dryRun && !advisory && !(reconciled && this.leads());
     const commit = !cfg.dryRun && !advisory && !standby;
     let entries: NewJournalEntry[];
     let outcome: CycleOutcome = 'ok';

@@ -167,6 +167,25 @@ describe('engine under a leader election', () => {
     expect(rec[0]!.error).toBe('restore node1: refused');
   });
 
+  it("the first plan is made on the cluster as the reconciliation left it", async () => {
+    const b = await brain('b', 30, {
+      leadership: {
+        election: election('b'),
+        reconcile: async () => {
+          // What an undo does: the cluster changes under the cycle's first read.
+          backend.queues.get('root.a')!.capacityPct = 30;
+          backend.queues.get('root.b')!.capacityPct = 70;
+          return { reason: 'undone', changed: true };
+        },
+      },
+    });
+    const r = await b.engine.runCycle();
+    expect(r.committed).toBe(true);
+    expect(backend.applied).toEqual([]);
+    // Planned on the first read, it would have sent root.a 50 → 30 again.
+    expect(r.decisions.filter((d) => d.result === 'applied' && d.rule === 'capacity-targets.hold')).toEqual([]);
+  });
+
   it('a leadership lost in the middle of a cycle stops the rest of its writes', async () => {
     let leader = true;
     const el: LeaderElection = {
