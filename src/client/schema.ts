@@ -62,7 +62,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A fresh cluster snapshot (nodes, queues, apps, containers) */
+    /** The cluster as the engine last read it (nodes, queues, apps, containers) and its age; read from the RM only when no cycle's read is fresh enough (three periods) */
     get: operations["getV1Snapshot"];
     put?: never;
     post?: never;
@@ -1164,6 +1164,8 @@ export interface components {
       rootQueue: components["schemas"]["Queue"];
       changedNodeIds?: string[];
       changedAppIds?: string[];
+      /** @description how long ago the cluster was read, ms */
+      ageMs?: number;
     };
   };
   responses: {
