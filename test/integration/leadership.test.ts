@@ -10,7 +10,7 @@
  * - the shim refuses a change under the dead leader's epoch (409 stale_epoch).
  *
  * Leaves the cluster as it found it: the last brain stops cleanly (its lease released), and the
- * queue's maximum capacity is put back.
+ * test's queue is removed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,7 +29,8 @@ import { eventually, shimSecret, shimUrl } from './helpers.js';
 const rmUrl = inject('rmUrl');
 const LEASE_MS = 4_000;
 const PERIOD_MS = 500;
-const QUEUE = 'root.default';
+// A queue of the test's own at 0 %, whose maximum the two brains want different.
+const QUEUE = `root.sbleader${Date.now() % 100_000}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Brain {
@@ -58,7 +59,6 @@ let zk: ZooKeeperServer;
 let dir: string;
 const brains: Brain[] = [];
 const rm = new RmClient({ rmUrl, user: 'schedbrain', requestTimeoutMs: 10_000 });
-let baselineMax: number;
 
 async function maxCapacity(): Promise<number> {
   return findQueue(toQueueTree(await rm.scheduler()), QUEUE)!.maxCapacityPct;
@@ -72,7 +72,8 @@ async function startBrain(name: string, maxPct: number): Promise<Brain> {
     '--rm-url', rmUrl,
     '--user', 'schedbrain',
     '--policy', 'capacity-targets',
-    '--policy-params', JSON.stringify({ targets: { [QUEUE]: { capacityPct: 100, maxCapacityPct: maxPct } } }),
+    '--policy-params', JSON.stringify({ targets: { [QUEUE]: { capacityPct: 0, maxCapacityPct: maxPct } } }),
+    '--allow-zero-capacity', QUEUE,
     '--period-ms', String(PERIOD_MS),
     '--port', '0',
     '--state-dir', stateDir,
@@ -122,12 +123,13 @@ describe('two brains on one RM, elected through ZooKeeper', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'schedbrain-it-leader-'));
     zk = await startZooKeeper();
-    baselineMax = await maxCapacity();
+    await rm.updateSchedulerConf({ addQueues: [{ queue: QUEUE, params: { capacity: '0', 'maximum-capacity': '100' } }] });
   }, 120_000);
 
   afterAll(async () => {
     for (const b of brains) await stopBrain(b, 'SIGTERM');
-    await rm.updateSchedulerConf({ addQueues: [], updateQueues: [{ queue: QUEUE, params: { 'maximum-capacity': String(baselineMax) } }] }).catch(() => undefined);
+    await rm.updateSchedulerConf({ updateQueues: [{ queue: QUEUE, params: { state: 'STOPPED' } }] }).catch(() => undefined);
+    await rm.updateSchedulerConf({ removeQueues: [QUEUE] }).catch((e: unknown) => console.warn(`could not remove ${QUEUE}: ${(e as Error).message}`));
     await zk?.stop();
     rmSync(dir, { recursive: true, force: true });
   }, 120_000);
