@@ -329,9 +329,13 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       }
       throw e;
     }
+    // Checked for a policy the operator names at this start; a stored or default one starts
+    // advisory where the cluster lacks what it needs, with a warning (it may write nothing at all).
     if (!engine.config().dryRun && !cfg.allowAdvisory) {
       const lack = await engine.missingCapabilities();
-      if (lack && lack.missing.length > 0) {
+      if (lack && lack.missing.length > 0 && cfg.policy === undefined) {
+        log.warn({ policy: engine.config().name, missing: lack.missing, notes: lack.notes }, 'the running policy needs what this cluster lacks; it runs advisory');
+      } else if (lack && lack.missing.length > 0) {
         io.err(
           `schedbrain serve: policy ${engine.config().name} needs ${lack.missing.join(', ')}, which this cluster lacks${lack.notes.length ? `:\n  ${lack.notes.join('\n  ')}` : ''}\n` +
             'Start it with --dry-run, or with --allow-advisory to run it anyway (what the cluster cannot do is journaled as unsupported).',
