@@ -276,14 +276,14 @@ export function alreadyValidAction(raw: unknown): Action | undefined {
   }
 }
 
-/** The action a decision carries, checked by `actionSchema` (its first issue when refused). */
-function checkedAction(raw: unknown): { action: Action; error?: undefined } | { action?: undefined; error: string } {
+/** The action a decision carries, checked by `actionSchema`, or the first issue when refused. */
+function checkedAction(raw: unknown): Action | string {
   const fast = alreadyValidAction(raw);
-  if (fast !== undefined) return { action: fast };
+  if (fast !== undefined) return fast;
   const parsed = actionSchema.safeParse(raw);
-  if (parsed.success) return { action: parsed.data };
+  if (parsed.success) return parsed.data;
   const i = parsed.error.issues[0];
-  return { error: `invalid action: ${i.path.join('.') || 'action'}: ${i.message}` };
+  return `invalid action: ${i.path.join('.') || 'action'}: ${i.message}`;
 }
 
 /** What a decision acts on, by kind: its target is the group and an id (`actionTarget`). */
@@ -336,38 +336,31 @@ function targetId(a: Action): string {
   }
 }
 
-/**
- * The decisions of a plan so far by target, found without building the target's string: by a
- * scan while they are few (most cycles of a replay plan a handful), then through a map per group.
- */
+/** The decisions of a plan so far by target, found without building the target's string. */
 class TargetsSeen {
-  private static readonly SCAN = 16;
-  private readonly groups: TargetGroup[] = [];
-  private readonly ids: string[] = [];
-  private readonly decisions: Decision[] = [];
+  /** The first decision of the plan, and its target (most cycles of a replay plan a handful). */
+  private firstGroup = -1;
+  private firstId = '';
+  private first?: Decision;
+  /** From the second decision on: by group, then id. */
   private maps?: Map<string, Decision>[];
 
   /** The earlier decision on `a`'s target, or undefined after recording `d` as the first. */
   claim(a: Action, d: Decision): Decision | undefined {
     const group = targetGroup(a);
     const id = targetId(a);
-    const maps = this.maps;
-    if (maps !== undefined) {
-      const byId = (maps[group] ??= new Map());
-      const earlier = byId.get(id);
-      if (earlier === undefined) byId.set(id, d);
-      return earlier;
+    if (this.first === undefined) {
+      this.firstGroup = group;
+      this.firstId = id;
+      this.first = d;
+      return undefined;
     }
-    const { groups, ids, decisions } = this;
-    for (let i = 0; i < groups.length; i++) if (groups[i] === group && ids[i] === id) return decisions[i];
-    groups.push(group);
-    ids.push(id);
-    decisions.push(d);
-    if (groups.length > TargetsSeen.SCAN) {
-      this.maps = [];
-      for (let i = 0; i < groups.length; i++) (this.maps[groups[i]] ??= new Map()).set(ids[i], decisions[i]);
-    }
-    return undefined;
+    if (group === this.firstGroup && id === this.firstId) return this.first;
+    const maps = (this.maps ??= []);
+    const byId = (maps[group] ??= new Map());
+    const earlier = byId.get(id);
+    if (earlier === undefined) byId.set(id, d);
+    return earlier;
   }
 }
 
@@ -379,16 +372,18 @@ export function plan(ctx: SessionContext, decisions: readonly Decision[], policy
   const advisory = !ctx.capabilities.queueWrites;
   let sendable = 0;
   const disrupted: Record<Disruption, number> = { suspend: 0, kill: 0 };
+  const l = ctx.limits;
+  // Suspensions and kills are counted only under a limit (a replay usually has none).
+  const rateLimited = Number.isFinite(l.maxSuspendsPerCycle) || Number.isFinite(l.maxSuspendsPerMinute) || Number.isFinite(l.maxKillsPerCycle) || Number.isFinite(l.maxKillsPerMinute);
   // Only node resources and queue updates have invariants (see invariantViolation).
   let checkInvariants = false;
   for (const raw of decisions) {
     const decision = normalise(raw, policyName);
-    const checked = checkedAction(decision.action);
-    if (checked.action === undefined) {
-      out.push({ decision, clamped: false, status: 'failed', error: checked.error });
+    const action = checkedAction(decision.action);
+    if (typeof action === 'string') {
+      out.push({ decision, clamped: false, status: 'failed', error: action });
       continue;
     }
-    const action = checked.action;
     const earlier = seen.claim(action, decision);
     if (earlier) {
       out.push({ decision, action, clamped: false, status: 'skipped', skipReason: 'duplicate', detail: `an earlier decision this cycle already targets ${actionTarget(action)} (rule ${earlier.rule})` });
@@ -423,7 +418,7 @@ export function plan(ctx: SessionContext, decisions: readonly Decision[], policy
       out.push({ decision, action: toSend, clamped: toSend !== action, status: 'skipped', skipReason: 'limit', detail: `maxActionsPerCycle=${ctx.limits.maxActionsPerCycle} reached` });
       continue;
     }
-    const disruption = disruptionOf(toSend);
+    const disruption = rateLimited ? disruptionOf(toSend) : undefined;
     if (disruption) {
       const limit = rateLimitReached(disruption, disrupted, ctx);
       if (limit) {
