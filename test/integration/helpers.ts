@@ -1,7 +1,11 @@
 /**
  * Helpers shared by the integration files (they all run against one mini YARN, one after another).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { inject } from 'vitest';
+import { repoRoot } from '../../src/yarn/adapter-build.js';
 
 /**
  * Polls `probe` until it yields a value (anything but undefined or false). On timeout the error
@@ -84,4 +88,46 @@ export async function containerViews(rmUrl: string, appId: string): Promise<stri
     }
   }
   return lines.join('\n');
+}
+
+/** `schedbrain serve` in a child process of its own (so it can be killed with any signal). */
+export interface ServeProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly adminUrl: string;
+  /** The first-start admin token serve made in its state directory. */
+  readonly token: string;
+  readonly out: string[];
+  readonly exited: Promise<number | null>;
+}
+
+/**
+ * Starts `schedbrain serve --rm-url rmUrl --state-dir stateDir ...args --port 0`, with the suite's
+ * shim (its secret written to `<stateDir>.shim.secret`) when the cluster has one, and waits for
+ * its admin API line.
+ */
+export async function startServeProcess(name: string, rmUrl: string, stateDir: string, args: readonly string[]): Promise<ServeProcess> {
+  const argv = [join(repoRoot, 'bin', 'schedbrain.mjs'), 'serve', '--rm-url', rmUrl, '--user', 'schedbrain', '--port', '0', '--state-dir', stateDir, ...args];
+  const url = shimUrl();
+  if (url) {
+    const secretFile = `${stateDir}.shim.secret`;
+    writeFileSync(secretFile, `${shimSecret() ?? ''}\n`, { mode: 0o600 });
+    argv.push('--shim-urls', url, '--shim-secret-file', secretFile);
+  }
+  const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const out: string[] = [];
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => out.push(...d.split('\n').filter(Boolean)));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => out.push(...d.split('\n').filter(Boolean)));
+  const line = await eventually(`${name}'s admin API line`, async () => {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${out.join('\n')}`);
+    return out.find((l) => l.includes('admin API'));
+  }, 90_000, 100);
+  return { name, child, adminUrl: /admin API (\S+)/.exec(line)![1]!, token: readFileSync(join(stateDir, 'admin.token'), 'utf8').trim(), out, exited };
+}
+
+/** Sends `signal` unless the process has ended; resolves with its exit code. */
+export async function stopServeProcess(p: ServeProcess, signal: NodeJS.Signals): Promise<number | null> {
+  if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill(signal);
+  return p.exited;
 }

@@ -12,19 +12,17 @@
  * Leaves the cluster as it found it: the last brain stops cleanly (its lease released), and the
  * test's queue is removed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createAdminClient, ok } from '../../src/client/index.js';
-import { repoRoot } from '../../src/yarn/adapter-build.js';
 import { RmClient } from '../../src/yarn/client.js';
 import { toQueueTree } from '../../src/yarn/backend.js';
 import { findQueue } from '../../src/core/model.js';
 import { HttpNodeShim, ShimRejectedError } from '../../src/yarn/shim-client.js';
 import { startZooKeeper, type ZooKeeperServer } from '../../src/yarn/zookeeper.js';
-import { eventually, shimSecret, shimUrl } from './helpers.js';
+import { eventually, shimSecret, shimUrl, startServeProcess, stopServeProcess, type ServeProcess } from './helpers.js';
 
 const rmUrl = inject('rmUrl');
 const LEASE_MS = 4_000;
@@ -33,14 +31,7 @@ const PERIOD_MS = 500;
 const QUEUE = `root.sbleader${Date.now() % 100_000}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Brain {
-  readonly name: string;
-  readonly child: ChildProcess;
-  readonly adminUrl: string;
-  readonly token: string;
-  readonly out: string[];
-  readonly exited: Promise<number | null>;
-}
+type Brain = ServeProcess;
 
 interface Health {
   status: string;
@@ -66,38 +57,16 @@ async function maxCapacity(): Promise<number> {
 
 /** `schedbrain serve` in a child process (so it can be killed), with capacity-targets at `maxPct`. */
 async function startBrain(name: string, maxPct: number): Promise<Brain> {
-  const stateDir = join(dir, name);
-  const args = [
-    join(repoRoot, 'bin', 'schedbrain.mjs'), 'serve',
-    '--rm-url', rmUrl,
-    '--user', 'schedbrain',
+  const brain = await startServeProcess(name, rmUrl, join(dir, name), [
     '--policy', 'capacity-targets',
     '--policy-params', JSON.stringify({ targets: { [QUEUE]: { capacityPct: 0, maxCapacityPct: maxPct } } }),
     '--allow-zero-capacity', QUEUE,
     '--period-ms', String(PERIOD_MS),
-    '--port', '0',
-    '--state-dir', stateDir,
     '--leader-zk', zk.connect,
     '--leader-zk-path', '/schedbrain-it/leader',
     '--leader-lease-ms', String(LEASE_MS),
     '--log-level', 'warn',
-  ];
-  const url = shimUrl();
-  if (url) {
-    const secretFile = join(dir, `${name}.shim.secret`);
-    writeFileSync(secretFile, `${shimSecret() ?? ''}\n`, { mode: 0o600 });
-    args.push('--shim-urls', url, '--shim-secret-file', secretFile);
-  }
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const out: string[] = [];
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => out.push(...d.split('\n').filter(Boolean)));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => out.push(...d.split('\n').filter(Boolean)));
-  const line = await eventually(`${name}'s admin API line`, async () => {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${out.join('\n')}`);
-    return out.find((l) => l.includes('admin API'));
-  }, 90_000, 100);
-  const brain = { name, child, adminUrl: /admin API (\S+)/.exec(line)![1]!, token: readFileSync(join(stateDir, 'admin.token'), 'utf8').trim(), out, exited };
+  ]);
   brains.push(brain);
   return brain;
 }
@@ -115,8 +84,7 @@ async function journal(b: Brain): Promise<Entry[]> {
 }
 
 async function stopBrain(b: Brain, signal: NodeJS.Signals): Promise<void> {
-  if (b.child.exitCode === null && b.child.signalCode === null) b.child.kill(signal);
-  await b.exited;
+  await stopServeProcess(b, signal);
 }
 
 describe('two brains on one RM, elected through ZooKeeper', () => {

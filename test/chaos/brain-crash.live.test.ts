@@ -1,0 +1,97 @@
+/**
+ * A brain killed with SIGKILL while it holds the cluster changed, on the shared mini YARN with the
+ * shim: `schedbrain serve --policy kairos` over-commits every node by its queue slots (and may
+ * suspend containers of the job it runs); it is killed at once, restarted on the same state
+ * directory, and stopped cleanly. Must hold: the restarted brain reconciles what the dead one left
+ * (journaled, before its own first write), nothing stays over-committed or suspended once it has
+ * stopped, and the job the cluster ran succeeds.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createAdminClient, ok } from '../../src/client/index.js';
+import { HttpNodeShim } from '../../src/yarn/shim-client.js';
+import { submitJob } from '../../src/yarn/workload.js';
+import { eventually, shimSecret, shimUrl, startServeProcess, stopServeProcess, type ServeProcess } from '../integration/helpers.js';
+
+const rmUrl = inject('rmUrl');
+const confDir = inject('confDir');
+const url = shimUrl();
+const KAIROS = { quantumMs: 3_000, queueSlots: 2 };
+
+type Capacity = { memoryMB: number; vcores: number };
+
+async function nodeCapacities(): Promise<Record<string, Capacity>> {
+  const res = await fetch(`${rmUrl}/ws/v1/cluster/nodes`, { headers: { Accept: 'application/json' } });
+  const body = (await res.json()) as { nodes: { node: { id: string; totalResource: { memory: number; vCores: number } }[] } };
+  return Object.fromEntries(body.nodes.node.map((n) => [n.id, { memoryMB: n.totalResource.memory, vcores: n.totalResource.vCores }]));
+}
+
+interface Entry {
+  timeMs: number;
+  rule: string;
+  result: string;
+  reason: string;
+}
+
+describe.skipIf(!url)('a brain killed while it holds the cluster changed', () => {
+  let dir: string;
+  let baseline: Record<string, Capacity>;
+  const running: ServeProcess[] = [];
+  let appId: string | undefined;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'schedbrain-crash-'));
+    baseline = await nodeCapacities();
+  });
+
+  afterAll(async () => {
+    for (const p of running) await stopServeProcess(p, 'SIGTERM');
+    if (appId) await fetch(`${rmUrl}/ws/v1/cluster/apps/${appId}/state?user.name=schedbrain`, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ state: 'KILLED' }) }).catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const brain = (name: string) =>
+    startServeProcess(name, rmUrl, join(dir, 'state'), ['--policy', 'kairos', '--policy-params', JSON.stringify(KAIROS), '--period-ms', '1000', '--leader-lease-ms', '3000', '--log-level', 'warn']).then((p) => {
+      running.push(p);
+      return p;
+    });
+  const overCommitted = async () => {
+    const now = await nodeCapacities();
+    return Object.entries(baseline).every(([id, r]) => now[id]?.vcores === r.vcores + KAIROS.queueSlots);
+  };
+
+  it('is reconciled by the next brain, and nothing stays over-committed or suspended after a clean stop', async () => {
+    const job = await submitJob(confDir, { name: 'crash-job', containers: 6, memoryMB: 256, command: { kind: 'cpu', seconds: 12 } });
+    appId = job.appId;
+    const first = await brain('first');
+    await eventually('the first brain to over-commit every node', overCommitted, 60_000, 250);
+    await stopServeProcess(first, 'SIGKILL');
+    // Left as the dead brain had it.
+    expect(await overCommitted()).toBe(true);
+
+    const secondAt = Date.now();
+    const second = await brain('second');
+    const client = createAdminClient({ baseUrl: second.adminUrl, token: second.token });
+    // The store is shared with the first brain: only the second's entries count here.
+    const journal = async () => ((await ok(client.GET('/v1/decisions', { params: { query: { order: 'asc', limit: 1000, since: String(secondAt) } } }))) as { entries: Entry[] }).entries;
+    const reconciled = await eventually('the second brain to reconcile', async () => (await journal()).find((e) => e.rule === 'engine.reconcile'), 60_000, 250);
+    expect(reconciled.result, reconciled.reason).toBe('applied');
+    await eventually('the second brain to over-commit again', overCommitted, 60_000, 250);
+    const entries = await journal();
+    const firstWrite = entries.findIndex((e) => e.result === 'applied' && e.rule !== 'engine.reconcile');
+    expect(firstWrite).toBeGreaterThan(entries.findIndex((e) => e.rule === 'engine.reconcile'));
+
+    expect(await stopServeProcess(second, 'SIGTERM')).toBe(0);
+    expect(await nodeCapacities()).toEqual(baseline);
+    const shim = new HttpNodeShim({ urls: [url!], secret: shimSecret(), holder: 'crash-test-reader', retry: { maxAttempts: 1 } });
+    const listed = await shim.listContainers();
+    expect(listed.containers.filter((c) => c.state === 'SUSPENDED')).toEqual([]);
+    const done = await eventually('the job to finish', async () => {
+      const r = (await (await fetch(`${rmUrl}/ws/v1/cluster/apps/${appId}`, { headers: { Accept: 'application/json' } })).json()) as { app: { state: string; finalStatus: string } };
+      return ['FINISHED', 'FAILED', 'KILLED'].includes(r.app.state) ? r.app : undefined;
+    }, 120_000, 500);
+    expect(done.finalStatus).toBe('SUCCEEDED');
+  }, 300_000);
+});
