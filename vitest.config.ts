@@ -7,7 +7,14 @@ export default defineConfig({
   test: {
     sequence: { sequencer: IntegrationOrderSequencer },
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/conformance/**/*.test.ts', 'test/chaos/**/*.test.ts'], exclude: ['test/chaos/**/*.live.test.ts'], testTimeout: 120_000 } },
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'test/conformance/**/*.test.ts', 'test/chaos/**/*.test.ts'],
+          exclude: ['test/chaos/**/*.live.test.ts'],
+          testTimeout: 120_000,
+        },
+      },
       {
         test: {
           name: 'integration',

@@ -39,7 +39,6 @@ function specs(): QueueSpec[] {
   return out;
 }
 
-
 const all = specs();
 let control!: AdmissionControl;
 const admitMs: number[] = [];
@@ -73,7 +72,12 @@ const queues: AllocQueue[] = control.queues().map((q, i) => ({
   cls: q.cls,
   demand: { vcores: 8 + (i % 64), memoryMB: (8 + (i % 64)) * 3000 },
   ...(q.cls === 'hard' || q.cls === 'soft'
-    ? { burst: { rate: { vcores: q.demand.vcoreSeconds / (q.spec.burstDeadlineMs! / 1000), memoryMB: q.demand.memoryMBSeconds / (q.spec.burstDeadlineMs! / 1000) }, remaining: { vcores: q.demand.vcoreSeconds, memoryMB: q.demand.memoryMBSeconds } } }
+    ? {
+        burst: {
+          rate: { vcores: q.demand.vcoreSeconds / (q.spec.burstDeadlineMs! / 1000), memoryMB: q.demand.memoryMBSeconds / (q.spec.burstDeadlineMs! / 1000) },
+          remaining: { vcores: q.demand.vcoreSeconds, memoryMB: q.demand.memoryMBSeconds },
+        },
+      }
     : {}),
 }));
 const allocMs: number[] = [];
@@ -84,13 +88,32 @@ for (let r = 0; r <= runs; r++) {
 
 // One whole policy cycle on a snapshot with the 20,000 leaves and one app per queue.
 const leaf = (name: string): QueueView => ({
-  path: `root.${name}`, name, state: 'RUNNING', capacityPct: 100 / (2 * N), maxCapacityPct: 100, absoluteCapacityPct: 100 / (2 * N), absoluteMaxCapacityPct: 100,
-  usedCapacityPct: 0, used: { memoryMB: 0, vcores: 0 }, numApplications: 1, children: [],
+  path: `root.${name}`,
+  name,
+  state: 'RUNNING',
+  capacityPct: 100 / (2 * N),
+  maxCapacityPct: 100,
+  absoluteCapacityPct: 100 / (2 * N),
+  absoluteMaxCapacityPct: 100,
+  usedCapacityPct: 0,
+  used: { memoryMB: 0, vcores: 0 },
+  numApplications: 1,
+  children: [],
 });
 const rootQueue: QueueView = { ...leaf('root'), path: 'root', capacityPct: 100, absoluteCapacityPct: 100, children: all.map((s) => leaf(s.name)) };
 const apps: AppView[] = all.map((s, i) => ({
-  id: `app${i}`, name: s.name, user: 'u', queue: `root.${s.name}`, state: 'RUNNING', priority: 0, submittedAtMs: 0, pendingContainers: 4,
-  pendingContainerResource: { vcores: 1, memoryMB: 4096 }, runningContainers: 2, allocated: { vcores: 2, memoryMB: 8192 }, tags: {},
+  id: `app${i}`,
+  name: s.name,
+  user: 'u',
+  queue: `root.${s.name}`,
+  state: 'RUNNING',
+  priority: 0,
+  submittedAtMs: 0,
+  pendingContainers: 4,
+  pendingContainerResource: { vcores: 1, memoryMB: 4096 },
+  runningContainers: 2,
+  allocated: { vcores: 2, memoryMB: 8192 },
+  tags: {},
 }));
 const node = { id: 'n', state: 'RUNNING' as const, rack: '/r', capacity: C, physicalCapacity: C, used: { memoryMB: 0, vcores: 0 }, containerIds: [] };
 const snapshot = buildSnapshot({ nowMs: 1_000_000, nodes: [node], apps, containers: [], rootQueue });
@@ -130,7 +153,9 @@ const lines = [
   `| one whole policy cycle (20,000-leaf snapshot → one updateQueues) | ${median(cycleMs).toFixed(1)} ms | — |`,
   `| calibration: sort 20,000 objects and index them in a Map | ${median(calMs).toFixed(1)} ms | — |`,
   '',
-  `Admission outcome of the mix: ${Object.entries(classes).map(([k, v]) => `${k} ${v}`).join(', ')}; the cycle produced ${decisions} decision(s).`,
+  `Admission outcome of the mix: ${Object.entries(classes)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}; the cycle produced ${decisions} decision(s).`,
   'Admission is linear: the safety bound of the committed queues is kept as a running minimum, and',
   'without arrival phases the resource condition compares with the running sum of hard rates. Every',
   'decision also formats each condition with its numbers (the API and the journal show them); the paper',

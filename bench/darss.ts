@@ -53,7 +53,6 @@ export async function runDarssBench(argv: string[]): Promise<void> {
   };
   const largestNodeUnits = 8;
 
-
   // --- admission of 10,000 -------------------------------------------------------------------------
   let state = fresh();
   const admitAllMs: number[] = [];
@@ -82,17 +81,41 @@ export async function runDarssBench(argv: string[]): Promise<void> {
   const cycleState = fresh();
   const apps: AppView[] = [];
   for (let i = 0; i < APPS; i++) {
-    const q: DarssRequest = { id: `p${i}`, group: 'g', deadlineMs: NOW + 6 * 3_600_000 + i * 60_000, jobs: [{ name: 'j0', tasks: 100, leaseMs: 60_000, unitsPerTask: 1, prerequisites: [] }] };
+    const q: DarssRequest = {
+      id: `p${i}`,
+      group: 'g',
+      deadlineMs: NOW + 6 * 3_600_000 + i * 60_000,
+      jobs: [{ name: 'j0', tasks: 100, leaseMs: 60_000, unitsPerTask: 1, prerequisites: [] }],
+    };
     judgeRequest(cycleState, q, NOW, largestNodeUnits, params);
     apps.push({
-      id: `application_1_${i}`, name: `p${i}`, user: 'u', queue: 'root.production', state: 'RUNNING', priority: 0, submittedAtMs: NOW - 1000, pendingContainers: 100,
-      pendingContainerResource: { vcores: 1, memoryMB: 1024 }, runningContainers: 1, allocated: { vcores: 1, memoryMB: 1024 }, tags: { [REQUEST_TAG]: `p${i}`, [JOB_TAG]: 'j0' },
+      id: `application_1_${i}`,
+      name: `p${i}`,
+      user: 'u',
+      queue: 'root.production',
+      state: 'RUNNING',
+      priority: 0,
+      submittedAtMs: NOW - 1000,
+      pendingContainers: 100,
+      pendingContainerResource: { vcores: 1, memoryMB: 1024 },
+      runningContainers: 1,
+      allocated: { vcores: 1, memoryMB: 1024 },
+      tags: { [REQUEST_TAG]: `p${i}`, [JOB_TAG]: 'j0' },
     });
   }
   const admittedApps = Object.keys(cycleState.admitted).length;
   const leaf = (name: string, pct: number): QueueView => ({
-    path: `root.${name}`, name, state: 'RUNNING', capacityPct: pct, maxCapacityPct: 100, absoluteCapacityPct: pct, absoluteMaxCapacityPct: 100,
-    usedCapacityPct: 0, used: { memoryMB: 0, vcores: 0 }, numApplications: 0, children: [],
+    path: `root.${name}`,
+    name,
+    state: 'RUNNING',
+    capacityPct: pct,
+    maxCapacityPct: 100,
+    absoluteCapacityPct: pct,
+    absoluteMaxCapacityPct: 100,
+    usedCapacityPct: 0,
+    used: { memoryMB: 0, vcores: 0 },
+    numApplications: 0,
+    children: [],
   });
   const rootQueue: QueueView = { ...leaf('root', 100), path: 'root', children: [leaf('production', 50), leaf('besteffort', 50)] };
   const nodes: NodeView[] = Array.from({ length: NODES }, (_, i) => {

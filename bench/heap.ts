@@ -81,7 +81,9 @@ const r = simulate({ workload, policy, nodes: Number(args.nodes), cores: 1 });
 Object.assign(proto, original);
 const counts = [0, 0, 0];
 for (const op of ops) counts[op]++;
-console.log(`${args.policy} on ${workload.name}, ${r.nodes} nodes: ${r.events.toLocaleString('en')} events; queue operations: ${counts[PUSH].toLocaleString('en')} push, ${counts[POP].toLocaleString('en')} pop, ${counts[REMOVE].toLocaleString('en')} remove`);
+console.log(
+  `${args.policy} on ${workload.name}, ${r.nodes} nodes: ${r.events.toLocaleString('en')} events; queue operations: ${counts[PUSH].toLocaleString('en')} push, ${counts[POP].toLocaleString('en')} pop, ${counts[REMOVE].toLocaleString('en')} remove`,
+);
 
 // ---- replay
 interface Ev {

@@ -70,7 +70,15 @@ interface Phase {
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 async function startRm(size: { nodes: number; apps: number; containers: number; bigApp?: number }): Promise<{ url: string; child: ChildProcess }> {
-  const args = ['--nodes', String(size.nodes), '--apps', String(size.apps), '--containers', String(size.containers), ...(size.bigApp ? ['--big-app', String(size.bigApp)] : [])];
+  const args = [
+    '--nodes',
+    String(size.nodes),
+    '--apps',
+    String(size.apps),
+    '--containers',
+    String(size.containers),
+    ...(size.bigApp ? ['--big-app', String(size.bigApp)] : []),
+  ];
   const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'synthetic-rm.ts'), ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -103,16 +111,18 @@ async function runOne(sizeName: string, policy: string, cycles: number): Promise
     // What the engine's reads cost, apart from the rest of the cycle.
     let refreshWall = 0;
     let refreshCpu = 0;
-    const timed = <T>(fn: () => Promise<T>) => async (): Promise<T> => {
-      const w = performance.now();
-      const c = cpuS();
-      try {
-        return await fn();
-      } finally {
-        refreshWall += (performance.now() - w) / 1000;
-        refreshCpu += cpuS() - c;
-      }
-    };
+    const timed =
+      <T>(fn: () => Promise<T>) =>
+      async (): Promise<T> => {
+        const w = performance.now();
+        const c = cpuS();
+        try {
+          return await fn();
+        } finally {
+          refreshWall += (performance.now() - w) / 1000;
+          refreshCpu += cpuS() - c;
+        }
+      };
     const snapshot = backend.snapshot.bind(backend);
     const capabilities = backend.capabilities.bind(backend);
     backend.snapshot = timed(snapshot);
@@ -128,7 +138,11 @@ async function runOne(sizeName: string, policy: string, cycles: number): Promise
       return out;
     };
     const engine = new Engine({
-      backend, store, periodMs: 3_600_000, readDeadlineMs: 600_000, logger: pino({ level: 'silent' }),
+      backend,
+      store,
+      periodMs: 3_600_000,
+      readDeadlineMs: 600_000,
+      logger: pino({ level: 'silent' }),
       initial: { policy, params: POLICY_PARAMS[policy], dryRun: true },
     });
     await engine.init();
@@ -164,8 +178,13 @@ async function runOne(sizeName: string, policy: string, cycles: number): Promise
       const c = await counters();
       decisions = report.decisions.length;
       phases.push({
-        requests: c.requests, mb: c.bytes / 1e6, refreshWallS: refreshWall, refreshCpuS: refreshCpu,
-        decidePlanMs: (wall - refreshWall - journalWall) * 1000, journalKB: journalBytes / 1e3, cycleWallS: wall,
+        requests: c.requests,
+        mb: c.bytes / 1e6,
+        refreshWallS: refreshWall,
+        refreshCpuS: refreshCpu,
+        decidePlanMs: (wall - refreshWall - journalWall) * 1000,
+        journalKB: journalBytes / 1e3,
+        cycleWallS: wall,
       });
     }
     probe = 'stop';
@@ -176,9 +195,21 @@ async function runOne(sizeName: string, policy: string, cycles: number): Promise
     const steady = phases.slice(1);
     const med = (k: keyof Phase): number => median(steady.map((p) => p[k]));
     return {
-      size: sizeName, policy, ...size, cold: phases[0]!,
-      steady: { requests: med('requests'), mb: med('mb'), refreshWallS: med('refreshWallS'), refreshCpuS: med('refreshCpuS'), decidePlanMs: med('decidePlanMs'), journalKB: med('journalKB'), cycleWallS: med('cycleWallS') },
-      peakRssMB: process.resourceUsage().maxRSS / 1024, decisions,
+      size: sizeName,
+      policy,
+      ...size,
+      cold: phases[0]!,
+      steady: {
+        requests: med('requests'),
+        mb: med('mb'),
+        refreshWallS: med('refreshWallS'),
+        refreshCpuS: med('refreshCpuS'),
+        decidePlanMs: med('decidePlanMs'),
+        journalKB: med('journalKB'),
+        cycleWallS: med('cycleWallS'),
+      },
+      peakRssMB: process.resourceUsage().maxRSS / 1024,
+      decisions,
       healthz: { p50: pct(0.5), p99: pct(0.99), max: sorted.at(-1) ?? NaN, probes: sorted.length },
     };
   } finally {
@@ -190,7 +221,11 @@ async function runOne(sizeName: string, policy: string, cycles: number): Promise
 
 function runChild(sizeName: string, policy: string, cycles: number): Promise<Row> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--one', sizeName, '--policies', policy, '--cycles', String(cycles)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(import.meta.url), '--one', sizeName, '--policies', policy, '--cycles', String(cycles)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     p.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     p.on('exit', (code) => {
@@ -204,10 +239,12 @@ function runChild(sizeName: string, policy: string, cycles: number): Promise<Row
 const f = (x: number, d = 2): string => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
 
 export function table(rows: readonly Row[]): string {
-  const head = '| nodes / running apps / containers | policy | RM requests (cold / 1 % changed) | MB read (cold / 1 %) | refresh CPU s (cold / 1 %) | refresh wall s (1 %) | decide + plan ms (1 %) | journal KB per cycle | decisions per cycle | cycle wall s (1 %) | peak RSS MB | /healthz p50 / p99 / max ms during cycles |';
+  const head =
+    '| nodes / running apps / containers | policy | RM requests (cold / 1 % changed) | MB read (cold / 1 %) | refresh CPU s (cold / 1 %) | refresh wall s (1 %) | decide + plan ms (1 %) | journal KB per cycle | decisions per cycle | cycle wall s (1 %) | peak RSS MB | /healthz p50 / p99 / max ms during cycles |';
   const sep = '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
-  const lines = rows.map((r) =>
-    `| ${r.nodes.toLocaleString('en-US')} / ${(r.apps + (r.bigApp ? 1 : 0)).toLocaleString('en-US')} / ${(r.containers + (r.bigApp ?? 0)).toLocaleString('en-US')} | ${r.policy} | ${r.cold.requests.toLocaleString('en-US')} / ${r.steady.requests.toLocaleString('en-US')} | ${f(r.cold.mb, 1)} / ${f(r.steady.mb, 1)} | ${f(r.cold.refreshCpuS)} / ${f(r.steady.refreshCpuS)} | ${f(r.steady.refreshWallS)} | ${f(r.steady.decidePlanMs, 0)} | ${f(r.steady.journalKB, 1)} | ${r.decisions.toLocaleString('en-US')} | ${f(r.steady.cycleWallS)} | ${f(r.peakRssMB, 0)} | ${r.healthz ? `${f(r.healthz.p50, 1)} / ${f(r.healthz.p99, 1)} / ${f(r.healthz.max, 0)}` : '–'} |`,
+  const lines = rows.map(
+    (r) =>
+      `| ${r.nodes.toLocaleString('en-US')} / ${(r.apps + (r.bigApp ? 1 : 0)).toLocaleString('en-US')} / ${(r.containers + (r.bigApp ?? 0)).toLocaleString('en-US')} | ${r.policy} | ${r.cold.requests.toLocaleString('en-US')} / ${r.steady.requests.toLocaleString('en-US')} | ${f(r.cold.mb, 1)} / ${f(r.steady.mb, 1)} | ${f(r.cold.refreshCpuS)} / ${f(r.steady.refreshCpuS)} | ${f(r.steady.refreshWallS)} | ${f(r.steady.decidePlanMs, 0)} | ${f(r.steady.journalKB, 1)} | ${r.decisions.toLocaleString('en-US')} | ${f(r.steady.cycleWallS)} | ${f(r.peakRssMB, 0)} | ${r.healthz ? `${f(r.healthz.p50, 1)} / ${f(r.healthz.p99, 1)} / ${f(r.healthz.max, 0)}` : '–'} |`,
   );
   return [head, sep, ...lines].join('\n');
 }

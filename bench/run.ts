@@ -103,7 +103,12 @@ const CONFIGS: readonly Config[] = [
 ];
 
 /** Runs one simulation, abandoning it past the wall-clock budget. */
-function timedRun(workload: Workload, nodes: number, config: Config, timePolicy = false): { result?: SimulateResult; wall: number; cpu: number; over?: OverBudget } {
+function timedRun(
+  workload: Workload,
+  nodes: number,
+  config: Config,
+  timePolicy = false,
+): { result?: SimulateResult; wall: number; cpu: number; over?: OverBudget } {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   try {

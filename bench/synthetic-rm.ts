@@ -106,8 +106,16 @@ export class SyntheticRm {
       const id = `application_${this.clusterTs}_${String(i + 1).padStart(4, '0')}`;
       const finished = i >= total;
       const app: App = {
-        index: i, id, queue: i % 5 < 3 ? 'default' : 'batch', submittedMs: t0 + i, state: finished ? 'FINISHED' : 'RUNNING',
-        finishedMs: finished ? Date.now() - 60_000 : 0, priority: i % 4, containers: [], nextSeq: 1, pending: i % 10 === 0 ? 2 : 0,
+        index: i,
+        id,
+        queue: i % 5 < 3 ? 'default' : 'batch',
+        submittedMs: t0 + i,
+        state: finished ? 'FINISHED' : 'RUNNING',
+        finishedMs: finished ? Date.now() - 60_000 : 0,
+        priority: i % 4,
+        containers: [],
+        nextSeq: 1,
+        pending: i % 10 === 0 ? 2 : 0,
       };
       if (!finished) {
         const n = i === opts.apps ? opts.bigApp! : perApp;
@@ -252,7 +260,12 @@ export class SyntheticRm {
     const states = new Set((query.get('states') ?? '').split(',').filter(Boolean));
     const since = query.get('finishedTimeBegin') === null ? undefined : Number(query.get('finishedTimeBegin'));
     // `deSelects` (RM 3.1+, case-insensitive) leaves fields out of each app.
-    const deSelects = new Set((query.get('deSelects') ?? '').split(',').map((f) => f.trim().toLowerCase()).filter(Boolean));
+    const deSelects = new Set(
+      (query.get('deSelects') ?? '')
+        .split(',')
+        .map((f) => f.trim().toLowerCase())
+        .filter(Boolean),
+    );
     const app: Json[] = [];
     for (const a of this.apps) {
       if (states.size > 0 && !states.has(a.state)) continue;
@@ -267,7 +280,19 @@ export class SyntheticRm {
 
   private attemptsBody(a: App): string {
     const attemptId = a.id.replace('application_', 'appattempt_') + '_000001';
-    return JSON.stringify({ appAttempts: { appAttempt: [{ ...this.attemptTemplate, appAttemptId: attemptId, containerId: this.containerId(a, 1), nodeId: this.nodeId(a.containers[0]?.node ?? 0), startTime: a.submittedMs + 10 }] } });
+    return JSON.stringify({
+      appAttempts: {
+        appAttempt: [
+          {
+            ...this.attemptTemplate,
+            appAttemptId: attemptId,
+            containerId: this.containerId(a, 1),
+            nodeId: this.nodeId(a.containers[0]?.node ?? 0),
+            startTime: a.submittedMs + 10,
+          },
+        ],
+      },
+    });
   }
 
   private containersBody(a: App): string {
@@ -285,7 +310,12 @@ export class SyntheticRm {
         nodeId: node,
         startedTime: String(c.startedMs),
         logUrl: `http://localhost:0/node/containerlogs/${id}/root`,
-        allocatedResources: { entry: [{ key: 'memory-mb', value: String(c.memoryMB) }, { key: 'vcores', value: String(c.vcores) }] },
+        allocatedResources: {
+          entry: [
+            { key: 'memory-mb', value: String(c.memoryMB) },
+            { key: 'vcores', value: String(c.vcores) },
+          ],
+        },
       };
     });
     // Mapped JSON: a one-element list is a bare object (containers-single.json).
@@ -309,7 +339,13 @@ export class SyntheticRm {
       if (!m[3]) return ok('/apps/{id}/appattempts', this.attemptsBody(app));
       return ok('/apps/{id}/appattempts/{attempt}/containers', this.containersBody(app));
     }
-    return { status: 404, body: JSON.stringify({ RemoteException: { exception: 'NotFoundException', message: `no ${path}`, javaClassName: 'org.apache.hadoop.yarn.webapp.NotFoundException' } }), route: 'not found' };
+    return {
+      status: 404,
+      body: JSON.stringify({
+        RemoteException: { exception: 'NotFoundException', message: `no ${path}`, javaClassName: 'org.apache.hadoop.yarn.webapp.NotFoundException' },
+      }),
+      route: 'not found',
+    };
   }
 
   async start(port = 0): Promise<this> {
@@ -361,8 +397,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     },
   });
   const rm = new SyntheticRm({
-    nodes: Number(values.nodes), apps: Number(values.apps), containers: Number(values.containers),
-    finishedApps: Number(values.finished), bigApp: values['big-app'] === undefined ? undefined : Number(values['big-app']),
+    nodes: Number(values.nodes),
+    apps: Number(values.apps),
+    containers: Number(values.containers),
+    finishedApps: Number(values.finished),
+    bigApp: values['big-app'] === undefined ? undefined : Number(values['big-app']),
   });
   await rm.start();
   process.stdout.write(`${rm.url}\n`);

@@ -31,7 +31,8 @@ export async function renderOpenApi(): Promise<string> {
 export async function renderClientTypes(openApiText: string): Promise<string> {
   // A default makes a field optional to send; the document's `required` lists say what an answer always has.
   const ast = await openapiTS(JSON.parse(openApiText) as OpenAPI3, { alphabetize: false, exportType: false, defaultNonNullable: false });
-  const header = '/**\n * Types of the admin API, generated from openapi/openapi.json by openapi-typescript: do not edit.\n * Regenerate with `npm run openapi`.\n */\n\n';
+  const header =
+    '/**\n * Types of the admin API, generated from openapi/openapi.json by openapi-typescript: do not edit.\n * Regenerate with `npm run openapi`.\n */\n\n';
   return formatted(`${header}${astToString(ast)}`, CLIENT_TYPES_PATH);
 }
 

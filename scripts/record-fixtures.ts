@@ -171,23 +171,37 @@ async function main() {
 
     // Writes (the typed client's shapes).
     await record(rmUrl, 'put-app-priority.json', 'PUT', `${ws}/apps/${appId}/priority?user.name=${USER}`, { priority: 5 });
-    await record(rmUrl, 'put-scheduler-conf-ok.txt', 'PUT', `${ws}/scheduler-conf?user.name=${USER}`, {
-      'update-queue': [{ 'queue-name': 'root.default', params: { entry: [{ key: 'capacity', value: '60' }] } }],
-      'add-queue': [
-        {
-          'queue-name': 'root.batch',
-          params: {
-            entry: [
-              { key: 'capacity', value: '40' },
-              { key: 'maximum-capacity', value: '100' },
-            ],
+    await record(
+      rmUrl,
+      'put-scheduler-conf-ok.txt',
+      'PUT',
+      `${ws}/scheduler-conf?user.name=${USER}`,
+      {
+        'update-queue': [{ 'queue-name': 'root.default', params: { entry: [{ key: 'capacity', value: '60' }] } }],
+        'add-queue': [
+          {
+            'queue-name': 'root.batch',
+            params: {
+              entry: [
+                { key: 'capacity', value: '40' },
+                { key: 'maximum-capacity', value: '100' },
+              ],
+            },
           },
-        },
-      ],
-    }, 'body is plain text although the content type says JSON');
-    await record(rmUrl, 'error-400-put-scheduler-conf-bad.json', 'PUT', `${ws}/scheduler-conf?user.name=${USER}`, {
-      'update-queue': [{ 'queue-name': 'root.default', params: { entry: [{ key: 'capacity', value: '90' }] } }],
-    }, 'capacities of root children would sum to 130');
+        ],
+      },
+      'body is plain text although the content type says JSON',
+    );
+    await record(
+      rmUrl,
+      'error-400-put-scheduler-conf-bad.json',
+      'PUT',
+      `${ws}/scheduler-conf?user.name=${USER}`,
+      {
+        'update-queue': [{ 'queue-name': 'root.default', params: { entry: [{ key: 'capacity', value: '90' }] } }],
+      },
+      'capacities of root children would sum to 130',
+    );
     await record(rmUrl, 'put-app-queue.json', 'PUT', `${ws}/apps/${appId}/queue?user.name=${USER}`, { queue: 'batch' });
     await record(rmUrl, 'scheduler-two-queues.json', 'GET', `${ws}/scheduler`, undefined, 'root.default 60 %, root.batch 40 % with the app');
     await record(rmUrl, 'scheduler-conf-two-queues.json', 'GET', `${ws}/scheduler-conf?user.name=${USER}`);
@@ -196,7 +210,14 @@ async function main() {
       overCommitTimeout: -1,
     });
     await record(rmUrl, 'node-overcommitted.json', 'GET', `${ws}/nodes/${nodeId}`, undefined, 'after POST resource 6144 MB / 6 vcores');
-    await record(rmUrl, 'put-app-state-kill-202.json', 'PUT', `${ws}/apps/${appId}/state?user.name=${USER}`, { state: 'KILLED' }, '202 Accepted + Location while the kill is in progress');
+    await record(
+      rmUrl,
+      'put-app-state-kill-202.json',
+      'PUT',
+      `${ws}/apps/${appId}/state?user.name=${USER}`,
+      { state: 'KILLED' },
+      '202 Accepted + Location while the kill is in progress',
+    );
     await waitFor('app killed', async () => {
       const s = await json(rmUrl!, `${ws}/apps/${appId}/state`);
       return s.state === 'KILLED' ? true : undefined;
@@ -214,7 +235,6 @@ async function main() {
       'update-queue': [{ 'queue-name': 'root.default', params: { entry: [{ key: 'capacity', value: '100' }] } }],
     });
     await record(rmUrl, 'scheduler-conf-after-remove.json', 'GET', `${ws}/scheduler-conf?user.name=${USER}`);
-
   } finally {
     await cluster?.stop();
   }
@@ -223,10 +243,24 @@ async function main() {
   if (cluster) {
     const ro = await startMiniCluster({ nodes: 1, confStore: 'file' });
     try {
-      await record(ro.rmUrl, 'error-400-scheduler-conf-get-file-store.txt', 'GET', `${ws}/scheduler-conf?user.name=${USER}`, undefined, 'yarn.scheduler.configuration.store.class=file');
-      await record(ro.rmUrl, 'error-400-put-scheduler-conf-file-store.txt', 'PUT', `${ws}/scheduler-conf?user.name=${USER}`, {
-        'update-queue': [{ 'queue-name': 'root.default', params: { entry: [{ key: 'maximum-capacity', value: '90' }] } }],
-      }, 'yarn.scheduler.configuration.store.class=file');
+      await record(
+        ro.rmUrl,
+        'error-400-scheduler-conf-get-file-store.txt',
+        'GET',
+        `${ws}/scheduler-conf?user.name=${USER}`,
+        undefined,
+        'yarn.scheduler.configuration.store.class=file',
+      );
+      await record(
+        ro.rmUrl,
+        'error-400-put-scheduler-conf-file-store.txt',
+        'PUT',
+        `${ws}/scheduler-conf?user.name=${USER}`,
+        {
+          'update-queue': [{ 'queue-name': 'root.default', params: { entry: [{ key: 'maximum-capacity', value: '90' }] } }],
+        },
+        'yarn.scheduler.configuration.store.class=file',
+      );
     } finally {
       await ro.stop();
     }
@@ -238,9 +272,7 @@ async function main() {
   if (!overwrite && existsSync(manifestFile)) {
     const old = JSON.parse(readFileSync(manifestFile, 'utf8')) as { recordedAt?: string; hadoopVersion?: string; entries: Entry[] };
     const written = new Set(manifest.map((e) => e.file));
-    kept = old.entries
-      .filter((e) => !written.has(e.file))
-      .map((e) => ({ recordedAt: old.recordedAt, hadoopVersion: old.hadoopVersion, ...e }));
+    kept = old.entries.filter((e) => !written.has(e.file)).map((e) => ({ recordedAt: old.recordedAt, hadoopVersion: old.hadoopVersion, ...e }));
   }
   writeFileSync(manifestFile, JSON.stringify({ entries: [...kept, ...manifest] }, null, 2) + '\n');
   console.error(`wrote ${manifest.length} recordings to ${outDir} (${kept.length} kept)`);

@@ -18,7 +18,12 @@ import { runBopfScenario, type BopfRunResult } from '../src/sim/workloads/bopf-r
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
   args: process.argv.slice(2),
-  options: { only: { type: 'string', default: 'fig7,table4,fig9,fig10,fig12' }, seed: { type: 'string', default: '1' }, write: { type: 'boolean', default: false }, json: { type: 'string' } },
+  options: {
+    only: { type: 'string', default: 'fig7,table4,fig9,fig10,fig12' },
+    seed: { type: 'string', default: '1' },
+    write: { type: 'boolean', default: false },
+    json: { type: 'string' },
+  },
 });
 const only = new Set(args.only.split(','));
 const seed = Number(args.seed);
@@ -132,7 +137,13 @@ if (only.has('fig9')) {
     const rb = run(s, 'bopf');
     const rs = run(s, 'sp');
     const rd = run(s, 'drf');
-    data[x] = { bopf: rb.tq.meanCompletion, sp: rs.tq.meanCompletion, drf: rd.tq.meanCompletion, lqClass: rb.admission?.lq0, lqShare: { bopf: rb.longTermShares['root.lq0'], sp: rs.longTermShares['root.lq0'], drf: rd.longTermShares['root.lq0'] } };
+    data[x] = {
+      bopf: rb.tq.meanCompletion,
+      sp: rs.tq.meanCompletion,
+      drf: rd.tq.meanCompletion,
+      lqClass: rb.admission?.lq0,
+      lqShare: { bopf: rb.longTermShares['root.lq0'], sp: rs.longTermShares['root.lq0'], drf: rd.longTermShares['root.lq0'] },
+    };
     rows.push(
       `| ${x}× | ${rb.admission?.lq0} | ${f1(rb.tq.meanCompletion)} | ${f1(rs.tq.meanCompletion)} | ${f1(rd.tq.meanCompletion)} | ${f2(rs.tq.meanCompletion / rb.tq.meanCompletion)} | ${f2(rb.longTermShares['root.lq0'])} / ${f2(rs.longTermShares['root.lq0'])} / ${f2(rd.longTermShares['root.lq0'])} |`,
     );
@@ -163,8 +174,12 @@ if (only.has('fig10')) {
     return `| ${q.slice(5)} | ${res.bopf.admission?.[q.slice(5)]} | ${res.nbopf.admission?.[q.slice(5)]} | ${pols.map(cell).join(' | ')} | ${pols.map((p) => f2(res[p].longTermShares[q])).join(' / ')} |`;
   });
   // Figures are docs: written with --write only, like the section.
-  if (args.write) for (const p of pols) writeFileSync(resolve(ROOT, `docs/figures/bopf-shares-${p}.svg`), shareSvg(res[p], queues, `${LABEL[p]}: dominant share per queue (3 LQs + 1 TQ)`));
-  json.fig10 = Object.fromEntries(pols.map((p) => [p, { lq: res[p].lq.byQueue, tq: res[p].tq.meanCompletion, shares: res[p].longTermShares, admission: res[p].admission }]));
+  if (args.write)
+    for (const p of pols)
+      writeFileSync(resolve(ROOT, `docs/figures/bopf-shares-${p}.svg`), shareSvg(res[p], queues, `${LABEL[p]}: dominant share per queue (3 LQs + 1 TQ)`));
+  json.fig10 = Object.fromEntries(
+    pols.map((p) => [p, { lq: res[p].lq.byQueue, tq: res[p].tq.meanCompletion, shares: res[p].longTermShares, admission: res[p].admission }]),
+  );
   out.push(
     '### Three LQs and one TQ (paper Fig. 10, 11)',
     '',
@@ -200,7 +215,10 @@ if (only.has('fig12')) {
     const onTime = (r: BopfRunResult) => r.lq.completions.filter((c) => c <= deadlineS).length / Math.max(1, r.lq.completions.length);
     const dv = lqSpecOf(van).demand!.memoryMBSeconds;
     const da = requested(alp);
-    data[sd] = { vanilla: { onTime: onTime(rv), share: rv.longTermShares, class: rv.admission?.lq0 }, alpha: { onTime: onTime(ra), share: ra.longTermShares, requestedVsVanilla: da / dv, class: ra.admission?.lq0 } };
+    data[sd] = {
+      vanilla: { onTime: onTime(rv), share: rv.longTermShares, class: rv.admission?.lq0 },
+      alpha: { onTime: onTime(ra), share: ra.longTermShares, requestedVsVanilla: da / dv, class: ra.admission?.lq0 },
+    };
     rows.push(
       `| ${(sd * 100).toFixed(0)} % | ${(onTime(rv) * 100).toFixed(0)} % | ${(onTime(ra) * 100).toFixed(0)} % | ${f2(da / dv)} | ${f2(rv.longTermShares['root.lq0'])} / ${f2(ra.longTermShares['root.lq0'])} | ${f2(rv.longTermShares['root.tq0'])} / ${f2(ra.longTermShares['root.tq0'])} |`,
     );
@@ -209,7 +227,7 @@ if (only.has('fig12')) {
   out.push(
     '### Bursts of uncertain size: the alpha-strategy (paper Fig. 12)',
     '',
-    'Command: `npx tsx scripts/reproduce-bopf.ts --only fig12` (BB, 1 LQ + 2 TQs, 20 bursts every 150 s, each burst\'s task count × N(1, std), 40 % of the cluster wide, deadline 90 s; vanilla BoPF declares the mean demand, the alpha-strategy the α = 0.95 rule with independent resources).',
+    "Command: `npx tsx scripts/reproduce-bopf.ts --only fig12` (BB, 1 LQ + 2 TQs, 20 bursts every 150 s, each burst's task count × N(1, std), 40 % of the cluster wide, deadline 90 s; vanilla BoPF declares the mean demand, the alpha-strategy the α = 0.95 rule with independent resources).",
     '',
     '| burst size std | on time, vanilla | on time, α-strategy | requested demand α / vanilla | LQ share vanilla / α | TQ-0 share vanilla / α |',
     '|---:|---:|---:|---:|---|---|',
@@ -257,10 +275,16 @@ function shareSvg(r: BopfRunResult, queues: string[], title: string): string {
     for (let i = 0; i < base.length; i++) base[i] = top[i];
   });
   const ticks: string[] = [];
-  for (let v = 0; v <= 1.0001; v += 0.25) ticks.push(`<line x1="${L}" x2="${L + PW}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/><text x="${L - 6}" y="${y(v) + 4}" text-anchor="end" font-size="11">${v.toFixed(2)}</text>`);
+  for (let v = 0; v <= 1.0001; v += 0.25)
+    ticks.push(
+      `<line x1="${L}" x2="${L + PW}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/><text x="${L - 6}" y="${y(v) + 4}" text-anchor="end" font-size="11">${v.toFixed(2)}</text>`,
+    );
   const step = tMax > 2000 ? 500 : 200;
   for (let s = 0; s <= tMax; s += step) ticks.push(`<text x="${x(s)}" y="${T + PH + 16}" text-anchor="middle" font-size="11">${s}</text>`);
-  const legend = queues.map((q, k) => `<rect x="${L + PW + 15}" y="${T + 10 + k * 20}" width="12" height="12" fill="${colors[k % colors.length]}"/><text x="${L + PW + 32}" y="${T + 20 + k * 20}" font-size="12">${q.slice(5)}</text>`);
+  const legend = queues.map(
+    (q, k) =>
+      `<rect x="${L + PW + 15}" y="${T + 10 + k * 20}" width="12" height="12" fill="${colors[k % colors.length]}"/><text x="${L + PW + 32}" y="${T + 20 + k * 20}" font-size="12">${q.slice(5)}</text>`,
+  );
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif">
 <rect width="${W}" height="${H}" fill="white"/>
 <text x="${L}" y="18" font-size="13">${title}</text>

@@ -61,12 +61,17 @@ for (const trace of args.from ? [] : traces) {
         share,
         seed,
         runs: Object.fromEntries(Object.entries(out).map(([k, v]) => [k, v.run])),
-        fasterThanCapacity: { darss: fasterShare(out.darss.result.records, out.capacity.result.records).share, rayon: fasterShare(out.rayon.result.records, out.capacity.result.records).share },
+        fasterThanCapacity: {
+          darss: fasterShare(out.darss.result.records, out.capacity.result.records).share,
+          rayon: fasterShare(out.rayon.result.records, out.capacity.result.records).share,
+        },
         fasterThanRayon: fasterShare(out.darss.result.records, out.rayon.result.records).share,
       };
       rows.push(row);
       const d = row.runs.darss.production;
-      log(`${trace} ${share}% seed ${seed}: darss accepted ${d.accepted}/${d.submitted}, missed ${d.missedDeadline}; rayon accepted ${row.runs.rayon.production.accepted}, missed ${row.runs.rayon.production.missedDeadline}; capacity missed ${row.runs.capacity.production.missedDeadline}`);
+      log(
+        `${trace} ${share}% seed ${seed}: darss accepted ${d.accepted}/${d.submitted}, missed ${d.missedDeadline}; rayon accepted ${row.runs.rayon.production.accepted}, missed ${row.runs.rayon.production.missedDeadline}; capacity missed ${row.runs.capacity.production.missedDeadline}`,
+      );
     }
   }
 }
@@ -80,7 +85,9 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.le
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 for (const trace of traces) {
   console.log(`\n**${trace}** (${seeds.length} seeds: ${seeds.join(', ')}; ${jobs} arrivals each)\n`);
-  console.log('| production share | policy | accepted | met deadline (of accepted) | worst seed met | accepted ≥ Rayon on every seed | BE completed by last arrival | BE mean latency (s) | BE p99 (s) | BE faster than CapacityScheduler | BE faster than Rayon |');
+  console.log(
+    '| production share | policy | accepted | met deadline (of accepted) | worst seed met | accepted ≥ Rayon on every seed | BE completed by last arrival | BE mean latency (s) | BE p99 (s) | BE faster than CapacityScheduler | BE faster than Rayon |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const share of shares) {
     const rs = rows.filter((r) => r.trace === trace && r.share === share);
@@ -95,7 +102,9 @@ for (const trace of traces) {
       const p99 = mean(runs.map((r) => r.bestEffort.p99Latency));
       const fc = name === 'capacity' ? '' : pct(mean(rs.map((r) => r.fasterThanCapacity[name])));
       const fr = name === 'darss' ? pct(mean(rs.map((r) => r.fasterThanRayon))) : '';
-      console.log(`| ${share} % | ${name} | ${pct(acc)} | ${pct(met)} | ${pct(worst)} | ${geRayon} | ${done.toFixed(0)} | ${lat.toFixed(0)} | ${p99.toFixed(0)} | ${fc} | ${fr} |`);
+      console.log(
+        `| ${share} % | ${name} | ${pct(acc)} | ${pct(met)} | ${pct(worst)} | ${geRayon} | ${done.toFixed(0)} | ${lat.toFixed(0)} | ${p99.toFixed(0)} | ${fc} | ${fr} |`,
+      );
     }
   }
 }

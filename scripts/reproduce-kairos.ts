@@ -27,7 +27,10 @@ interface Args {
 }
 
 function readArgs(argv: string[]): Args {
-  const { values } = parseArgs({ args: argv, options: { seeds: { type: 'string', default: '10' }, jobs: { type: 'string', default: '100' }, 'no-write': { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { seeds: { type: 'string', default: '10' }, jobs: { type: 'string', default: '100' }, 'no-write': { type: 'boolean', default: false } },
+  });
   const a: Args = { seeds: Number(values.seeds), jobs: Number(values.jobs), write: !values['no-write'] };
   if (!(Number.isInteger(a.seeds) && a.seeds >= 1)) throw new Error('--seeds must be a positive integer');
   if (!(Number.isInteger(a.jobs) && a.jobs >= 1)) throw new Error('--jobs must be a positive integer');
@@ -111,8 +114,24 @@ function run(workload: Workload, config: Config, args: Args): Agg {
   const hit = cache.get(key);
   if (hit) return { ...hit, config };
   const agg: Agg = {
-    config, workload, p50: [], p90: [], p99: [], max: [], shortP50: [], longP50: [], slowP50: [], slowP99: [], slowMax: [], util: [],
-    suspends: 0, jct: [], byCat: {}, waitByCat: {}, slowdown: [], wallS: 0,
+    config,
+    workload,
+    p50: [],
+    p90: [],
+    p99: [],
+    max: [],
+    shortP50: [],
+    longP50: [],
+    slowP50: [],
+    slowP99: [],
+    slowMax: [],
+    util: [],
+    suspends: 0,
+    jct: [],
+    byCat: {},
+    waitByCat: {},
+    slowdown: [],
+    wallS: 0,
   };
   for (let seed = 1; seed <= args.seeds; seed++) {
     const t1 = performance.now();
@@ -207,7 +226,8 @@ function categoryTable(rows: Agg[]): string {
   const alone: Record<string, number> = { 1: 85, 2: 201, 3: 239, 4: 308, 5: 1175 };
   const cats = [...new Set(rows.flatMap((a) => Object.keys(a.byCat)))].sort();
   const lines = [`| system | ${cats.map((c) => `cat. ${c} (alone ${alone[c] ?? '?'} s)`).join(' | ')} |`, `|---|${cats.map(() => '---').join('|')}|`];
-  for (const a of rows) lines.push(`| ${a.config.label} | ${cats.map((c) => `${f0(median(a.byCat[c] ?? []))} / ${f0(median(a.waitByCat[c] ?? []))}`).join(' | ')} |`);
+  for (const a of rows)
+    lines.push(`| ${a.config.label} | ${cats.map((c) => `${f0(median(a.byCat[c] ?? []))} / ${f0(median(a.waitByCat[c] ?? []))}`).join(' | ')} |`);
   return lines.join('\n');
 }
 const catMed = (a: Agg, c: string): number => median(a.byCat[c] ?? []);
@@ -224,7 +244,14 @@ function verdict(rows: Agg[], bigc: Agg, expectBest: string): string {
   const name = (a: Agg): string => a.config.label;
   const beatsBigc = (k: 'p50' | 'p99'): string => {
     const n = rows.filter((r) => mean(r[k]) < mean(bigc[k])).length;
-    return n === rows.length ? 'all' : n === 0 ? 'none' : rows.filter((r) => mean(r[k]) < mean(bigc[k])).map(name).join(', ');
+    return n === rows.length
+      ? 'all'
+      : n === 0
+        ? 'none'
+        : rows
+            .filter((r) => mean(r[k]) < mean(bigc[k]))
+            .map(name)
+            .join(', ');
   };
   return (
     `lowest p50: ${best(rows, 'p50')}; lowest p99: ${best(rows, 'p99')}; lowest worst job: ${best(rows, 'max')} ` +
@@ -256,7 +283,9 @@ function main(): void {
   const uKairosNG = run('kairos-uniform', K('Kairos, no starvation guard', NO_GUARD), args);
   const uBigc = run('kairos-uniform', { label: 'Big-C', policy: 'bigc', params: BIGC_UNIFORM }, args);
   // Fig. 6: dispatch tie-breaks.
-  const tie = (['variance', 'random', 'sum'] as const).map((t) => run('kairos-heavy', K(`Kairos ${t === 'variance' ? 'Var' : t === 'random' ? 'Random' : 'Sum'}`, { tieBreak: t }), args));
+  const tie = (['variance', 'random', 'sum'] as const).map((t) =>
+    run('kairos-heavy', K(`Kairos ${t === 'variance' ? 'Var' : t === 'random' ? 'Random' : 'Sum'}`, { tieBreak: t }), args),
+  );
   const tieNG = (['variance', 'random', 'sum'] as const).map((t) =>
     run('kairos-heavy', K(`Kairos ${t === 'variance' ? 'Var' : t === 'random' ? 'Random' : 'Sum'}, no guard`, { tieBreak: t, ...NO_GUARD }), args),
   );
@@ -277,13 +306,20 @@ function main(): void {
   const figUniform = plot(args.write, 'kairos-uniform-jct.svg', [uKairos, uKairosNG, uBigc, uFifo], `kairos-uniform: job completion time (${seedsTxt} pooled)`);
   const figTie = plot(args.write, 'kairos-tiebreak.svg', [...tie, ...tieNG], `Dispatch tie-breaks, kairos-heavy (${seedsTxt} pooled)`);
   const figQ = plot(args.write, 'kairos-q.svg', [...qs, ...qsNG, bigcRow], `Sensitivity to Q, kairos-heavy (${seedsTxt} pooled)`);
-  const figSkew = plot(args.write, 'kairos-heavy-skewed-jct.svg', [sKairos, sKairosNG, sBigc, sFifo], `kairos-heavy with task skew σ=${SKEW_SIGMA} (${seedsTxt} pooled)`);
+  const figSkew = plot(
+    args.write,
+    'kairos-heavy-skewed-jct.svg',
+    [sKairos, sKairosNG, sBigc, sFifo],
+    `kairos-heavy with task skew σ=${SKEW_SIGMA} (${seedsTxt} pooled)`,
+  );
   const figW = plot(args.write, 'kairos-w.svg', [...ws, ...wsNG, bigcRow], `Sensitivity to W, kairos-heavy (${seedsTxt} pooled)`);
 
   const m = (a: Agg, k: 'p50' | 'p99'): number => mean(a[k]);
   const cmd = `npx tsx scripts/reproduce-kairos.ts --seeds ${args.seeds} --jobs ${args.jobs}`;
   const one = (wl: string, pol: string, sets: Record<string, unknown> = {}): string =>
-    `npx schedbrain simulate --workload ${wl} --policy ${pol} --seed 1${Object.entries(sets).map(([k, v]) => ` --set ${k}=${v}`).join('')}`;
+    `npx schedbrain simulate --workload ${wl} --policy ${pol} --seed 1${Object.entries(sets)
+      .map(([k, v]) => ` --set ${k}=${v}`)
+      .join('')}`;
 
   const section = `## Kairos
 
@@ -326,10 +362,10 @@ short with a 70 % share on the uniform one (\`shortCutoffMs=110000\`, \`shortSha
 ### Heavy-tailed workload (paper Fig. 4)
 
 ${table([fifo, kairos, kairosNG, bigc], {
-    'YARN FIFO': { p50: 808, p99: 2061 },
-    Kairos: { p50: 241, p99: 1452 },
-    'Big-C': { p50: 341, p99: 3368, max: 3624 },
-  })}
+  'YARN FIFO': { p50: 808, p99: 2061 },
+  Kairos: { p50: 241, p99: 1452 },
+  'Big-C': { p50: 341, p99: 3368, max: 3624 },
+})}
 
 | comparison | ours, p50 | ours, p99 | paper, p50 | paper, p99 |
 |---|---|---|---|---|

@@ -50,7 +50,10 @@ for (const family of ['google']) {
     }
     const workload = loadEagleTrace(path);
     const runs = SCHEDULERS.map((scheduler) => runTaskLevel({ workload, scheduler, params: EC2_PARAMS[scheduler], workers: 120, seed, cutoffMs: 1000 }));
-    for (const r of runs) out.push(`| ${family} ${load} % | ${r.scheduler} | ${pct(r, 'short')} | ${pct(r, 'long')} | ${ratio(r, runs[0], 'short')} | ${ratio(r, runs[0], 'long')} |`);
+    for (const r of runs)
+      out.push(
+        `| ${family} ${load} % | ${r.scheduler} | ${pct(r, 'short')} | ${pct(r, 'long')} | ${ratio(r, runs[0], 'short')} | ${ratio(r, runs[0], 'long')} |`,
+      );
   }
 }
 
@@ -58,12 +61,17 @@ if (values.yahoo) {
   const path = join(dir, 'yahoo-sub-3363.tr');
   const workload = loadEagleTrace(path);
   out.push('', `yahoo-sub-3363.tr, defaults (§4), seed ${seed}. Completion time (s).`, '');
-  out.push('| workers | scheduler | mean | zero queueing | short p50 / p90 / p99 | long mean | short slowdown p50 / p90 / p99 |', '|---|---|---|---|---|---|---|');
+  out.push(
+    '| workers | scheduler | mean | zero queueing | short p50 / p90 / p99 | long mean | short slowdown p50 / p90 / p99 |',
+    '|---|---|---|---|---|---|---|',
+  );
   for (const workers of [3000, 4000]) {
     for (const scheduler of SCHEDULERS) {
       const r = runTaskLevel({ workload, scheduler, workers, seed });
       const s = r.short.slowdown;
-      out.push(`| ${workers} | ${scheduler} | ${r.jct.mean.toFixed(1)} | ${(100 * r.zeroQueueingShare).toFixed(1)} % | ${pct(r, 'short')} | ${r.long.mean.toFixed(1)} | ${f(s.p50)} / ${f(s.p90)} / ${f(s.p99)} |`);
+      out.push(
+        `| ${workers} | ${scheduler} | ${r.jct.mean.toFixed(1)} | ${(100 * r.zeroQueueingShare).toFixed(1)} % | ${pct(r, 'short')} | ${r.long.mean.toFixed(1)} | ${f(s.p50)} / ${f(s.p90)} / ${f(s.p99)} |`,
+      );
     }
   }
 }

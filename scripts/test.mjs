@@ -18,6 +18,7 @@ function run(cmd, args) {
 for (const [cmd, args] of [
   ['npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']],
   ['npx', ['eslint', '.']],
+  ['npx', ['prettier', '--check', '.']],
   ['node', ['scripts/build-adapter.mjs']],
 ]) {
   const code = run(cmd, args);

@@ -28,7 +28,10 @@ export const configSchema = z
     user: z.string().min(1).optional(),
     requestTimeoutMs: z.number().int().positive().default(10_000),
     /** An HTTPS RM: CA file (PEM) for its certificate; client certificate and key if it asks for one. */
-    rmTls: z.object({ caFile: z.string().min(1).optional(), certFile: z.string().min(1).optional(), keyFile: z.string().min(1).optional() }).strict().optional(),
+    rmTls: z
+      .object({ caFile: z.string().min(1).optional(), certFile: z.string().min(1).optional(), keyFile: z.string().min(1).optional() })
+      .strict()
+      .optional(),
     /** A Kerberos-secured RM: file holding a delegation token (from `yarn` or the RM's delegation-token API). */
     rmDelegationTokenFile: z.string().min(1).optional(),
     /** Admin API listen address. */
@@ -88,7 +91,12 @@ export const configSchema = z
     drift: z
       .object({
         policy: z.enum(['respect', 'override', 'pause']).default('respect'),
-        holdOffMs: z.number().int().min(0).max(7 * 24 * 3600_000).default(10 * 60_000),
+        holdOffMs: z
+          .number()
+          .int()
+          .min(0)
+          .max(7 * 24 * 3600_000)
+          .default(10 * 60_000),
       })
       .strict()
       .default({}),
@@ -129,7 +137,12 @@ export const configSchema = z
         /** Past this many records, those that ended earliest are dropped. */
         maxRecords: z.number().int().min(1).max(10_000_000).default(100_000),
         /** Each pull reads again this far before the latest end it recorded (late state-store saves). */
-        overlapMs: z.number().int().min(0).max(24 * 3600_000).default(5 * 60_000),
+        overlapMs: z
+          .number()
+          .int()
+          .min(0)
+          .max(24 * 3600_000)
+          .default(5 * 60_000),
         /** Cron time zone, e.g. `UTC` (default: the process's). */
         timezone: z.string().min(1).refine(isTimeZone, 'not a time zone this runtime knows').optional(),
       })
@@ -140,7 +153,10 @@ export const configSchema = z
      * live, `/v1/rayon/reservations`); the brain then never writes the scheduler configuration.
      * With the embedded mini YARN, the leaf is created with 75 % of the cluster.
      */
-    reservationQueue: z.string().regex(/^[A-Za-z0-9_]+$/, 'a leaf name of root: letters, digits and "_"').optional(),
+    reservationQueue: z
+      .string()
+      .regex(/^[A-Za-z0-9_]+$/, 'a leaf name of root: letters, digits and "_"')
+      .optional(),
     /**
      * One active brain among several (docs/operator-guide.md, "Running two brains"): the brain
      * writes only while it holds the leadership. `file`: a lock file on this host (the default;
@@ -153,8 +169,14 @@ export const configSchema = z
         /** Default: <stateDir>/leader.lock. */
         lockFile: z.string().min(1).optional(),
         /** ZooKeeper ensemble, `host:port[,host:port...]`. */
-        zk: z.string().regex(/^[^\s,]+:\d+(,[^\s,]+:\d+)*(\/[^\s]*)?$/, 'host:port[,host:port...] (optionally a /chroot)').optional(),
-        zkPath: z.string().regex(/^(\/[^/\s]+)+$/, 'an absolute znode path such as /schedbrain/leader').default('/schedbrain/leader'),
+        zk: z
+          .string()
+          .regex(/^[^\s,]+:\d+(,[^\s,]+:\d+)*(\/[^\s]*)?$/, 'host:port[,host:port...] (optionally a /chroot)')
+          .optional(),
+        zkPath: z
+          .string()
+          .regex(/^(\/[^/\s]+)+$/, 'an absolute znode path such as /schedbrain/leader')
+          .default('/schedbrain/leader'),
         /** A leader silent this long loses the leadership (ZooKeeper: the session timeout asked for). */
         leaseMs: z.number().int().min(1000).max(600_000).default(15_000),
         /** What a new leader does with over-commits and suspensions a previous brain left: undo or adopt them. */
@@ -248,23 +270,51 @@ export const CONFIG_FLAGS: Record<string, { key: string; kind: Kind; help: strin
   'shim-secret-file': { key: 'shim.secretFile', kind: 'string', help: "file with the shims' shared secret (default: the embedded mini YARN's)" },
   'log-level': { key: 'logLevel', kind: 'string', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
   nodes: { key: 'miniCluster.nodes', kind: 'number', help: 'NodeManagers of the embedded mini YARN (default 2)' },
-  'drift-policy': { key: 'drift.policy', kind: 'string', help: 'a field changed outside the brain: respect (default: left alone for --drift-hold-off-ms), override, or pause every write' },
+  'drift-policy': {
+    key: 'drift.policy',
+    kind: 'string',
+    help: 'a field changed outside the brain: respect (default: left alone for --drift-hold-off-ms), override, or pause every write',
+  },
   'drift-hold-off-ms': { key: 'drift.holdOffMs', kind: 'number', help: 'how long a change outside the brain is respected (default 600000)' },
-  'tokens-file': { key: 'auth.tokensFile', kind: 'string', help: 'admin API tokens: YAML list of {name, role: read|operate|admin, token} (default: <state-dir>/admin.token, made on first start)' },
+  'tokens-file': {
+    key: 'auth.tokensFile',
+    kind: 'string',
+    help: 'admin API tokens: YAML list of {name, role: read|operate|admin, token} (default: <state-dir>/admin.token, made on first start)',
+  },
   'open-reads': { key: 'auth.openReads', kind: 'boolean', help: 'GET routes answer without a token (default off)' },
   'allowed-hosts': { key: 'auth.allowedHosts', kind: 'list', help: 'Host header names accepted besides loopback and this host, comma-separated' },
   'tls-cert': { key: 'tls.certFile', kind: 'string', help: 'admin API TLS certificate (PEM); with --tls-key' },
   'tls-key': { key: 'tls.keyFile', kind: 'string', help: 'admin API TLS private key (PEM)' },
   'tls-client-ca': { key: 'tls.clientCaFile', kind: 'string', help: 'require client certificates signed by this CA (mTLS)' },
-  'reservation-queue': { key: 'reservationQueue', kind: 'string', help: "reservable leaf of root for YARN's ReservationSystem (rayon live); no scheduler-conf writes then" },
-  'allow-advisory': { key: 'allowAdvisory', kind: 'boolean', help: 'run a writing policy the cluster cannot fully carry out (e.g. Kairos without a shim) advisory instead of refusing it' },
+  'reservation-queue': {
+    key: 'reservationQueue',
+    kind: 'string',
+    help: "reservable leaf of root for YARN's ReservationSystem (rayon live); no scheduler-conf writes then",
+  },
+  'allow-advisory': {
+    key: 'allowAdvisory',
+    kind: 'boolean',
+    help: 'run a writing policy the cluster cannot fully carry out (e.g. Kairos without a shim) advisory instead of refusing it',
+  },
   'allow-insecure-bind': { key: 'allowInsecureBind', kind: 'boolean', help: 'serve on a non-loopback address without TLS (default: refuse)' },
-  'leader-election': { key: 'leader.election', kind: 'string', help: 'file (default) | zookeeper (default with --leader-zk) | none: who may write among several brains' },
-  'leader-lock-file': { key: 'leader.lockFile', kind: 'string', help: 'lock file of the file election; brains on one host name the same one (default <state-dir>/leader.lock)' },
+  'leader-election': {
+    key: 'leader.election',
+    kind: 'string',
+    help: 'file (default) | zookeeper (default with --leader-zk) | none: who may write among several brains',
+  },
+  'leader-lock-file': {
+    key: 'leader.lockFile',
+    kind: 'string',
+    help: 'lock file of the file election; brains on one host name the same one (default <state-dir>/leader.lock)',
+  },
   'leader-zk': { key: 'leader.zk', kind: 'string', help: 'ZooKeeper ensemble host:port[,host:port...] for the leader election' },
   'leader-zk-path': { key: 'leader.zkPath', kind: 'string', help: 'znode of the election (default /schedbrain/leader)' },
   'leader-lease-ms': { key: 'leader.leaseMs', kind: 'number', help: 'a silent leader loses the leadership after this (default 15000)' },
-  'leader-takeover': { key: 'leader.onTakeover', kind: 'string', help: 'a new leader undoes (default) or adopts the over-commits and suspensions a previous brain left' },
+  'leader-takeover': {
+    key: 'leader.onTakeover',
+    kind: 'string',
+    help: 'a new leader undoes (default) or adopts the over-commits and suspensions a previous brain left',
+  },
 };
 
 type Tree = Record<string, unknown>;
@@ -372,7 +422,14 @@ export function parseConfigFlags(argv: readonly string[], flags = CONFIG_FLAGS):
       negated = true;
     }
     const f = flags[name];
-    if (!f) throw new ConfigError(`--${name}`, 'command line', `unknown flag; known: --config, ${Object.keys(flags).map((k) => `--${k}`).join(', ')}`);
+    if (!f)
+      throw new ConfigError(
+        `--${name}`,
+        'command line',
+        `unknown flag; known: --config, ${Object.keys(flags)
+          .map((k) => `--${k}`)
+          .join(', ')}`,
+      );
     if (f.kind === 'boolean') {
       setPath(out.values, f.key, negated ? false : t.value === undefined ? true : convert(t.value, 'boolean', f.key, `--${name}`));
       continue;
@@ -454,8 +511,10 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     const source = sources.get(key) ?? [...sources.entries()].find(([k]) => key.startsWith(`${k}.`))?.[1] ?? '';
     throw new ConfigError(key || '(root)', source, reason);
   }
-  if (r.data.backoff.maxMs < r.data.backoff.initialMs) throw new ConfigError('backoff.maxMs', sources.get('backoff.maxMs') ?? '', 'must be >= backoff.initialMs');
-  if (r.data.leader.election === 'zookeeper' && !r.data.leader.zk) throw new ConfigError('leader.zk', sources.get('leader.election') ?? '', 'the zookeeper election needs the ensemble (--leader-zk host:port[,...])');
+  if (r.data.backoff.maxMs < r.data.backoff.initialMs)
+    throw new ConfigError('backoff.maxMs', sources.get('backoff.maxMs') ?? '', 'must be >= backoff.initialMs');
+  if (r.data.leader.election === 'zookeeper' && !r.data.leader.zk)
+    throw new ConfigError('leader.zk', sources.get('leader.election') ?? '', 'the zookeeper election needs the ensemble (--leader-zk host:port[,...])');
   return { config: r.data, sources, help: flags.help, positional: flags.positional };
 }
 
@@ -470,7 +529,11 @@ function keyShape(path: string[]): Record<string, unknown> {
 }
 
 export function configHelp(): string {
-  const flagLines = Object.entries(CONFIG_FLAGS).map(([n, f]) => `  --${n}${f.kind === 'boolean' ? '' : ` ${f.kind === 'number' ? 'N' : f.kind === 'json' ? 'JSON' : f.kind === 'list' ? 'A,B' : 'VALUE'}`}`.padEnd(32) + f.help);
+  const flagLines = Object.entries(CONFIG_FLAGS).map(
+    ([n, f]) =>
+      `  --${n}${f.kind === 'boolean' ? '' : ` ${f.kind === 'number' ? 'N' : f.kind === 'json' ? 'JSON' : f.kind === 'list' ? 'A,B' : 'VALUE'}`}`.padEnd(32) +
+      f.help,
+  );
   const envLines = Object.entries(ENV_VARS).map(([n, v]) => `  ${n.padEnd(34)}${v.key}`);
   return [
     '  --config FILE'.padEnd(32) + 'YAML configuration file (also SCHEDBRAIN_CONFIG)',

@@ -18,7 +18,11 @@ export type Role = (typeof ROLES)[number];
 export const apiTokenSchema = z
   .object({
     /** Who this token is: written in the audit trail. */
-    name: z.string().min(1).max(100).regex(/^[A-Za-z0-9._@-]+$/, 'letters, digits and . _ @ - only'),
+    name: z
+      .string()
+      .min(1)
+      .max(100)
+      .regex(/^[A-Za-z0-9._@-]+$/, 'letters, digits and . _ @ - only'),
     role: z.enum(ROLES),
     /** The secret itself; at least 16 characters. */
     token: z.string().min(16).max(512),

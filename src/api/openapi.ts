@@ -132,7 +132,6 @@ export class SchemaConverter {
   }
 }
 
-
 export interface ApiRoute {
   readonly method: 'get' | 'put' | 'post' | 'delete';
   /** OpenAPI-style path (`/v1/policy`, `/v1/bopf/queues/{name}`). */
@@ -187,13 +186,19 @@ export function buildOpenApi(routes: readonly ApiRoute[], o: OpenApiOptions): Js
       return { name, in: where, required, schema, ...(description ? { description } : {}) };
     });
   for (const r of routes) {
-    const op: Record<string, unknown> = { summary: r.summary, operationId: `${r.method}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}` };
+    const op: Record<string, unknown> = {
+      summary: r.summary,
+      operationId: `${r.method}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    };
     if (r.tags) op.tags = r.tags;
     // An open route takes a token too (it is then audited under its name): no credential or any role.
     op.security = r.open ? [{}, { [o.securityScheme.name]: [o.roleOf(r)] }] : [{ [o.securityScheme.name]: [o.roleOf(r)] }];
     const inPath = [...r.path.matchAll(PATH_PARAM)].map((m) => m[1]!);
     const declared = Object.keys(r.params?.shape ?? {});
-    if (inPath.join() !== declared.join()) throw new Error(`${r.method.toUpperCase()} ${r.path}: params must declare exactly ${inPath.join(', ') || 'nothing'}, in order (has ${declared.join(', ') || 'nothing'})`);
+    if (inPath.join() !== declared.join())
+      throw new Error(
+        `${r.method.toUpperCase()} ${r.path}: params must declare exactly ${inPath.join(', ') || 'nothing'}, in order (has ${declared.join(', ') || 'nothing'})`,
+      );
     const params = [...(r.params ? parameters('path', r.params) : []), ...(r.query ? parameters('query', r.query) : [])];
     if (params.length) op.parameters = params;
     if (r.body) {
@@ -211,7 +216,9 @@ export function buildOpenApi(routes: readonly ApiRoute[], o: OpenApiOptions): Js
         return [
           key,
           typeof s === 'string'
-            ? status === 204 ? { description: s } : { description: s, content: { 'text/plain': { schema: { type: 'string' } } } }
+            ? status === 204
+              ? { description: s }
+              : { description: s, content: { 'text/plain': { schema: { type: 'string' } } } }
             : { description: s.description ?? `HTTP ${status}`, content: { 'application/json': { schema: conv.convert(s, 'output') } } },
         ];
       }),
@@ -229,7 +236,10 @@ export function buildOpenApi(routes: readonly ApiRoute[], o: OpenApiOptions): Js
   );
   const sortedComponents = Object.fromEntries(Object.entries(conv.components).sort(([a], [b]) => a.localeCompare(b)));
   const usedTags = [...new Set(routes.flatMap((r) => r.tags ?? []))];
-  const tags = [...o.tags.filter((t) => usedTags.includes(t.name)), ...usedTags.filter((n) => !o.tags.some((t) => t.name === n)).map((name) => ({ name, description: `Routes of ${name}` }))];
+  const tags = [
+    ...o.tags.filter((t) => usedTags.includes(t.name)),
+    ...usedTags.filter((n) => !o.tags.some((t) => t.name === n)).map((name) => ({ name, description: `Routes of ${name}` })),
+  ];
   return {
     openapi: '3.1.0',
     info: o.info,

@@ -8,7 +8,17 @@ import { DECISION_RESULTS, journalEntrySchema, SKIP_REASONS } from '../store/jou
 
 export const errorBody = z
   .object({
-    error: z.enum(['bad_request', 'unauthorized', 'forbidden', 'not_found', 'rm_unavailable', 'conflict', 'payload_too_large', 'unsupported_media_type', 'internal']),
+    error: z.enum([
+      'bad_request',
+      'unauthorized',
+      'forbidden',
+      'not_found',
+      'rm_unavailable',
+      'conflict',
+      'payload_too_large',
+      'unsupported_media_type',
+      'internal',
+    ]),
     /** Dotted path of the offending field (`params.targets.root.a.capacityPct`), for bad_request. */
     field: z.string().optional(),
     reason: z.string(),
@@ -78,7 +88,13 @@ export const healthBody = z
       .describe('down: the RM is unreachable; stale: no good snapshot for staleAfterPeriods periods; degraded: the last cycle failed'),
     staleReason: z.string().optional(),
     capabilities: z
-      .object({ queueWrites: z.boolean(), containerSuspend: z.boolean(), nodeRanking: z.boolean(), notes: z.array(z.string()), leadership: leadershipBody.optional() })
+      .object({
+        queueWrites: z.boolean(),
+        containerSuspend: z.boolean(),
+        nodeRanking: z.boolean(),
+        notes: z.array(z.string()),
+        leadership: leadershipBody.optional(),
+      })
       .nullable()
       .describe('What the backend can do, as of the last cycle (null before it), and whether this brain may write (leadership, under a leader election)'),
     leadership: leadershipBody.nullable().describe('Who leads, under a leader election (null: none, this brain always writes)'),

@@ -74,26 +74,82 @@ export interface ApiOptions {
 
 /** The built-in routes, as documented in openapi/openapi.json. */
 export const API_ROUTES: readonly ApiRoute[] = [
-  { method: 'get', path: '/livez', summary: 'Liveness: the process answers (200 even when the RM is down; use /healthz for readiness)', tags: ['ops'], open: true, responses: { 200: S.livezBody } },
-  { method: 'get', path: '/healthz', summary: 'Liveness and readiness: is the RM reachable, did the last cycle succeed, is the engine advisory?', tags: ['ops'], open: true, responses: { 200: S.healthBody, 503: S.healthBody } },
-  { method: 'get', path: '/metrics', summary: 'Prometheus metrics (text exposition format 0.0.4)', tags: ['ops'], open: true, responses: { 200: 'Prometheus text exposition' } },
-  { method: 'get', path: '/v1/snapshot', summary: "The cluster as the engine last read it (nodes, queues, apps, containers) and its age; read from the RM only when no cycle's read is fresh enough (three periods)", tags: ['cluster'], responses: { 200: S.snapshotBody, 503: S.errorBody } },
-  { method: 'get', path: '/v1/decisions', summary: 'The decision journal (newest first by default)', tags: ['engine'], query: S.decisionsQuery, responses: { 200: S.decisionsBody, 400: S.errorBody } },
-  { method: 'get', path: '/v1/policy', summary: 'The running policy, its parameters and the dry-run flag', tags: ['engine'], responses: { 200: S.policyBody } },
-  { method: 'get', path: '/v1/policy/state', summary: "The running policy's state (in memory) and when it was last persisted", tags: ['engine'], responses: { 200: S.policyStateBody } },
   {
-    method: 'get', path: '/v1/state', summary: "The operator's state dump: configuration (secrets redacted), engine status and capabilities, leadership, the running policy with a summary of its ledgers, and what the backend keeps (recorded physical capacities, over-committed nodes, published ranking)", tags: ['ops'], role: 'operate',
+    method: 'get',
+    path: '/livez',
+    summary: 'Liveness: the process answers (200 even when the RM is down; use /healthz for readiness)',
+    tags: ['ops'],
+    open: true,
+    responses: { 200: S.livezBody },
+  },
+  {
+    method: 'get',
+    path: '/healthz',
+    summary: 'Liveness and readiness: is the RM reachable, did the last cycle succeed, is the engine advisory?',
+    tags: ['ops'],
+    open: true,
+    responses: { 200: S.healthBody, 503: S.healthBody },
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    summary: 'Prometheus metrics (text exposition format 0.0.4)',
+    tags: ['ops'],
+    open: true,
+    responses: { 200: 'Prometheus text exposition' },
+  },
+  {
+    method: 'get',
+    path: '/v1/snapshot',
+    summary:
+      "The cluster as the engine last read it (nodes, queues, apps, containers) and its age; read from the RM only when no cycle's read is fresh enough (three periods)",
+    tags: ['cluster'],
+    responses: { 200: S.snapshotBody, 503: S.errorBody },
+  },
+  {
+    method: 'get',
+    path: '/v1/decisions',
+    summary: 'The decision journal (newest first by default)',
+    tags: ['engine'],
+    query: S.decisionsQuery,
+    responses: { 200: S.decisionsBody, 400: S.errorBody },
+  },
+  { method: 'get', path: '/v1/policy', summary: 'The running policy, its parameters and the dry-run flag', tags: ['engine'], responses: { 200: S.policyBody } },
+  {
+    method: 'get',
+    path: '/v1/policy/state',
+    summary: "The running policy's state (in memory) and when it was last persisted",
+    tags: ['engine'],
+    responses: { 200: S.policyStateBody },
+  },
+  {
+    method: 'get',
+    path: '/v1/state',
+    summary:
+      "The operator's state dump: configuration (secrets redacted), engine status and capabilities, leadership, the running policy with a summary of its ledgers, and what the backend keeps (recorded physical capacities, over-committed nodes, published ranking)",
+    tags: ['ops'],
+    role: 'operate',
     responses: { 200: S.stateBody },
   },
   {
-    method: 'put', path: '/v1/policy', summary: 'Replace the running policy (validated and persisted before it takes effect; nothing half-applied)', tags: ['engine'], role: 'admin',
-    body: S.putPolicyBody, bodyExample: { name: 'capacity-targets', params: { targets: { 'root.a': { capacityPct: 60 }, 'root.b': { capacityPct: 40 } } }, dryRun: false },
+    method: 'put',
+    path: '/v1/policy',
+    summary: 'Replace the running policy (validated and persisted before it takes effect; nothing half-applied)',
+    tags: ['engine'],
+    role: 'admin',
+    body: S.putPolicyBody,
+    bodyExample: { name: 'capacity-targets', params: { targets: { 'root.a': { capacityPct: 60 }, 'root.b': { capacityPct: 40 } } }, dryRun: false },
     // 409: a policy that writes what this cluster cannot carry out, unless as a dry-run.
     responses: { 200: S.policyBody, 400: S.errorBody, 409: S.errorBody },
   },
   {
-    method: 'post', path: '/v1/dry-run', summary: 'Run one cycle on a fresh snapshot, optionally with another policy; returns decisions with reasons and writes nothing', tags: ['engine'], role: 'read',
-    body: S.dryRunBody.optional(), bodyExample: { name: 'capacity-targets', params: { targets: { 'root.a': { capacityPct: 70 }, 'root.b': { capacityPct: 30 } } } },
+    method: 'post',
+    path: '/v1/dry-run',
+    summary: 'Run one cycle on a fresh snapshot, optionally with another policy; returns decisions with reasons and writes nothing',
+    tags: ['engine'],
+    role: 'read',
+    body: S.dryRunBody.optional(),
+    bodyExample: { name: 'capacity-targets', params: { targets: { 'root.a': { capacityPct: 70 }, 'root.b': { capacityPct: 30 } } } },
     responses: { 200: S.dryRunResponse, 400: S.errorBody, 503: S.errorBody },
   },
 ];
@@ -135,7 +191,9 @@ export function withImpliedErrors(r: ApiRoute): ApiRoute {
 export const roleOfRoute = (r: ApiRoute): Role => r.role ?? defaultRole(r.method.toUpperCase());
 
 export function openApiDocument(extra: readonly ApiRoute[] = []): Record<string, unknown> {
-  const routes = [...API_ROUTES, ...extra].map(withImpliedErrors).map((r) => ({ ...r, responses: Object.fromEntries(Object.entries(r.responses).sort(([a], [b]) => Number(a) - Number(b))) }));
+  const routes = [...API_ROUTES, ...extra]
+    .map(withImpliedErrors)
+    .map((r) => ({ ...r, responses: Object.fromEntries(Object.entries(r.responses).sort(([a], [b]) => Number(a) - Number(b))) }));
   return buildOpenApi(routes, {
     info: {
       title: 'schedbrain admin API',
@@ -206,7 +264,10 @@ export function truncateEcho(text: string, max = MAX_ECHO_CHARS): string {
 function sendError(reply: FastifyReply, status: number, error: ErrorCode, reason: string, field?: string): FastifyReply {
   // The reason holds the field name and the rule besides the quoted value: a little more room.
   const r = truncateEcho(reason, 2 * MAX_ECHO_CHARS);
-  return reply.code(status).type('application/json').send(field !== undefined ? { error, field: truncateEcho(field), reason: r } : { error, reason: r });
+  return reply
+    .code(status)
+    .type('application/json')
+    .send(field !== undefined ? { error, field: truncateEcho(field), reason: r } : { error, reason: r });
 }
 
 class MalformedJsonError extends SchedbrainError {}
@@ -227,7 +288,12 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (req, reply) => {
     if (!auth.hostAllowed(req.headers.host)) {
-      return sendError(reply, 403, 'forbidden', `Host '${req.headers.host ?? ''}' does not name this service (allowed: loopback names and the configured auth.allowedHosts)`);
+      return sendError(
+        reply,
+        403,
+        'forbidden',
+        `Host '${req.headers.host ?? ''}' does not name this service (allowed: loopback names and the configured auth.allowedHosts)`,
+      );
     }
     const path = req.url.split('?')[0]!;
     const role = req.routeOptions.config?.role ?? defaultRole(req.method);
@@ -236,9 +302,15 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
     if (auth.isOpen(req.method, path, role)) return;
     if (!token) {
       reply.header('www-authenticate', 'Bearer realm="schedbrain"');
-      return sendError(reply, 401, 'unauthorized', req.headers.authorization ? 'the bearer token is not valid' : 'a bearer token is required (Authorization: Bearer <token>)');
+      return sendError(
+        reply,
+        401,
+        'unauthorized',
+        req.headers.authorization ? 'the bearer token is not valid' : 'a bearer token is required (Authorization: Bearer <token>)',
+      );
     }
-    if (!roleAtLeast(token.role, role)) return sendError(reply, 403, 'forbidden', `token '${token.name}' has role ${token.role}; ${req.method} ${path} needs ${role}`);
+    if (!roleAtLeast(token.role, role))
+      return sendError(reply, 403, 'forbidden', `token '${token.name}' has role ${token.role}; ${req.method} ${path} needs ${role}`);
   });
 
   // No route takes a repeated query parameter: say so rather than fail on an array.
@@ -300,7 +372,8 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
     const fe = err as { statusCode?: number; code?: string; message: string };
     if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendError(reply, 415, 'unsupported_media_type', `${fe.message}; send application/json`);
     if (fe.statusCode === 413) return sendError(reply, 413, 'payload_too_large', `${fe.message} (at most ${BODY_LIMIT_BYTES} bytes)`);
-    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return sendError(reply, fe.statusCode, fe.statusCode === 404 ? 'not_found' : 'bad_request', fe.message);
+    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500)
+      return sendError(reply, fe.statusCode, fe.statusCode === 404 ? 'not_found' : 'bad_request', fe.message);
     req.log.error({ err }, 'request failed');
     const msg = err instanceof StoreDecodeError ? err.message : `internal error: ${fe.message}`;
     return sendError(reply, 500, 'internal', msg);
@@ -320,7 +393,15 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
     const body: z.input<typeof S.healthBody> = {
       status,
       ...(s.staleReason ? { staleReason: s.staleReason } : {}),
-      capabilities: caps ? { queueWrites: caps.queueWrites, containerSuspend: caps.containerSuspend, nodeRanking: caps.nodeRanking, notes: [...caps.notes], ...(leadership ? { leadership } : {}) } : null,
+      capabilities: caps
+        ? {
+            queueWrites: caps.queueWrites,
+            containerSuspend: caps.containerSuspend,
+            nodeRanking: caps.nodeRanking,
+            notes: [...caps.notes],
+            ...(leadership ? { leadership } : {}),
+          }
+        : null,
       leadership,
       rmReachable: s.rmReachable ?? null,
       ...(s.rmError ? { rmError: s.rmError } : {}),
@@ -362,7 +443,11 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
       atMs: Date.now(),
       service: opts.serviceInfo?.() ?? {},
       engine: { ...s, leadership: (engine as { leadership?: () => unknown }).leadership?.() ?? null },
-      policy: { ...engine.config(), stateBytes: state === undefined ? 0 : JSON.stringify(state).length, summary: summarizePolicyState(engine.config().name, state, Date.now()) },
+      policy: {
+        ...engine.config(),
+        stateBytes: state === undefined ? 0 : JSON.stringify(state).length,
+        summary: summarizePolicyState(engine.config().name, state, Date.now()),
+      },
       backend: await engine.describeBackend().catch((e: unknown) => ({ error: (e as Error).message })),
     };
   });
@@ -389,9 +474,25 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
     const body = req.body === undefined ? {} : parse(S.dryRunBody, req.body, '');
     const r = await engine.dryRun(body);
     return {
-      cycleId: r.cycleId, policy: r.policy, params: r.params, snapshotAtMs: r.snapshotAtMs, outcome: r.outcome === 'ok' ? 'ok' : 'policy_error', advisory: r.advisory,
-      decisions: r.decisions.map((d) => ({ policy: d.policy, rule: d.rule, reason: d.reason, action: d.action, requestedAction: d.requestedAction, result: d.result, skipReason: d.skipReason, detail: d.detail, error: d.error })),
-      notes: [...r.notes], ...(r.error ? { error: r.error } : {}),
+      cycleId: r.cycleId,
+      policy: r.policy,
+      params: r.params,
+      snapshotAtMs: r.snapshotAtMs,
+      outcome: r.outcome === 'ok' ? 'ok' : 'policy_error',
+      advisory: r.advisory,
+      decisions: r.decisions.map((d) => ({
+        policy: d.policy,
+        rule: d.rule,
+        reason: d.reason,
+        action: d.action,
+        requestedAction: d.requestedAction,
+        result: d.result,
+        skipReason: d.skipReason,
+        detail: d.detail,
+        error: d.error,
+      })),
+      notes: [...r.notes],
+      ...(r.error ? { error: r.error } : {}),
     };
   });
 

@@ -25,12 +25,22 @@ export function summarizePolicyState(policy: string, state: unknown, nowMs: numb
     }
     case 'rayon': {
       const s = state as RayonState;
-      return { capacityUnits: s.capacityUnits, reservedNowUnits: valueAt(s.plan, nowMs), reservations: Object.keys(s.reservations).length, judged: Object.keys(s.judged).length };
+      return {
+        capacityUnits: s.capacityUnits,
+        reservedNowUnits: valueAt(s.plan, nowMs),
+        reservations: Object.keys(s.reservations).length,
+        judged: Object.keys(s.judged).length,
+      };
     }
     case 'bopf':
     case 'nbopf': {
       const s = state as BopfState;
-      return { rejectedQueues: Object.keys(s.rejected ?? {}), openBursts: Object.entries(s.tracks ?? {}).filter(([, t]) => t.open).map(([q]) => q) };
+      return {
+        rejectedQueues: Object.keys(s.rejected ?? {}),
+        openBursts: Object.entries(s.tracks ?? {})
+          .filter(([, t]) => t.open)
+          .map(([q]) => q),
+      };
     }
     default:
       return null;

@@ -122,14 +122,25 @@ export function adminAccess(cfg: Config, env: NodeJS.ProcessEnv): AdminAccess {
       }
     };
     const ca = cfg.tls.clientCaFile ? read('clientCaFile', cfg.tls.clientCaFile) : undefined;
-    https = { key: read('keyFile', cfg.tls.keyFile), cert: read('certFile', cfg.tls.certFile), ...(ca ? { ca } : {}), requestCert: ca !== undefined, rejectUnauthorized: ca !== undefined };
+    https = {
+      key: read('keyFile', cfg.tls.keyFile),
+      cert: read('certFile', cfg.tls.certFile),
+      ...(ca ? { ca } : {}),
+      requestCert: ca !== undefined,
+      rejectUnauthorized: ca !== undefined,
+    };
   }
   if (!isLoopback(cfg.host) && !https && !cfg.allowInsecureBind) {
     throw new AuthConfigError(
       `host ${cfg.host} is not a loopback address and the admin API has no TLS: tokens would cross the network in clear. Give --tls-cert and --tls-key, or --allow-insecure-bind to accept that`,
     );
   }
-  const auth = new ApiAuth({ tokens, openReads: cfg.auth.openReads, openProbes: cfg.auth.openProbes, allowedHosts: [...defaultAllowedHosts(cfg.host), ...cfg.auth.allowedHosts] });
+  const auth = new ApiAuth({
+    tokens,
+    openReads: cfg.auth.openReads,
+    openProbes: cfg.auth.openProbes,
+    allowedHosts: [...defaultAllowedHosts(cfg.host), ...cfg.auth.allowedHosts],
+  });
   return { auth, ...(https ? { https } : {}), ...(adminTokenFile ? { adminTokenFile } : {}) };
 }
 
@@ -170,21 +181,29 @@ export async function leaderElectionFor(cfg: Config, holder: string, logger?: Lo
 
 function describeElection(cfg: Config, holder: string): string {
   const kind = cfg.leader.election ?? (cfg.leader.zk ? 'zookeeper' : 'file');
-  const where = kind === 'zookeeper' ? `ZooKeeper ${cfg.leader.zk} ${cfg.leader.zkPath}` : `lock file ${cfg.leader.lockFile ?? join(cfg.stateDir, 'leader.lock')}`;
+  const where =
+    kind === 'zookeeper' ? `ZooKeeper ${cfg.leader.zk} ${cfg.leader.zkPath}` : `lock file ${cfg.leader.lockFile ?? join(cfg.stateDir, 'leader.lock')}`;
   return `leader election through ${where} as ${holder} (lease ${cfg.leader.leaseMs} ms)`;
 }
 
 /** One line for the journal: what a new leader found left by a previous brain and what it did. */
 export function describeTakeOver(r: TakeOverReport): string {
-  const nodes = r.overcommitted.map((o) => `${o.nodeId} ${o.advertised.memoryMB} MB / ${o.advertised.vcores} vcores, physical ${o.physical.memoryMB} / ${o.physical.vcores} (${r.physicalFrom[o.nodeId]})`);
+  const nodes = r.overcommitted.map(
+    (o) =>
+      `${o.nodeId} ${o.advertised.memoryMB} MB / ${o.advertised.vcores} vcores, physical ${o.physical.memoryMB} / ${o.physical.vcores} (${r.physicalFrom[o.nodeId]})`,
+  );
   const from = Object.values(r.physicalFrom);
   const sources = `physical capacities: ${from.filter((f) => f === 'nodemanager').length} from the NodeManagers' configuration, ${from.filter((f) => f === 'recorded').length} recorded, ${from.filter((f) => f === 'advertised').length} as advertised`;
   const notes = r.notes.length ? `; ${r.notes.join('; ')}` : '';
   if (nodes.length === 0 && r.suspended.length === 0) return `nothing left by a previous brain (${sources})${notes}`;
   const verb = r.mode === 'undo' ? 'undone' : 'adopted';
   const parts = [
-    nodes.length ? `${nodes.length} over-committed node(s) ${verb}${r.mode === 'undo' ? ` (${r.restoredNodes.length} restored)` : ''}: ${nodes.join('; ')}` : undefined,
-    r.suspended.length ? `${r.suspended.length} suspended container(s) ${verb}${r.mode === 'undo' ? ` (${r.resumedContainers.length} resumed)` : ' (kept suspended under this brain)'}` : undefined,
+    nodes.length
+      ? `${nodes.length} over-committed node(s) ${verb}${r.mode === 'undo' ? ` (${r.restoredNodes.length} restored)` : ''}: ${nodes.join('; ')}`
+      : undefined,
+    r.suspended.length
+      ? `${r.suspended.length} suspended container(s) ${verb}${r.mode === 'undo' ? ` (${r.resumedContainers.length} resumed)` : ' (kept suspended under this brain)'}`
+      : undefined,
   ].filter((x): x is string => x !== undefined);
   return `${r.mode}: ${parts.join('; ')} (${sources})${notes}`;
 }
@@ -238,7 +257,12 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
     if (!rmUrl) {
       io.out('schedbrain: no ResourceManager configured; starting an embedded mini YARN cluster...');
       const { startMiniCluster } = await import('../yarn/minicluster.js');
-      const mini = await startMiniCluster({ nodes: cfg.miniCluster.nodes, workDir: cfg.miniCluster.workDir, reservationQueue: cfg.reservationQueue, onLog: (line) => log.debug({ src: 'minicluster' }, line) });
+      const mini = await startMiniCluster({
+        nodes: cfg.miniCluster.nodes,
+        workDir: cfg.miniCluster.workDir,
+        reservationQueue: cfg.reservationQueue,
+        onLog: (line) => log.debug({ src: 'minicluster' }, line),
+      });
       cleanups.push(['stop the mini cluster', () => mini.stop()]);
       rmUrl = mini.rmUrl;
       shimUrls = defaultShimUrls(cfg.shim.urls, mini.shimUrl);
@@ -259,12 +283,24 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       const { HttpNodeShim } = await import('../yarn/shim-client.js');
       if (!shimSecret) log.warn({ shimUrls }, 'no shim secret (--shim-secret-file): the shims will refuse every suspension, resume, lease and ranking');
       const epoch = election ? () => (election.epoch > 0 ? election.epoch : undefined) : undefined;
-      const nodeShim = new HttpNodeShim({ urls: shimUrls, rankingUrl: cfg.shim.rankingUrl, requestTimeoutMs: cfg.requestTimeoutMs, logger: log.child({ mod: 'shim' }), secret: shimSecret, holder, epoch });
+      const nodeShim = new HttpNodeShim({
+        urls: shimUrls,
+        rankingUrl: cfg.shim.rankingUrl,
+        requestTimeoutMs: cfg.requestTimeoutMs,
+        logger: log.child({ mod: 'shim' }),
+        secret: shimSecret,
+        holder,
+        epoch,
+      });
       shim = nodeShim;
       // The engine renews the lease every cycle, so it lapses (and the shims resume every
       // container) when the loop stops, not only when the process dies.
       const ttlMs = leaseTtlFor(cfg.shim.leaseTtlMs, cfg.periodMs);
-      if (ttlMs !== cfg.shim.leaseTtlMs) log.warn({ leaseTtlMs: cfg.shim.leaseTtlMs, periodMs: cfg.periodMs, usedMs: ttlMs }, 'shim lease TTL shorter than three engine periods; using three periods');
+      if (ttlMs !== cfg.shim.leaseTtlMs)
+        log.warn(
+          { leaseTtlMs: cfg.shim.leaseTtlMs, periodMs: cfg.periodMs, usedMs: ttlMs },
+          'shim lease TTL shorter than three engine periods; using three periods',
+        );
       lease = { renew: () => nodeShim.renewLease(ttlMs) };
     }
     const backend = new YarnBackend({
@@ -285,7 +321,8 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       // A standby wrote nothing, and the cluster is the leader's.
       if (election && !election.isLeader()) return;
       const r = await backend.standDown();
-      if (r.restoredNodes.length || r.resumedContainers.length) log.info({ why, restoredNodes: r.restoredNodes, resumedContainers: r.resumedContainers }, 'cluster handed back to the stock scheduler');
+      if (r.restoredNodes.length || r.resumedContainers.length)
+        log.info({ why, restoredNodes: r.restoredNodes, resumedContainers: r.resumedContainers }, 'cluster handed back to the stock scheduler');
       for (const e of r.errors) log.error({ why, err: e }, 'could not hand part of the cluster back');
     };
     cleanups.push(['hand the cluster back', () => handBack('shutdown')]);
@@ -310,7 +347,8 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
               election,
               reconcile: async () => {
                 const r = await backend.takeOver(cfg.leader.onTakeover);
-                const changed = r.restoredNodes.length + r.resumedContainers.length > 0 || (r.mode === 'adopt' && r.overcommitted.length + r.suspended.length > 0);
+                const changed =
+                  r.restoredNodes.length + r.resumedContainers.length > 0 || (r.mode === 'adopt' && r.overcommitted.length + r.suspended.length > 0);
                 return { reason: describeTakeOver(r), detail: JSON.stringify(r), errors: r.errors, changed };
               },
             },
@@ -334,7 +372,10 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
     if (!engine.config().dryRun && !cfg.allowAdvisory) {
       const lack = await engine.missingCapabilities();
       if (lack && lack.missing.length > 0 && cfg.policy === undefined) {
-        log.warn({ policy: engine.config().name, missing: lack.missing, notes: lack.notes }, 'the running policy needs what this cluster lacks; it runs advisory');
+        log.warn(
+          { policy: engine.config().name, missing: lack.missing, notes: lack.notes },
+          'the running policy needs what this cluster lacks; it runs advisory',
+        );
       } else if (lack && lack.missing.length > 0) {
         io.err(
           `schedbrain serve: policy ${engine.config().name} needs ${lack.missing.join(', ')}, which this cluster lacks${lack.notes.length ? `:\n  ${lack.notes.join('\n  ')}` : ''}\n` +
@@ -343,11 +384,21 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
         await cleanup();
         return 2;
       }
-      if (lack === undefined) log.warn({ policy: engine.config().name }, 'the cluster did not say what it can do; the policy starts, and decisions it cannot carry out are journaled as unsupported');
+      if (lack === undefined)
+        log.warn(
+          { policy: engine.config().name },
+          'the cluster did not say what it can do; the policy starts, and decisions it cannot carry out are journaled as unsupported',
+        );
     }
     const { buildApi, loadRouteModules } = await import('../api/server.js');
     const plugins = (await loadRouteModules()).map((m) => m.default);
-    const serviceInfo = () => ({ config: redactSecrets(cfg), rmUrl, shimUrls, shimLeaseHolder: shimUrls.length ? leaseHolderFor(cfg.stateDir) : null, startedAtMs });
+    const serviceInfo = () => ({
+      config: redactSecrets(cfg),
+      rmUrl,
+      shimUrls,
+      shimLeaseHolder: shimUrls.length ? leaseHolderFor(cfg.stateDir) : null,
+      startedAtMs,
+    });
     const app = await buildApi({ engine, store, logger: log.child({ mod: 'api' }), plugins, auth: access.auth, https: access.https, serviceInfo });
     cleanups.push(['close the admin API', () => app.close()]);
     await app.listen({ host: cfg.host, port: cfg.port });
@@ -361,9 +412,24 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       const historyLog = log.child({ mod: 'history' });
       const history = new HistoryStore(store);
       const maxAgeMs = h.maxAgeDays * 86_400_000;
-      const source = new RmClient({ rmUrl, user: cfg.user, requestTimeoutMs: cfg.requestTimeoutMs, logger: historyLog, tls: cfg.rmTls, delegationToken: cfg.rmDelegationTokenFile ? readSecretFile(cfg.rmDelegationTokenFile, 'rmDelegationTokenFile') : undefined });
+      const source = new RmClient({
+        rmUrl,
+        user: cfg.user,
+        requestTimeoutMs: cfg.requestTimeoutMs,
+        logger: historyLog,
+        tls: cfg.rmTls,
+        delegationToken: cfg.rmDelegationTokenFile ? readSecretFile(cfg.rmDelegationTokenFile, 'rmDelegationTokenFile') : undefined,
+      });
       const puller = new HistoryPuller({ source, history, logger: historyLog, overlapMs: h.overlapMs, maxAgeMs });
-      const schedule = startHistorySchedule({ pullCron: h.pullCron, retentionCron: h.retentionCron, puller, history, retention: { maxAgeMs, maxRecords: h.maxRecords }, logger: historyLog, timezone: h.timezone });
+      const schedule = startHistorySchedule({
+        pullCron: h.pullCron,
+        retentionCron: h.retentionCron,
+        puller,
+        history,
+        retention: { maxAgeMs, maxRecords: h.maxRecords },
+        logger: historyLog,
+        timezone: h.timezone,
+      });
       // A first pull now rather than at the first tick, so a new brain has history at once, and
       // 3Sigma, if it runs with an empty predictor, learns from it.
       const first = schedule
@@ -378,7 +444,18 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
     io.out(`schedbrain: admin API ${address} (policy ${c.name}${c.dryRun ? ', dry-run' : ''}, period ${cfg.periodMs} ms, state ${cfg.stateDir})`);
     if (access.adminTokenFile) io.out(`schedbrain: the admin token is in ${access.adminTokenFile} (send it as "Authorization: Bearer <token>")`);
     if (election) io.out(`schedbrain: ${describeElection(cfg, holder)}; this brain writes only while it leads`);
-    log.info({ rmUrl, admin: address, policy: c.name, dryRun: c.dryRun, periodMs: cfg.periodMs, stateDir: cfg.stateDir, leader: election ? describeElection(cfg, holder) : 'none' }, 'serving');
+    log.info(
+      {
+        rmUrl,
+        admin: address,
+        policy: c.name,
+        dryRun: c.dryRun,
+        periodMs: cfg.periodMs,
+        stateDir: cfg.stateDir,
+        leader: election ? describeElection(cfg, holder) : 'none',
+      },
+      'serving',
+    );
     const sig = await stop;
     log.info({ signal: sig }, 'shutting down: stopping the loop, closing the store');
     await cleanup();
@@ -395,7 +472,13 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
 export async function minicluster(argv: string[], io: Io = stdio, stop: Promise<unknown> = waitForSignal()): Promise<number> {
   let nodes = 2;
   // Tokens in order, so that --help or an error is met where it stands, as with serve's flags.
-  const { tokens } = parseArgs({ args: argv, options: { nodes: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true, tokens: true });
+  const { tokens } = parseArgs({
+    args: argv,
+    options: { nodes: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   for (const t of tokens) {
     if (t.kind === 'option' && t.name === 'help' && (t.rawName === '-h' || t.value === undefined)) {
       io.out(MINI_HELP);

@@ -4,7 +4,7 @@
  */
 
 export interface paths {
-  "/livez": {
+  '/livez': {
     parameters: {
       query?: never;
       header?: never;
@@ -12,7 +12,7 @@ export interface paths {
       cookie?: never;
     };
     /** Liveness: the process answers (200 even when the RM is down; use /healthz for readiness) */
-    get: operations["getLivez"];
+    get: operations['getLivez'];
     put?: never;
     post?: never;
     delete?: never;
@@ -21,7 +21,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/healthz": {
+  '/healthz': {
     parameters: {
       query?: never;
       header?: never;
@@ -29,7 +29,7 @@ export interface paths {
       cookie?: never;
     };
     /** Liveness and readiness: is the RM reachable, did the last cycle succeed, is the engine advisory? */
-    get: operations["getHealthz"];
+    get: operations['getHealthz'];
     put?: never;
     post?: never;
     delete?: never;
@@ -38,7 +38,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/metrics": {
+  '/metrics': {
     parameters: {
       query?: never;
       header?: never;
@@ -46,7 +46,7 @@ export interface paths {
       cookie?: never;
     };
     /** Prometheus metrics (text exposition format 0.0.4) */
-    get: operations["getMetrics"];
+    get: operations['getMetrics'];
     put?: never;
     post?: never;
     delete?: never;
@@ -55,7 +55,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/v1/snapshot": {
+  '/v1/snapshot': {
     parameters: {
       query?: never;
       header?: never;
@@ -63,7 +63,7 @@ export interface paths {
       cookie?: never;
     };
     /** The cluster as the engine last read it (nodes, queues, apps, containers) and its age; read from the RM only when no cycle's read is fresh enough (three periods) */
-    get: operations["getV1Snapshot"];
+    get: operations['getV1Snapshot'];
     put?: never;
     post?: never;
     delete?: never;
@@ -72,7 +72,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/v1/decisions": {
+  '/v1/decisions': {
     parameters: {
       query?: never;
       header?: never;
@@ -80,7 +80,7 @@ export interface paths {
       cookie?: never;
     };
     /** The decision journal (newest first by default) */
-    get: operations["getV1Decisions"];
+    get: operations['getV1Decisions'];
     put?: never;
     post?: never;
     delete?: never;
@@ -89,7 +89,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/v1/policy": {
+  '/v1/policy': {
     parameters: {
       query?: never;
       header?: never;
@@ -97,9 +97,9 @@ export interface paths {
       cookie?: never;
     };
     /** The running policy, its parameters and the dry-run flag */
-    get: operations["getV1Policy"];
+    get: operations['getV1Policy'];
     /** Replace the running policy (validated and persisted before it takes effect; nothing half-applied) */
-    put: operations["putV1Policy"];
+    put: operations['putV1Policy'];
     post?: never;
     delete?: never;
     options?: never;
@@ -107,7 +107,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/v1/policy/state": {
+  '/v1/policy/state': {
     parameters: {
       query?: never;
       header?: never;
@@ -115,7 +115,7 @@ export interface paths {
       cookie?: never;
     };
     /** The running policy's state (in memory) and when it was last persisted */
-    get: operations["getV1PolicyState"];
+    get: operations['getV1PolicyState'];
     put?: never;
     post?: never;
     delete?: never;
@@ -124,7 +124,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/v1/state": {
+  '/v1/state': {
     parameters: {
       query?: never;
       header?: never;
@@ -132,7 +132,7 @@ export interface paths {
       cookie?: never;
     };
     /** The operator's state dump: configuration (secrets redacted), engine status and capabilities, leadership, the running policy with a summary of its ledgers, and what the backend keeps (recorded physical capacities, over-committed nodes, published ranking) */
-    get: operations["getV1State"];
+    get: operations['getV1State'];
     put?: never;
     post?: never;
     delete?: never;
@@ -141,7 +141,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/v1/dry-run": {
+  '/v1/dry-run': {
     parameters: {
       query?: never;
       header?: never;
@@ -151,14 +151,14 @@ export interface paths {
     get?: never;
     put?: never;
     /** Run one cycle on a fresh snapshot, optionally with another policy; returns decisions with reasons and writes nothing */
-    post: operations["postV1DryRun"];
+    post: operations['postV1DryRun'];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  "/v1/bopf/queues": {
+  '/v1/bopf/queues': {
     parameters: {
       query?: never;
       header?: never;
@@ -166,17 +166,17 @@ export interface paths {
       cookie?: never;
     };
     /** Admitted BoPF queues with their classes */
-    get: operations["getV1BopfQueues"];
+    get: operations['getV1BopfQueues'];
     put?: never;
     /** Register a BoPF queue (LQ or TQ); answers its admission class with the conditions and their numbers */
-    post: operations["postV1BopfQueues"];
+    post: operations['postV1BopfQueues'];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  "/v1/bopf/queues/{name}": {
+  '/v1/bopf/queues/{name}': {
     parameters: {
       query?: never;
       header?: never;
@@ -184,18 +184,18 @@ export interface paths {
       cookie?: never;
     };
     /** One admitted BoPF queue */
-    get: operations["getV1BopfQueuesName"];
+    get: operations['getV1BopfQueuesName'];
     /** Re-register a queue with new parameters (judged as if absent; unchanged when rejected) */
-    put: operations["putV1BopfQueuesName"];
+    put: operations['putV1BopfQueuesName'];
     post?: never;
     /** Unregister a BoPF queue */
-    delete: operations["deleteV1BopfQueuesName"];
+    delete: operations['deleteV1BopfQueuesName'];
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  "/v1/darss/requests": {
+  '/v1/darss/requests': {
     parameters: {
       query?: never;
       header?: never;
@@ -203,17 +203,17 @@ export interface paths {
       cookie?: never;
     };
     /** Admitted DARSS requests with progress and slack */
-    get: operations["getV1DarssRequests"];
+    get: operations['getV1DarssRequests'];
     put?: never;
     /** Submit a workflow (RSL; application/json or application/yaml); admitted against the ledger (201 with its latest starts) or refused (409 with the failing condition and its numbers) */
-    post: operations["postV1DarssRequests"];
+    post: operations['postV1DarssRequests'];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  "/v1/darss/requests/{id}": {
+  '/v1/darss/requests/{id}': {
     parameters: {
       query?: never;
       header?: never;
@@ -221,17 +221,17 @@ export interface paths {
       cookie?: never;
     };
     /** One admitted DARSS request with its workflow */
-    get: operations["getV1DarssRequestsId"];
+    get: operations['getV1DarssRequestsId'];
     put?: never;
     post?: never;
     /** Withdraw a request and release its bookings (409 once one of its tasks has started) */
-    delete: operations["deleteV1DarssRequestsId"];
+    delete: operations['deleteV1DarssRequestsId'];
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  "/v1/darss/quota": {
+  '/v1/darss/quota': {
     parameters: {
       query?: never;
       header?: never;
@@ -239,9 +239,9 @@ export interface paths {
       cookie?: never;
     };
     /** Best-effort quota (m of n units per period) and production cap */
-    get: operations["getV1DarssQuota"];
+    get: operations['getV1DarssQuota'];
     /** Change the best-effort quota and production cap (role admin); names admitted requests that no longer fit */
-    put: operations["putV1DarssQuota"];
+    put: operations['putV1DarssQuota'];
     post?: never;
     delete?: never;
     options?: never;
@@ -249,7 +249,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/v1/darss/ledger": {
+  '/v1/darss/ledger': {
     parameters: {
       query?: never;
       header?: never;
@@ -257,7 +257,7 @@ export interface paths {
       cookie?: never;
     };
     /** Units reserved for production over [from, to) as a step function (at most 30 days, 10,000 steps) */
-    get: operations["getV1DarssLedger"];
+    get: operations['getV1DarssLedger'];
     put?: never;
     post?: never;
     delete?: never;
@@ -266,7 +266,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/v1/rayon/reservations": {
+  '/v1/rayon/reservations': {
     parameters: {
       query?: never;
       header?: never;
@@ -274,17 +274,17 @@ export interface paths {
       cookie?: never;
     };
     /** Workflows reserved through the brain, with what the RM placed */
-    get: operations["getV1RayonReservations"];
+    get: operations['getV1RayonReservations'];
     put?: never;
     /** Reserve a workflow (RSL) in the RM's own ReservationSystem: 201 with the reservation, or 409 with the RM's reason */
-    post: operations["postV1RayonReservations"];
+    post: operations['postV1RayonReservations'];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  "/v1/rayon/reservations/{id}": {
+  '/v1/rayon/reservations/{id}': {
     parameters: {
       query?: never;
       header?: never;
@@ -292,11 +292,11 @@ export interface paths {
       cookie?: never;
     };
     /** One reserved workflow */
-    get: operations["getV1RayonReservationsId"];
+    get: operations['getV1RayonReservationsId'];
     put?: never;
     post?: never;
     /** Give a reservation back (409 once an application of it has started) */
-    delete: operations["deleteV1RayonReservationsId"];
+    delete: operations['deleteV1RayonReservationsId'];
     options?: never;
     head?: never;
     patch?: never;
@@ -316,21 +316,21 @@ export interface components {
       submittedAtMs: number;
       startedAtMs?: number;
       pendingContainers: number;
-      pendingContainerResource?: components["schemas"]["Resources"];
+      pendingContainerResource?: components['schemas']['Resources'];
       runningContainers: number;
-      allocated: components["schemas"]["Resources"];
+      allocated: components['schemas']['Resources'];
       tags: {
         [key: string]: string;
       };
     };
     BopfAdmission: {
       /** @enum {string} */
-      class: "hard" | "soft" | "elastic" | "rejected";
+      class: 'hard' | 'soft' | 'elastic' | 'rejected';
       reason: string;
       queuesIfAdmitted: number;
       checks: {
         /** @enum {string} */
-        condition: "safety" | "fairness" | "resource";
+        condition: 'safety' | 'fairness' | 'resource';
         passed: boolean;
         detail: string;
       }[];
@@ -342,24 +342,24 @@ export interface components {
     };
     BopfConflict: {
       /** @enum {string} */
-      error: "conflict";
+      error: 'conflict';
       reason: string;
       /** @enum {string} */
-      condition?: "safety" | "fairness" | "resource";
+      condition?: 'safety' | 'fairness' | 'resource';
       detail?: string;
-      admission?: components["schemas"]["BopfAdmission"];
+      admission?: components['schemas']['BopfAdmission'];
     };
     BopfQueue: {
       name: string;
       /** @enum {string} */
-      kind: "LQ" | "TQ";
+      kind: 'LQ' | 'TQ';
       /** @enum {string} */
-      class: "hard" | "soft" | "elastic";
+      class: 'hard' | 'soft' | 'elastic';
       reason: string;
       spec: {
         name: string;
         /** @enum {string} */
-        kind: "LQ" | "TQ";
+        kind: 'LQ' | 'TQ';
         periodMs?: number;
         burstDeadlineMs?: number;
         demand?: {
@@ -370,44 +370,44 @@ export interface components {
           vcoreSeconds:
             | {
                 /** @enum {string} */
-                kind: "normal";
+                kind: 'normal';
                 mean: number;
                 std: number;
               }
             | {
                 /** @enum {string} */
-                kind: "uniform";
+                kind: 'uniform';
                 min: number;
                 max: number;
               }
             | {
                 /** @enum {string} */
-                kind: "empirical";
+                kind: 'empirical';
                 samples: number[];
               };
           memoryMBSeconds:
             | {
                 /** @enum {string} */
-                kind: "normal";
+                kind: 'normal';
                 mean: number;
                 std: number;
               }
             | {
                 /** @enum {string} */
-                kind: "uniform";
+                kind: 'uniform';
                 min: number;
                 max: number;
               }
             | {
                 /** @enum {string} */
-                kind: "empirical";
+                kind: 'empirical';
                 samples: number[];
               };
           /**
            * @default independent
            * @enum {string}
            */
-          correlation: "independent" | "perfect";
+          correlation: 'independent' | 'perfect';
         };
         alpha?: number;
         firstArrivalMs?: number;
@@ -420,7 +420,7 @@ export interface components {
     BopfQueueSpecInput: {
       name: string;
       /** @enum {string} */
-      kind: "LQ" | "TQ";
+      kind: 'LQ' | 'TQ';
       periodMs?: number;
       burstDeadlineMs?: number;
       demand?: {
@@ -431,44 +431,44 @@ export interface components {
         vcoreSeconds:
           | {
               /** @enum {string} */
-              kind: "normal";
+              kind: 'normal';
               mean: number;
               std: number;
             }
           | {
               /** @enum {string} */
-              kind: "uniform";
+              kind: 'uniform';
               min: number;
               max: number;
             }
           | {
               /** @enum {string} */
-              kind: "empirical";
+              kind: 'empirical';
               samples: number[];
             };
         memoryMBSeconds:
           | {
               /** @enum {string} */
-              kind: "normal";
+              kind: 'normal';
               mean: number;
               std: number;
             }
           | {
               /** @enum {string} */
-              kind: "uniform";
+              kind: 'uniform';
               min: number;
               max: number;
             }
           | {
               /** @enum {string} */
-              kind: "empirical";
+              kind: 'empirical';
               samples: number[];
             };
         /**
          * @default independent
          * @enum {string}
          */
-        correlation?: "independent" | "perfect";
+        correlation?: 'independent' | 'perfect';
       };
       alpha?: number;
       firstArrivalMs?: number;
@@ -477,29 +477,29 @@ export interface components {
       id: string;
       appId: string;
       nodeId: string;
-      resource: components["schemas"]["Resources"];
+      resource: components['schemas']['Resources'];
       /** @enum {string} */
-      state: "RUNNING" | "SUSPENDED";
+      state: 'RUNNING' | 'SUSPENDED';
       startedAtMs: number;
       attainedServiceMs?: number;
       runningSinceMs?: number;
     };
     DarssConflict: {
       /** @enum {string} */
-      error: "conflict";
+      error: 'conflict';
       reason: string;
       condition?: string;
-      numbers?: components["schemas"]["DarssNumbers"];
-      decision?: components["schemas"]["DarssDecision"];
+      numbers?: components['schemas']['DarssNumbers'];
+      decision?: components['schemas']['DarssDecision'];
     };
     DarssDecision: {
       accepted: boolean;
       rule: string;
       /** @enum {string} */
-      test: "critical-path" | "count-only";
+      test: 'critical-path' | 'count-only';
       nowMs: number;
       reason: string;
-      numbers: components["schemas"]["DarssNumbers"];
+      numbers: components['schemas']['DarssNumbers'];
     };
     DarssLedger: {
       fromMs: number;
@@ -563,7 +563,7 @@ export interface components {
         limitUnits: number;
         bookedUnits: number;
       } | null;
-      decision: components["schemas"]["DarssDecision"];
+      decision: components['schemas']['DarssDecision'];
     };
     DarssRequestDetail: {
       id: string;
@@ -589,7 +589,7 @@ export interface components {
         limitUnits: number;
         bookedUnits: number;
       } | null;
-      decision: components["schemas"]["DarssDecision"];
+      decision: components['schemas']['DarssDecision'];
       workflow: {
         id?: string;
         /** @default default */
@@ -632,7 +632,7 @@ export interface components {
       }[];
     };
     Decisions: {
-      entries: components["schemas"]["JournalEntry"][];
+      entries: components['schemas']['JournalEntry'][];
     };
     DryRunRequest: {
       /** @description Policy to try (default: the running one) */
@@ -646,24 +646,24 @@ export interface components {
       params?: unknown;
       snapshotAtMs: number;
       /** @enum {string} */
-      outcome: "ok" | "policy_error";
+      outcome: 'ok' | 'policy_error';
       advisory: boolean;
-      decisions: components["schemas"]["PlannedDecision"][];
+      decisions: components['schemas']['PlannedDecision'][];
       notes: string[];
       error?: string;
     };
     Error: {
       /** @enum {string} */
       error:
-        | "bad_request"
-        | "unauthorized"
-        | "forbidden"
-        | "not_found"
-        | "rm_unavailable"
-        | "conflict"
-        | "payload_too_large"
-        | "unsupported_media_type"
-        | "internal";
+        | 'bad_request'
+        | 'unauthorized'
+        | 'forbidden'
+        | 'not_found'
+        | 'rm_unavailable'
+        | 'conflict'
+        | 'payload_too_large'
+        | 'unsupported_media_type'
+        | 'internal';
       field?: string;
       reason: string;
     };
@@ -672,7 +672,7 @@ export interface components {
        * @description down: the RM is unreachable; stale: no good snapshot for staleAfterPeriods periods; degraded: the last cycle failed
        * @enum {string}
        */
-      status: "ok" | "degraded" | "down" | "starting" | "stale";
+      status: 'ok' | 'degraded' | 'down' | 'starting' | 'stale';
       staleReason?: string;
       /** @description What the backend can do, as of the last cycle (null before it), and whether this brain may write (leadership, under a leader election) */
       capabilities: {
@@ -680,16 +680,16 @@ export interface components {
         containerSuspend: boolean;
         nodeRanking: boolean;
         notes: string[];
-        leadership?: components["schemas"]["Leadership"];
+        leadership?: components['schemas']['Leadership'];
       } | null;
       /** @description Who leads, under a leader election (null: none, this brain always writes) */
-      leadership: components["schemas"]["Leadership"] | null;
+      leadership: components['schemas']['Leadership'] | null;
       rmReachable: boolean | null;
       rmError?: string;
       lastCycle: {
         cycleId: string;
         /** @enum {string} */
-        outcome: "ok" | "rm_unavailable" | "policy_error" | "error";
+        outcome: 'ok' | 'rm_unavailable' | 'policy_error' | 'error';
         atMs: number;
         error?: string;
       } | null;
@@ -713,7 +713,7 @@ export interface components {
       action?:
         | {
             /** @enum {string} */
-            kind: "updateQueues";
+            kind: 'updateQueues';
             /** @default [] */
             add: {
               path: string;
@@ -729,24 +729,24 @@ export interface components {
           }
         | {
             /** @enum {string} */
-            kind: "setAppPriority";
+            kind: 'setAppPriority';
             appId: string;
             priority: number;
           }
         | {
             /** @enum {string} */
-            kind: "moveApp";
+            kind: 'moveApp';
             appId: string;
             queue: string;
           }
         | {
             /** @enum {string} */
-            kind: "killApp";
+            kind: 'killApp';
             appId: string;
           }
         | {
             /** @enum {string} */
-            kind: "setNodeResource";
+            kind: 'setNodeResource';
             nodeId: string;
             resource: {
               memoryMB: number;
@@ -755,25 +755,25 @@ export interface components {
           }
         | {
             /** @enum {string} */
-            kind: "suspendContainer";
+            kind: 'suspendContainer';
             containerId: string;
             nodeId: string;
           }
         | {
             /** @enum {string} */
-            kind: "resumeContainer";
+            kind: 'resumeContainer';
             containerId: string;
             nodeId: string;
           }
         | {
             /** @enum {string} */
-            kind: "killContainer";
+            kind: 'killContainer';
             containerId: string;
             nodeId: string;
           }
         | {
             /** @enum {string} */
-            kind: "rankNodes";
+            kind: 'rankNodes';
             scores: {
               [key: string]: number;
             };
@@ -784,7 +784,7 @@ export interface components {
       requestedAction?:
         | {
             /** @enum {string} */
-            kind: "updateQueues";
+            kind: 'updateQueues';
             /** @default [] */
             add: {
               path: string;
@@ -800,24 +800,24 @@ export interface components {
           }
         | {
             /** @enum {string} */
-            kind: "setAppPriority";
+            kind: 'setAppPriority';
             appId: string;
             priority: number;
           }
         | {
             /** @enum {string} */
-            kind: "moveApp";
+            kind: 'moveApp';
             appId: string;
             queue: string;
           }
         | {
             /** @enum {string} */
-            kind: "killApp";
+            kind: 'killApp';
             appId: string;
           }
         | {
             /** @enum {string} */
-            kind: "setNodeResource";
+            kind: 'setNodeResource';
             nodeId: string;
             resource: {
               memoryMB: number;
@@ -826,25 +826,25 @@ export interface components {
           }
         | {
             /** @enum {string} */
-            kind: "suspendContainer";
+            kind: 'suspendContainer';
             containerId: string;
             nodeId: string;
           }
         | {
             /** @enum {string} */
-            kind: "resumeContainer";
+            kind: 'resumeContainer';
             containerId: string;
             nodeId: string;
           }
         | {
             /** @enum {string} */
-            kind: "killContainer";
+            kind: 'killContainer';
             containerId: string;
             nodeId: string;
           }
         | {
             /** @enum {string} */
-            kind: "rankNodes";
+            kind: 'rankNodes';
             scores: {
               [key: string]: number;
             };
@@ -854,16 +854,9 @@ export interface components {
           };
       reason: string;
       /** @enum {string} */
-      result: "applied" | "noop" | "dryRun" | "skipped" | "failed";
+      result: 'applied' | 'noop' | 'dryRun' | 'skipped' | 'failed';
       /** @enum {string} */
-      skipReason?:
-        | "limit"
-        | "advisory"
-        | "unsupported"
-        | "duplicate"
-        | "superseded"
-        | "invariant"
-        | "drift";
+      skipReason?: 'limit' | 'advisory' | 'unsupported' | 'duplicate' | 'superseded' | 'invariant' | 'drift';
       detail?: string;
       error?: string;
       count?: number;
@@ -873,7 +866,7 @@ export interface components {
        * @description standby: another brain leads; this one plans and journals, writes nothing
        * @enum {string}
        */
-      role: "leader" | "standby";
+      role: 'leader' | 'standby';
       /** @description The leader's epoch (0: no leader known); it only grows from one leader to the next */
       epoch: number;
       /** @description The leader */
@@ -881,16 +874,16 @@ export interface components {
     };
     Liveness: {
       /** @enum {string} */
-      status: "alive";
+      status: 'alive';
       running: boolean;
     };
     Node: {
       id: string;
       state: string;
       rack: string;
-      capacity: components["schemas"]["Resources"];
-      physicalCapacity: components["schemas"]["Resources"];
-      used: components["schemas"]["Resources"];
+      capacity: components['schemas']['Resources'];
+      physicalCapacity: components['schemas']['Resources'];
+      used: components['schemas']['Resources'];
       containerIds: string[];
     };
     PlannedDecision: {
@@ -900,7 +893,7 @@ export interface components {
       action?:
         | {
             /** @enum {string} */
-            kind: "updateQueues";
+            kind: 'updateQueues';
             /** @default [] */
             add: {
               path: string;
@@ -916,24 +909,24 @@ export interface components {
           }
         | {
             /** @enum {string} */
-            kind: "setAppPriority";
+            kind: 'setAppPriority';
             appId: string;
             priority: number;
           }
         | {
             /** @enum {string} */
-            kind: "moveApp";
+            kind: 'moveApp';
             appId: string;
             queue: string;
           }
         | {
             /** @enum {string} */
-            kind: "killApp";
+            kind: 'killApp';
             appId: string;
           }
         | {
             /** @enum {string} */
-            kind: "setNodeResource";
+            kind: 'setNodeResource';
             nodeId: string;
             resource: {
               memoryMB: number;
@@ -942,25 +935,25 @@ export interface components {
           }
         | {
             /** @enum {string} */
-            kind: "suspendContainer";
+            kind: 'suspendContainer';
             containerId: string;
             nodeId: string;
           }
         | {
             /** @enum {string} */
-            kind: "resumeContainer";
+            kind: 'resumeContainer';
             containerId: string;
             nodeId: string;
           }
         | {
             /** @enum {string} */
-            kind: "killContainer";
+            kind: 'killContainer';
             containerId: string;
             nodeId: string;
           }
         | {
             /** @enum {string} */
-            kind: "rankNodes";
+            kind: 'rankNodes';
             scores: {
               [key: string]: number;
             };
@@ -971,7 +964,7 @@ export interface components {
       requestedAction?:
         | {
             /** @enum {string} */
-            kind: "updateQueues";
+            kind: 'updateQueues';
             /** @default [] */
             add: {
               path: string;
@@ -987,24 +980,24 @@ export interface components {
           }
         | {
             /** @enum {string} */
-            kind: "setAppPriority";
+            kind: 'setAppPriority';
             appId: string;
             priority: number;
           }
         | {
             /** @enum {string} */
-            kind: "moveApp";
+            kind: 'moveApp';
             appId: string;
             queue: string;
           }
         | {
             /** @enum {string} */
-            kind: "killApp";
+            kind: 'killApp';
             appId: string;
           }
         | {
             /** @enum {string} */
-            kind: "setNodeResource";
+            kind: 'setNodeResource';
             nodeId: string;
             resource: {
               memoryMB: number;
@@ -1013,25 +1006,25 @@ export interface components {
           }
         | {
             /** @enum {string} */
-            kind: "suspendContainer";
+            kind: 'suspendContainer';
             containerId: string;
             nodeId: string;
           }
         | {
             /** @enum {string} */
-            kind: "resumeContainer";
+            kind: 'resumeContainer';
             containerId: string;
             nodeId: string;
           }
         | {
             /** @enum {string} */
-            kind: "killContainer";
+            kind: 'killContainer';
             containerId: string;
             nodeId: string;
           }
         | {
             /** @enum {string} */
-            kind: "rankNodes";
+            kind: 'rankNodes';
             scores: {
               [key: string]: number;
             };
@@ -1040,16 +1033,9 @@ export interface components {
             partial: boolean;
           };
       /** @enum {string} */
-      result: "applied" | "noop" | "dryRun" | "skipped" | "failed";
+      result: 'applied' | 'noop' | 'dryRun' | 'skipped' | 'failed';
       /** @enum {string} */
-      skipReason?:
-        | "limit"
-        | "advisory"
-        | "unsupported"
-        | "duplicate"
-        | "superseded"
-        | "invariant"
-        | "drift";
+      skipReason?: 'limit' | 'advisory' | 'unsupported' | 'duplicate' | 'superseded' | 'invariant' | 'drift';
       detail?: string;
       error?: string;
     };
@@ -1087,13 +1073,13 @@ export interface components {
       absoluteCapacityPct: number;
       absoluteMaxCapacityPct: number;
       usedCapacityPct: number;
-      used: components["schemas"]["Resources"];
+      used: components['schemas']['Resources'];
       numApplications: number;
-      children: components["schemas"]["Queue"][];
+      children: components['schemas']['Queue'][];
     };
     RayonConflict: {
       /** @enum {string} */
-      error: "conflict";
+      error: 'conflict';
       reason: string;
       condition?: string;
     };
@@ -1157,11 +1143,11 @@ export interface components {
     };
     Snapshot: {
       nowMs: number;
-      totalCapacity: components["schemas"]["Resources"];
-      nodes: components["schemas"]["Node"][];
-      apps: components["schemas"]["App"][];
-      containers: components["schemas"]["Container"][];
-      rootQueue: components["schemas"]["Queue"];
+      totalCapacity: components['schemas']['Resources'];
+      nodes: components['schemas']['Node'][];
+      apps: components['schemas']['App'][];
+      containers: components['schemas']['Container'][];
+      rootQueue: components['schemas']['Queue'];
       changedNodeIds?: string[];
       changedAppIds?: string[];
       /** @description how long ago the cluster was read, ms */
@@ -1175,18 +1161,18 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["Error"];
+        'application/json': components['schemas']['Error'];
       };
     };
     /** @description No bearer token, or one the service does not know */
     Unauthorized: {
       headers: {
         /** @description Bearer realm="schedbrain" */
-        "WWW-Authenticate"?: string;
+        'WWW-Authenticate'?: string;
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["Error"];
+        'application/json': components['schemas']['Error'];
       };
     };
     /** @description The token's role is below the route's, or the Host header names another service */
@@ -1195,7 +1181,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["Error"];
+        'application/json': components['schemas']['Error'];
       };
     };
     /** @description No such resource */
@@ -1204,7 +1190,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["Error"];
+        'application/json': components['schemas']['Error'];
       };
     };
     /** @description The request does not fit the current state (`reason` says which) */
@@ -1213,7 +1199,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["Error"];
+        'application/json': components['schemas']['Error'];
       };
     };
     /** @description The body is larger than 1 MiB */
@@ -1222,7 +1208,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["Error"];
+        'application/json': components['schemas']['Error'];
       };
     };
     /** @description The body is in a media type the route does not read */
@@ -1231,7 +1217,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["Error"];
+        'application/json': components['schemas']['Error'];
       };
     };
     /** @description The ResourceManager could not be read */
@@ -1240,7 +1226,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["Error"];
+        'application/json': components['schemas']['Error'];
       };
     };
   };
@@ -1266,10 +1252,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Liveness"];
+          'application/json': components['schemas']['Liveness'];
         };
       };
-      403: components["responses"]["Forbidden"];
+      403: components['responses']['Forbidden'];
     };
   };
   getHealthz: {
@@ -1287,17 +1273,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Health"];
+          'application/json': components['schemas']['Health'];
         };
       };
-      403: components["responses"]["Forbidden"];
+      403: components['responses']['Forbidden'];
       /** @description Health */
       503: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Health"];
+          'application/json': components['schemas']['Health'];
         };
       };
     };
@@ -1317,10 +1303,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "text/plain": string;
+          'text/plain': string;
         };
       };
-      403: components["responses"]["Forbidden"];
+      403: components['responses']['Forbidden'];
     };
   };
   getV1Snapshot: {
@@ -1338,12 +1324,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Snapshot"];
+          'application/json': components['schemas']['Snapshot'];
         };
       };
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
-      503: components["responses"]["RmUnavailable"];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      503: components['responses']['RmUnavailable'];
     };
   };
   getV1Decisions: {
@@ -1352,7 +1338,7 @@ export interface operations {
         /** @description At most this many entries */
         limit?: number;
         /** @description desc: newest first; asc: oldest first (page forward with since) */
-        order?: "desc" | "asc";
+        order?: 'desc' | 'asc';
         /** @description Only entries at or after this time: epoch milliseconds or ISO-8601 */
         since?: string;
         /** @description Only entries of this policy */
@@ -1372,12 +1358,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["Decisions"];
+          'application/json': components['schemas']['Decisions'];
         };
       };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
     };
   };
   getV1Policy: {
@@ -1395,11 +1381,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["PolicyConfig"];
+          'application/json': components['schemas']['PolicyConfig'];
         };
       };
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
     };
   };
   putV1Policy: {
@@ -1427,7 +1413,7 @@ export interface operations {
          *       "dryRun": false
          *     }
          */
-        "application/json": components["schemas"]["PutPolicyRequest"];
+        'application/json': components['schemas']['PutPolicyRequest'];
       };
     };
     responses: {
@@ -1437,15 +1423,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["PolicyConfig"];
+          'application/json': components['schemas']['PolicyConfig'];
         };
       };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
     };
   };
   getV1PolicyState: {
@@ -1463,11 +1449,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["PolicyState"];
+          'application/json': components['schemas']['PolicyState'];
         };
       };
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
     };
   };
   getV1State: {
@@ -1485,11 +1471,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["ServiceState"];
+          'application/json': components['schemas']['ServiceState'];
         };
       };
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
     };
   };
   postV1DryRun: {
@@ -1516,7 +1502,7 @@ export interface operations {
          *       }
          *     }
          */
-        "application/json": components["schemas"]["DryRunRequest"];
+        'application/json': components['schemas']['DryRunRequest'];
       };
     };
     responses: {
@@ -1526,15 +1512,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["DryRunResult"];
+          'application/json': components['schemas']['DryRunResult'];
         };
       };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      503: components["responses"]["RmUnavailable"];
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      503: components['responses']['RmUnavailable'];
     };
   };
   getV1BopfQueues: {
@@ -1552,19 +1538,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
+          'application/json': {
             capacity: {
               memoryMB: number;
               vcores: number;
             } | null;
             /** @enum {string} */
-            variant: "bopf" | "nbopf";
-            queues: components["schemas"]["BopfQueue"][];
+            variant: 'bopf' | 'nbopf';
+            queues: components['schemas']['BopfQueue'][];
           };
         };
       };
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
     };
   };
   postV1BopfQueues: {
@@ -1588,7 +1574,7 @@ export interface operations {
          *       }
          *     }
          */
-        "application/json": components["schemas"]["BopfQueueSpecInput"];
+        'application/json': components['schemas']['BopfQueueSpecInput'];
       };
     };
     responses: {
@@ -1598,27 +1584,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            queue: components["schemas"]["BopfQueue"];
-            admission: components["schemas"]["BopfAdmission"];
+          'application/json': {
+            queue: components['schemas']['BopfQueue'];
+            admission: components['schemas']['BopfAdmission'];
           };
         };
       };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       /** @description BopfConflict */
       409: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["BopfConflict"];
+          'application/json': components['schemas']['BopfConflict'];
         };
       };
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      503: components["responses"]["RmUnavailable"];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      503: components['responses']['RmUnavailable'];
     };
   };
   getV1BopfQueuesName: {
@@ -1639,13 +1625,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["BopfQueue"];
+          'application/json': components['schemas']['BopfQueue'];
         };
       };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
     };
   };
   putV1BopfQueuesName: {
@@ -1672,7 +1658,7 @@ export interface operations {
          *       }
          *     }
          */
-        "application/json": components["schemas"]["BopfQueueSpecInput"];
+        'application/json': components['schemas']['BopfQueueSpecInput'];
       };
     };
     responses: {
@@ -1682,27 +1668,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            queue: components["schemas"]["BopfQueue"];
-            admission: components["schemas"]["BopfAdmission"];
+          'application/json': {
+            queue: components['schemas']['BopfQueue'];
+            admission: components['schemas']['BopfAdmission'];
           };
         };
       };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       /** @description BopfConflict */
       409: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["BopfConflict"];
+          'application/json': components['schemas']['BopfConflict'];
         };
       };
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
     };
   };
   deleteV1BopfQueuesName: {
@@ -1724,10 +1710,10 @@ export interface operations {
         };
         content?: never;
       };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
     };
   };
   getV1DarssRequests: {
@@ -1748,15 +1734,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
+          'application/json': {
             nowMs: number;
-            requests: components["schemas"]["DarssRequest"][];
+            requests: components['schemas']['DarssRequest'][];
           };
         };
       };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
     };
   };
   postV1DarssRequests: {
@@ -1791,7 +1777,7 @@ export interface operations {
          *       ]
          *     }
          */
-        "application/json": components["schemas"]["DarssWorkflowInput"];
+        'application/json': components['schemas']['DarssWorkflowInput'];
         /**
          * @example {
          *       "id": "nightly-etl",
@@ -1815,7 +1801,7 @@ export interface operations {
          *       ]
          *     }
          */
-        "application/yaml": components["schemas"]["DarssWorkflowInput"];
+        'application/yaml': components['schemas']['DarssWorkflowInput'];
       };
     };
     responses: {
@@ -1825,30 +1811,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
+          'application/json': {
             id: string;
             latestStarts: {
               [key: string]: number;
             };
-            decision: components["schemas"]["DarssDecision"];
+            decision: components['schemas']['DarssDecision'];
           };
         };
       };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       /** @description DarssConflict */
       409: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["DarssConflict"];
+          'application/json': components['schemas']['DarssConflict'];
         };
       };
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      503: components["responses"]["RmUnavailable"];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      503: components['responses']['RmUnavailable'];
     };
   };
   getV1DarssRequestsId: {
@@ -1869,13 +1855,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["DarssRequestDetail"];
+          'application/json': components['schemas']['DarssRequestDetail'];
         };
       };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
     };
   };
   deleteV1DarssRequestsId: {
@@ -1897,20 +1883,20 @@ export interface operations {
         };
         content?: never;
       };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       /** @description DarssConflict */
       409: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["DarssConflict"];
+          'application/json': components['schemas']['DarssConflict'];
         };
       };
-      503: components["responses"]["RmUnavailable"];
+      503: components['responses']['RmUnavailable'];
     };
   };
   getV1DarssQuota: {
@@ -1928,12 +1914,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["DarssQuota"];
+          'application/json': components['schemas']['DarssQuota'];
         };
       };
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
-      409: components["responses"]["Conflict"];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
     };
   };
   putV1DarssQuota: {
@@ -1953,7 +1939,7 @@ export interface operations {
          *       "productionCapPct": 80
          *     }
          */
-        "application/json": components["schemas"]["DarssQuotaUpdate"];
+        'application/json': components['schemas']['DarssQuotaUpdate'];
       };
     };
     responses: {
@@ -1963,15 +1949,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["DarssQuota"];
+          'application/json': components['schemas']['DarssQuota'];
         };
       };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
-      409: components["responses"]["Conflict"];
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
     };
   };
   getV1DarssLedger: {
@@ -1993,13 +1979,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["DarssLedger"];
+          'application/json': components['schemas']['DarssLedger'];
         };
       };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
-      409: components["responses"]["Conflict"];
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
     };
   };
   getV1RayonReservations: {
@@ -2017,16 +2003,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
+          'application/json': {
             nowMs: number;
-            reservations: components["schemas"]["RayonReservation"][];
+            reservations: components['schemas']['RayonReservation'][];
           };
         };
       };
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
-      409: components["responses"]["Conflict"];
-      503: components["responses"]["RmUnavailable"];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      503: components['responses']['RmUnavailable'];
     };
   };
   postV1RayonReservations: {
@@ -2059,7 +2045,7 @@ export interface operations {
          *       ]
          *     }
          */
-        "application/json": components["schemas"]["RayonWorkflowInput"];
+        'application/json': components['schemas']['RayonWorkflowInput'];
         /**
          * @example {
          *       "id": "nightly-etl",
@@ -2081,7 +2067,7 @@ export interface operations {
          *       ]
          *     }
          */
-        "application/yaml": components["schemas"]["RayonWorkflowInput"];
+        'application/yaml': components['schemas']['RayonWorkflowInput'];
       };
     };
     responses: {
@@ -2091,24 +2077,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["RayonReservation"];
+          'application/json': components['schemas']['RayonReservation'];
         };
       };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       /** @description RayonConflict */
       409: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["RayonConflict"];
+          'application/json': components['schemas']['RayonConflict'];
         };
       };
-      413: components["responses"]["PayloadTooLarge"];
-      415: components["responses"]["UnsupportedMediaType"];
-      503: components["responses"]["RmUnavailable"];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      503: components['responses']['RmUnavailable'];
     };
   };
   getV1RayonReservationsId: {
@@ -2129,14 +2115,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["RayonReservation"];
+          'application/json': components['schemas']['RayonReservation'];
         };
       };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
-      409: components["responses"]["Conflict"];
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
     };
   };
   deleteV1RayonReservationsId: {
@@ -2158,20 +2144,20 @@ export interface operations {
         };
         content?: never;
       };
-      400: components["responses"]["BadRequest"];
-      401: components["responses"]["Unauthorized"];
-      403: components["responses"]["Forbidden"];
-      404: components["responses"]["NotFound"];
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       /** @description RayonConflict */
       409: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          "application/json": components["schemas"]["RayonConflict"];
+          'application/json': components['schemas']['RayonConflict'];
         };
       };
-      503: components["responses"]["RmUnavailable"];
+      503: components['responses']['RmUnavailable'];
     };
   };
 }

@@ -127,8 +127,23 @@ export function decisionWithLazyReason(action: Action, policy: string, rule: str
  * should be a function made once (module level), not per decision: that is the point over
  * `decisionWithLazyReason`.
  */
-export function decisionWithReasonOf<A extends Action, V extends ReasonValues>(action: A, policy: string, rule: string, format: (action: A, ...values: V) => string, ...values: V): Decision;
-export function decisionWithReasonOf(action: Action, policy: string, rule: string, format: ReasonFormat, a?: unknown, b?: unknown, c?: unknown, d?: unknown): Decision {
+export function decisionWithReasonOf<A extends Action, V extends ReasonValues>(
+  action: A,
+  policy: string,
+  rule: string,
+  format: (action: A, ...values: V) => string,
+  ...values: V
+): Decision;
+export function decisionWithReasonOf(
+  action: Action,
+  policy: string,
+  rule: string,
+  format: ReasonFormat,
+  a?: unknown,
+  b?: unknown,
+  c?: unknown,
+  d?: unknown,
+): Decision {
   return new LazyDecision(action, policy, rule, format, a, b, c, d);
 }
 
@@ -232,7 +247,9 @@ export function describeAction(a: Action): string {
     case 'updateQueues': {
       const parts = [
         ...a.add.map((q) => `add ${q.path} cap=${q.capacityPct}% max=${q.maxCapacityPct}%`),
-        ...a.update.map((q) => `${q.path}${q.capacityPct !== undefined ? ` cap=${q.capacityPct}%` : ''}${q.maxCapacityPct !== undefined ? ` max=${q.maxCapacityPct}%` : ''}`),
+        ...a.update.map(
+          (q) => `${q.path}${q.capacityPct !== undefined ? ` cap=${q.capacityPct}%` : ''}${q.maxCapacityPct !== undefined ? ` max=${q.maxCapacityPct}%` : ''}`,
+        ),
       ];
       return `updateQueues(${parts.join('; ')})`;
     }

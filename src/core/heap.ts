@@ -266,7 +266,11 @@ export class IndexedHeap<T> {
   findFirst(pred: (x: T) => boolean): T | undefined {
     const a = this.items;
     const less = this.less;
-    const i = firstInHeapOrder(a.length, (x, y) => less(a[x], a[y]), (x) => pred(a[x]));
+    const i = firstInHeapOrder(
+      a.length,
+      (x, y) => less(a[x], a[y]),
+      (x) => pred(a[x]),
+    );
     return i < 0 ? undefined : a[i];
   }
 

@@ -55,7 +55,10 @@ export const historyRecordSchema = z
      * Containers asked for, with the size of one, when the source says (the RM lists only
      * outstanding requests, so a finished application's record usually has none).
      */
-    requested: z.object({ containers: z.number().int().min(0), memoryMB: nonNegative, vcores: nonNegative }).strict().optional(),
+    requested: z
+      .object({ containers: z.number().int().min(0), memoryMB: nonNegative, vcores: nonNegative })
+      .strict()
+      .optional(),
     /** Aggregate use over the application's life (MB·s and vcore·s), as the RM counts it. */
     usage: z.object({ memoryMBSeconds: nonNegative, vcoreSeconds: nonNegative }).strict().optional(),
     /** Where the record came from (`rm`, later the JobHistory or Timeline server). */

@@ -21,9 +21,7 @@ export const REQUEST_TAG = 'schedbrain.darss.request';
 export const JOB_TAG = 'schedbrain.darss.job';
 
 /** What one resource unit is: the thesis's atomic container of 1 core and 1 GB. */
-export const resourceUnitSchema = z
-  .object({ vcores: z.number().int().positive().default(1), memoryMB: z.number().int().positive().default(1024) })
-  .strict();
+export const resourceUnitSchema = z.object({ vcores: z.number().int().positive().default(1), memoryMB: z.number().int().positive().default(1024) }).strict();
 export type ResourceUnit = z.infer<typeof resourceUnitSchema>;
 export const DEFAULT_UNIT: ResourceUnit = Object.freeze({ vcores: 1, memoryMB: 1024 });
 
@@ -87,8 +85,10 @@ export const workflowRequestSchema = z
           bad = true;
         }
       });
-      if (j.deadlineMs !== undefined && w.deadlineMs === undefined) issue(['jobs', i, 'deadlineMs'], 'a best-effort workflow (no deadlineMs) has no job deadlines');
-      if (j.deadlineMs !== undefined && w.deadlineMs !== undefined && j.deadlineMs > w.deadlineMs) issue(['jobs', i, 'deadlineMs'], `after the workflow deadline (${j.deadlineMs} > ${w.deadlineMs})`);
+      if (j.deadlineMs !== undefined && w.deadlineMs === undefined)
+        issue(['jobs', i, 'deadlineMs'], 'a best-effort workflow (no deadlineMs) has no job deadlines');
+      if (j.deadlineMs !== undefined && w.deadlineMs !== undefined && j.deadlineMs > w.deadlineMs)
+        issue(['jobs', i, 'deadlineMs'], `after the workflow deadline (${j.deadlineMs} > ${w.deadlineMs})`);
       if (j.taskPrerequisites) {
         for (const [key, before] of Object.entries(j.taskPrerequisites)) {
           const t = Number(key);
@@ -236,11 +236,16 @@ export interface WorkflowContext {
  * deadline not after `nowMs`, or a task holding more units than the largest node has.
  */
 export function checkWorkflow(w: WorkflowRequest, ctx: WorkflowContext): void {
-  if (w.deadlineMs !== undefined && w.deadlineMs <= ctx.nowMs) throw new ValidationError('deadlineMs', `deadline ${w.deadlineMs} is not after now (${ctx.nowMs})`);
+  if (w.deadlineMs !== undefined && w.deadlineMs <= ctx.nowMs)
+    throw new ValidationError('deadlineMs', `deadline ${w.deadlineMs} is not after now (${ctx.nowMs})`);
   w.jobs.forEach((j, i) => {
-    if (j.deadlineMs !== undefined && j.deadlineMs <= ctx.nowMs) throw new ValidationError(`jobs[${i}].deadlineMs`, `deadline ${j.deadlineMs} is not after now (${ctx.nowMs})`);
+    if (j.deadlineMs !== undefined && j.deadlineMs <= ctx.nowMs)
+      throw new ValidationError(`jobs[${i}].deadlineMs`, `deadline ${j.deadlineMs} is not after now (${ctx.nowMs})`);
     if (ctx.largestNodeUnits !== undefined && j.unitsPerTask > ctx.largestNodeUnits) {
-      throw new ValidationError(`jobs[${i}].unitsPerTask`, `a task of ${j.unitsPerTask} units is larger than any node (largest: ${ctx.largestNodeUnits} units)`);
+      throw new ValidationError(
+        `jobs[${i}].unitsPerTask`,
+        `a task of ${j.unitsPerTask} units is larger than any node (largest: ${ctx.largestNodeUnits} units)`,
+      );
     }
   });
 }

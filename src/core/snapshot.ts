@@ -28,8 +28,17 @@ export function buildSnapshot(p: SnapshotParts): ClusterSnapshot {
 /** A single-leaf queue tree (`root.default` at 100 %), for backends and tests without queues. */
 export function defaultQueueTree(): QueueView {
   const leaf: QueueView = {
-    path: 'root.default', name: 'default', state: 'RUNNING', capacityPct: 100, maxCapacityPct: 100,
-    absoluteCapacityPct: 100, absoluteMaxCapacityPct: 100, usedCapacityPct: 0, used: ZERO, numApplications: 0, children: [],
+    path: 'root.default',
+    name: 'default',
+    state: 'RUNNING',
+    capacityPct: 100,
+    maxCapacityPct: 100,
+    absoluteCapacityPct: 100,
+    absoluteMaxCapacityPct: 100,
+    usedCapacityPct: 0,
+    used: ZERO,
+    numApplications: 0,
+    children: [],
   };
   return { ...leaf, path: 'root', name: 'root', children: [leaf] };
 }

@@ -24,10 +24,13 @@ export class RealClock implements Clock {
 
   setTimeout(fn: () => unknown, delayMs: number): TimerHandle {
     const id = this.nextId++;
-    const t = setTimeout(() => {
-      this.timers.delete(id);
-      fn();
-    }, Math.max(0, delayMs));
+    const t = setTimeout(
+      () => {
+        this.timers.delete(id);
+        fn();
+      },
+      Math.max(0, delayMs),
+    );
     this.timers.set(id, t);
     return { id };
   }

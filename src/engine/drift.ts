@@ -59,7 +59,8 @@ export class DriftTracker {
       }
       for (const u of a.update) {
         if (u.capacityPct !== undefined) put(`queue:${u.path}:capacity`, { kind: 'queueCapacity', target: `queue:${u.path}`, value: pct(u.capacityPct), atMs });
-        if (u.maxCapacityPct !== undefined) put(`queue:${u.path}:max`, { kind: 'queueMaxCapacity', target: `queue:${u.path}`, value: pct(u.maxCapacityPct), atMs });
+        if (u.maxCapacityPct !== undefined)
+          put(`queue:${u.path}:max`, { kind: 'queueMaxCapacity', target: `queue:${u.path}`, value: pct(u.maxCapacityPct), atMs });
       }
     } else if (a.kind === 'setNodeResource') {
       put(`node:${a.nodeId}`, { kind: 'nodeResource', target: `node:${a.nodeId}`, value: `${a.resource.memoryMB} MB / ${a.resource.vcores} vcores`, atMs });
@@ -103,7 +104,12 @@ export class DriftTracker {
       }
       if (now === w.value) continue;
       this.written.delete(field);
-      const what = w.kind === 'nodeResource' ? `node ${w.target.slice(5)} resources` : w.kind === 'appPriority' ? `${w.target.slice(4)} priority` : `${w.target.slice(6)} ${w.kind === 'queueCapacity' ? 'capacity' : 'max capacity'}`;
+      const what =
+        w.kind === 'nodeResource'
+          ? `node ${w.target.slice(5)} resources`
+          : w.kind === 'appPriority'
+            ? `${w.target.slice(4)} priority`
+            : `${w.target.slice(6)} ${w.kind === 'queueCapacity' ? 'capacity' : 'max capacity'}`;
       const unit = w.kind === 'queueCapacity' || w.kind === 'queueMaxCapacity' ? '%' : '';
       const describe = `${what} changed outside the brain: it wrote ${w.value}${unit}, the cluster now says ${now}${unit}`;
       out.push({ kind: w.kind, target: w.target, written: w.value, now, writtenAtMs: w.atMs, describe });

@@ -94,7 +94,9 @@ export interface EngineOptions {
    */
   readonly leadership?: {
     readonly election: LeaderElection;
-    readonly reconcile?: (l: Leadership) => Promise<{ readonly reason: string; readonly detail?: string; readonly errors?: readonly string[]; readonly changed?: boolean }>;
+    readonly reconcile?: (
+      l: Leadership,
+    ) => Promise<{ readonly reason: string; readonly detail?: string; readonly errors?: readonly string[]; readonly changed?: boolean }>;
   };
 }
 
@@ -307,7 +309,10 @@ export class Engine {
     const dryRun = req.dryRun ?? this.cfg.dryRun;
     if (this.opts.requireCapabilities && !dryRun) {
       const lack = await this.missingCapabilities(policy.name);
-      if (lack && lack.missing.length > 0) throw new ConflictError(`policy ${policy.name} needs ${lack.missing.join(', ')}, which this cluster lacks${lack.notes.length ? ` (${lack.notes.join('; ')})` : ''}: run it as a dry-run, or start the brain with --allow-advisory`);
+      if (lack && lack.missing.length > 0)
+        throw new ConflictError(
+          `policy ${policy.name} needs ${lack.missing.join(', ')}, which this cluster lacks${lack.notes.length ? ` (${lack.notes.join('; ')})` : ''}: run it as a dry-run, or start the brain with --allow-advisory`,
+        );
     }
     const updatedAtMs = this.clock.now();
     const config = { policy: policy.name, params, dryRun, updatedAtMs };
@@ -374,8 +379,20 @@ export class Engine {
   private session(cycleId: string, snapshot: ClusterSnapshot, caps: Capabilities): Session {
     const since = this.clock.now() - 60_000;
     this.disruptions = this.disruptions.filter((d) => d.atMs > since);
-    const recentDisruptions = { suspends: this.disruptions.filter((d) => d.kind === 'suspend').length, kills: this.disruptions.filter((d) => d.kind === 'kill').length };
-    return new Session({ cycleId, snapshot, capabilities: caps, limits: this.limits, lastRanking: this.ranking, recentDisruptions, holds: this.drift.holds(this.clock.now()), tracking: this.tracking });
+    const recentDisruptions = {
+      suspends: this.disruptions.filter((d) => d.kind === 'suspend').length,
+      kills: this.disruptions.filter((d) => d.kind === 'kill').length,
+    };
+    return new Session({
+      cycleId,
+      snapshot,
+      capabilities: caps,
+      limits: this.limits,
+      lastRanking: this.ranking,
+      recentDisruptions,
+      holds: this.drift.holds(this.clock.now()),
+      tracking: this.tracking,
+    });
   }
 
   /** The cluster's own reservation system, when the backend has one (YARN's, for `rayon` live). */
@@ -411,8 +428,13 @@ export class Engine {
    * shared by concurrent callers, which becomes the view. The API's reads go here, so a request
    * costs the RM nothing while the loop runs.
    */
-  async view(maxAgeMs: number = (this.opts.staleAfterPeriods ?? 3) * this.periodMs): Promise<{ snapshot: ClusterSnapshot; capabilities: Capabilities; atMs: number }> {
-    const cycle = this.lastSnapshot && this.capabilities && this.lastSnapshotAtMs !== undefined ? { snapshot: this.lastSnapshot, capabilities: this.capabilities, atMs: this.lastSnapshotAtMs } : undefined;
+  async view(
+    maxAgeMs: number = (this.opts.staleAfterPeriods ?? 3) * this.periodMs,
+  ): Promise<{ snapshot: ClusterSnapshot; capabilities: Capabilities; atMs: number }> {
+    const cycle =
+      this.lastSnapshot && this.capabilities && this.lastSnapshotAtMs !== undefined
+        ? { snapshot: this.lastSnapshot, capabilities: this.capabilities, atMs: this.lastSnapshotAtMs }
+        : undefined;
     const newest = cycle && this.viewCache ? (cycle.atMs >= this.viewCache.atMs ? cycle : this.viewCache) : (cycle ?? this.viewCache);
     if (newest && this.clock.now() - newest.atMs <= maxAgeMs) return newest;
     this.viewRead ??= (async () => {
@@ -451,8 +473,18 @@ export class Engine {
     try {
       const st = this.session(cycleId, snapshot, caps).decide(policy, params, state);
       return {
-        cycleId, startedAtMs, finishedAtMs: this.clock.now(), policy: policy.name, params, snapshotAtMs: snapshot.nowMs,
-        dryRun: true, advisory, outcome: 'ok', decisions: st.discard(), notes: [...(st.output.notes ?? []), ...(advisory ? [advisoryReason(caps)] : [])], committed: false,
+        cycleId,
+        startedAtMs,
+        finishedAtMs: this.clock.now(),
+        policy: policy.name,
+        params,
+        snapshotAtMs: snapshot.nowMs,
+        dryRun: true,
+        advisory,
+        outcome: 'ok',
+        decisions: st.discard(),
+        notes: [...(st.output.notes ?? []), ...(advisory ? [advisoryReason(caps)] : [])],
+        committed: false,
       };
     } catch (e) {
       const cause = e instanceof PolicyError ? e.cause : e;
@@ -461,8 +493,19 @@ export class Engine {
         throw new ValidationError(`params.${cause.field}`, reason);
       }
       return {
-        cycleId, startedAtMs, finishedAtMs: this.clock.now(), policy: policy.name, params, snapshotAtMs: snapshot.nowMs,
-        dryRun: true, advisory, outcome: 'policy_error', decisions: [], notes: [], error: errMsg(e), committed: false,
+        cycleId,
+        startedAtMs,
+        finishedAtMs: this.clock.now(),
+        policy: policy.name,
+        params,
+        snapshotAtMs: snapshot.nowMs,
+        dryRun: true,
+        advisory,
+        outcome: 'policy_error',
+        decisions: [],
+        notes: [],
+        error: errMsg(e),
+        committed: false,
       };
     }
   }
@@ -478,7 +521,12 @@ export class Engine {
       advisory: this.capabilities ? !this.capabilities.queueWrites : undefined,
       advisoryReason: this.capabilities && !this.capabilities.queueWrites ? advisoryReason(this.capabilities) : undefined,
       capabilities: this.capabilities,
-      lastCycle: this.lastCycle && { cycleId: this.lastCycle.cycleId, outcome: this.lastCycle.outcome, atMs: this.lastCycle.finishedAtMs, error: this.lastCycle.error },
+      lastCycle: this.lastCycle && {
+        cycleId: this.lastCycle.cycleId,
+        outcome: this.lastCycle.outcome,
+        atMs: this.lastCycle.finishedAtMs,
+        error: this.lastCycle.error,
+      },
       lastSnapshotAtMs: this.lastSnapshotAtMs,
       consecutiveRmFailures: this.consecutiveRmFailures,
       nextCycleAtMs: this.nextCycleAtMs,
@@ -499,7 +547,9 @@ export class Engine {
   assertLeads(what: string): void {
     const l = this.leadership();
     if (!l || this.leads()) return;
-    throw new ConflictError(`cannot ${what}: this brain is a standby (${l.holder ? `${l.holder} leads, epoch ${l.epoch}` : 'no leader known'}); send it to the leader`);
+    throw new ConflictError(
+      `cannot ${what}: this brain is a standby (${l.holder ? `${l.holder} leads, epoch ${l.epoch}` : 'no leader known'}); send it to the leader`,
+    );
   }
 
   /** True when this brain may write: no election, or it leads. */
@@ -536,7 +586,16 @@ export class Engine {
           : `standby: ${now.holder ? `${now.holder} leads (epoch ${now.epoch})` : 'no leader known'}; this brain (${el.holder}) plans and journals, writes nothing`;
       const lost = before?.role === 'leader' && (now.role !== 'leader' || now.epoch !== before.epoch);
       this.log[lost ? 'warn' : 'info']({ leadership: now, before }, lost ? `leadership lost: ${reason}` : reason);
-      await this.journal([{ cycleId, policy: this.cfg.policy.name, rule: 'engine.leadership', reason: lost ? `leadership of epoch ${before.epoch} lost; ${reason}` : reason, result: 'noop', detail: JSON.stringify(now) }]);
+      await this.journal([
+        {
+          cycleId,
+          policy: this.cfg.policy.name,
+          rule: 'engine.leadership',
+          reason: lost ? `leadership of epoch ${before.epoch} lost; ${reason}` : reason,
+          result: 'noop',
+          detail: JSON.stringify(now),
+        },
+      ]);
     }
     return now.role === 'leader';
   }
@@ -554,13 +613,32 @@ export class Engine {
     try {
       const r = await l.reconcile(now);
       const failed = (r.errors?.length ?? 0) > 0;
-      await this.journal([{ cycleId, policy: this.cfg.policy.name, rule: 'engine.reconcile', reason: `epoch ${now.epoch}: ${r.reason}`, result: failed ? 'failed' : r.changed === false ? 'noop' : 'applied', detail: r.detail, ...(failed ? { error: r.errors!.join('; ') } : {}) }]);
+      await this.journal([
+        {
+          cycleId,
+          policy: this.cfg.policy.name,
+          rule: 'engine.reconcile',
+          reason: `epoch ${now.epoch}: ${r.reason}`,
+          result: failed ? 'failed' : r.changed === false ? 'noop' : 'applied',
+          detail: r.detail,
+          ...(failed ? { error: r.errors!.join('; ') } : {}),
+        },
+      ]);
       if (failed) return { done: false, changed: r.changed !== false };
       this.reconciledEpoch = now.epoch;
       return { done: true, changed: r.changed !== false };
     } catch (e) {
       this.log.error({ err: e }, 'could not reconcile after taking the leadership; writing nothing this cycle');
-      await this.journal([{ cycleId, policy: this.cfg.policy.name, rule: 'engine.reconcile', reason: `epoch ${now.epoch}: could not reconcile what a previous leader left; nothing written this cycle`, result: 'failed', error: errMsg(e) }]);
+      await this.journal([
+        {
+          cycleId,
+          policy: this.cfg.policy.name,
+          rule: 'engine.reconcile',
+          reason: `epoch ${now.epoch}: could not reconcile what a previous leader left; nothing written this cycle`,
+          result: 'failed',
+          error: errMsg(e),
+        },
+      ]);
       return { done: false, changed: true };
     }
   }
@@ -568,12 +646,15 @@ export class Engine {
   private armLeaderTimer(): void {
     const el = this.opts.leadership?.election;
     if (!el || !this.running) return;
-    this.leaderTimer = this.clock.setTimeout(async () => {
-      this.leaderTimer = undefined;
-      if (!this.running) return;
-      await this.checkLeadership(`lead-${this.clock.now().toString(36)}`);
-      this.armLeaderTimer();
-    }, Math.max(100, Math.floor(el.leaseMs / 3)));
+    this.leaderTimer = this.clock.setTimeout(
+      async () => {
+        this.leaderTimer = undefined;
+        if (!this.running) return;
+        await this.checkLeadership(`lead-${this.clock.now().toString(36)}`);
+        this.armLeaderTimer();
+      },
+      Math.max(100, Math.floor(el.leaseMs / 3)),
+    );
   }
 
   private staleReason(): string | undefined {
@@ -744,7 +825,16 @@ export class Engine {
       // RM that does not answer, and one whose answers cannot be read (truncated, malformed).
       if (firstFailure) {
         const what = this.rmReachable === false ? 'became unavailable' : 'answers what cannot be read';
-        await this.journal([{ cycleId, policy: cfg.policy.name, rule: 'engine.rm-outage', reason: `the ResourceManager ${what}: ${errMsg(e)}; nothing is written until it answers`, result: 'failed', error: errMsg(e) }]);
+        await this.journal([
+          {
+            cycleId,
+            policy: cfg.policy.name,
+            rule: 'engine.rm-outage',
+            reason: `the ResourceManager ${what}: ${errMsg(e)}; nothing is written until it answers`,
+            result: 'failed',
+            error: errMsg(e),
+          },
+        ]);
       }
       return finish({ ...base, advisory: this.status().advisory ?? false, outcome, decisions: [], notes: [], error: errMsg(e), committed: false });
     }
@@ -753,11 +843,25 @@ export class Engine {
     const wasDown = downFor > 0;
     this.rmOk(caps, snapshot);
     const engineEntries: NewJournalEntry[] = [];
-    if (wasDown) engineEntries.push({ cycleId, policy: cfg.policy.name, rule: 'engine.rm-recovered', reason: `the ResourceManager answers again after ${downFor} failed cycle(s)`, result: 'noop' });
+    if (wasDown)
+      engineEntries.push({
+        cycleId,
+        policy: cfg.policy.name,
+        rule: 'engine.rm-recovered',
+        reason: `the ResourceManager answers again after ${downFor} failed cycle(s)`,
+        result: 'noop',
+      });
     for (const d of this.drift.detect(snapshot, this.clock.now())) {
       this.metrics.drift.inc({ kind: d.kind });
       this.log.warn({ drift: d, driftPolicy: this.drift.options.policy }, d.describe);
-      engineEntries.push({ cycleId, policy: cfg.policy.name, rule: 'engine.drift', reason: `${d.describe} (driftPolicy ${this.drift.options.policy})`, result: 'noop', detail: JSON.stringify({ kind: d.kind, target: d.target, written: d.written, now: d.now, writtenAtMs: d.writtenAtMs }) });
+      engineEntries.push({
+        cycleId,
+        policy: cfg.policy.name,
+        rule: 'engine.drift',
+        reason: `${d.describe} (driftPolicy ${this.drift.options.policy})`,
+        result: 'noop',
+        detail: JSON.stringify({ kind: d.kind, target: d.target, written: d.written, now: d.now, writtenAtMs: d.writtenAtMs }),
+      });
     }
     if (engineEntries.length > 0) await this.journal(engineEntries);
     const advisory = !caps.queueWrites;
@@ -789,7 +893,14 @@ export class Engine {
     } catch (e) {
       const error = errMsg(e);
       this.log.error({ cycleId, policy: cfg.policy.name, err: e instanceof PolicyError ? e.cause : e }, 'policy threw; cycle discarded');
-      const entry: NewJournalEntry = { cycleId, policy: cfg.policy.name, rule: 'engine.policy-error', reason: `${error}; cycle discarded, nothing sent, state kept`, result: 'failed', error };
+      const entry: NewJournalEntry = {
+        cycleId,
+        policy: cfg.policy.name,
+        rule: 'engine.policy-error',
+        reason: `${error}; cycle discarded, nothing sent, state kept`,
+        result: 'failed',
+        error,
+      };
       const decisions = await this.journal([entry]);
       return finish({ ...base, policy: cfg.policy.name, dryRun: cfg.dryRun, advisory, outcome: 'policy_error', decisions, notes: [], error, committed: false });
     }
@@ -827,7 +938,9 @@ export class Engine {
       if (gen === this.generation) {
         this.state = st.output.state;
         this.stateMark = snapshot.changeMark;
-        await this.safely('save policy state', () => this.store.putPolicyState(cfg.policy.name, { state: st.output.state, savedAtMs: this.clock.now(), cycleId }));
+        await this.safely('save policy state', () =>
+          this.store.putPolicyState(cfg.policy.name, { state: st.output.state, savedAtMs: this.clock.now(), cycleId }),
+        );
       } else {
         notes.push('policy changed during the cycle: its next state was not kept');
       }
@@ -846,7 +959,19 @@ export class Engine {
     this.logCycle(cycleId, cfg, decisions, notes);
     await this.maybePrune();
     const wakeInMs = st.output.wakeAtMs !== undefined ? Math.max(0, st.output.wakeAtMs - snapshot.nowMs) : undefined;
-    return finish({ ...base, policy: cfg.policy.name, dryRun: cfg.dryRun, advisory, outcome, decisions, notes, error, committed: commit, wakeInMs, ...(standby ? { standby: true } : {}) });
+    return finish({
+      ...base,
+      policy: cfg.policy.name,
+      dryRun: cfg.dryRun,
+      advisory,
+      outcome,
+      decisions,
+      notes,
+      error,
+      committed: commit,
+      wakeInMs,
+      ...(standby ? { standby: true } : {}),
+    });
   }
 
   /** The backend, sending an action only while this brain leads: a leadership lost mid-cycle stops the rest. */
@@ -857,7 +982,9 @@ export class Engine {
       snapshot: (o) => b.snapshot(o),
       capabilities: () => b.capabilities(),
       apply: async (a) =>
-        el.isLeader() ? b.apply(a) : { status: 'failed', error: `not sent: this brain lost the leadership during the cycle (epoch ${el.epoch})`, retryable: false },
+        el.isLeader()
+          ? b.apply(a)
+          : { status: 'failed', error: `not sent: this brain lost the leadership during the cycle (epoch ${el.epoch})`, retryable: false },
     };
   }
 
@@ -913,7 +1040,9 @@ export class Engine {
     this.metrics.consecutiveFailures.set(this.consecutiveRmFailures);
     this.log.warn(
       { err: errMsg(e), failures: this.consecutiveRmFailures, retryInMs: this.backoffDelay() },
-      unavailable ? 'ResourceManager unavailable; cycle changes nothing, retrying with backoff' : 'cannot read the cluster; cycle changes nothing, retrying with backoff',
+      unavailable
+        ? 'ResourceManager unavailable; cycle changes nothing, retrying with backoff'
+        : 'cannot read the cluster; cycle changes nothing, retrying with backoff',
     );
     return unavailable ? 'rm_unavailable' : 'error';
   }
@@ -924,7 +1053,14 @@ export class Engine {
     const sent = decisions.filter((d) => d.result === 'applied' || d.result === 'failed' || d.result === 'dryRun');
     const level = sent.length ? 'info' : 'debug';
     this.log[level](
-      { cycleId, policy: cfg.policy.name, dryRun: cfg.dryRun, results: counts, actions: sent.map((d) => `${d.result}: ${d.action ? describeAction(d.action) : d.rule}`), notes: notes.length ? notes : undefined },
+      {
+        cycleId,
+        policy: cfg.policy.name,
+        dryRun: cfg.dryRun,
+        results: counts,
+        actions: sent.map((d) => `${d.result}: ${d.action ? describeAction(d.action) : d.rule}`),
+        notes: notes.length ? notes : undefined,
+      },
       'cycle',
     );
   }

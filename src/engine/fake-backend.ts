@@ -45,9 +45,17 @@ export class InMemoryBackend implements ClusterBackend {
   private readonly now: () => number;
 
   constructor(opts: InMemoryBackendOptions = {}) {
-    this.queues = new Map(Object.entries(opts.queues ?? { 'root.a': { capacityPct: 50, maxCapacityPct: 100 }, 'root.b': { capacityPct: 50, maxCapacityPct: 100 } }));
+    this.queues = new Map(
+      Object.entries(opts.queues ?? { 'root.a': { capacityPct: 50, maxCapacityPct: 100 }, 'root.b': { capacityPct: 50, maxCapacityPct: 100 } }),
+    );
     this.nodes = Array.from({ length: opts.nodes ?? 2 }, (_, i) => ({
-      id: `node${i + 1}:8041`, state: 'RUNNING' as const, rack: '/default-rack', capacity: res(8192, 8), physicalCapacity: res(8192, 8), used: ZERO, containerIds: [],
+      id: `node${i + 1}:8041`,
+      state: 'RUNNING' as const,
+      rack: '/default-rack',
+      capacity: res(8192, 8),
+      physicalCapacity: res(8192, 8),
+      used: ZERO,
+      containerIds: [],
     }));
     this.now = opts.now ?? Date.now;
     this.caps = { queueWrites: true, containerSuspend: false, nodeRanking: false, notes: [], ...opts.capabilities };
@@ -74,8 +82,15 @@ export class InMemoryBackend implements ClusterBackend {
       const absMax = (parentAbsMax * q.maxCapacityPct) / 100;
       const children = [...paths].filter((p) => p.startsWith(`${path}.`) && !p.slice(path.length + 1).includes('.')).sort();
       return {
-        path, name: path.split('.').pop() as string, state: 'RUNNING', capacityPct: q.capacityPct, maxCapacityPct: q.maxCapacityPct,
-        absoluteCapacityPct: abs, absoluteMaxCapacityPct: absMax, usedCapacityPct: 0, used: ZERO,
+        path,
+        name: path.split('.').pop() as string,
+        state: 'RUNNING',
+        capacityPct: q.capacityPct,
+        maxCapacityPct: q.maxCapacityPct,
+        absoluteCapacityPct: abs,
+        absoluteMaxCapacityPct: absMax,
+        usedCapacityPct: 0,
+        used: ZERO,
         numApplications: this.apps.filter((a) => a.queue === path).length,
         children: children.map((c) => build(c, abs, absMax)),
       };
@@ -110,7 +125,8 @@ export class InMemoryBackend implements ClusterBackend {
         const parent = p.slice(0, p.lastIndexOf('.'));
         sums.set(parent, (sums.get(parent) ?? 0) + q.capacityPct);
       }
-      for (const [parent, s] of sums) if (Math.abs(s - 100) > PCT_EPS) return { status: 'failed', error: `children of ${parent} sum to ${s}`, retryable: false };
+      for (const [parent, s] of sums)
+        if (Math.abs(s - 100) > PCT_EPS) return { status: 'failed', error: `children of ${parent} sum to ${s}`, retryable: false };
       this.queues = next;
     }
     this.applied.push(action);

@@ -76,9 +76,13 @@ export class ZooKeeperLeaderElection implements LeaderElection {
     if (this.candidate === undefined || !(await this.call<Stat | null>((cb) => client.exists(this.candidate!, cb)))) {
       this.leading = false;
       await this.call<string>((cb) => client.mkdirp(this.opts.path, cb));
-      this.candidate = await this.call<string>((cb) => client.create(`${this.opts.path}/${CANDIDATE}`, Buffer.from(this.holder), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, cb));
+      this.candidate = await this.call<string>((cb) =>
+        client.create(`${this.opts.path}/${CANDIDATE}`, Buffer.from(this.holder), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, cb),
+      );
     }
-    const candidates = (await this.call<string[]>((cb) => client.getChildren(this.opts.path, cb))).filter((c) => c.startsWith(CANDIDATE)).sort((a, b) => sequenceOf(a) - sequenceOf(b));
+    const candidates = (await this.call<string[]>((cb) => client.getChildren(this.opts.path, cb)))
+      .filter((c) => c.startsWith(CANDIDATE))
+      .sort((a, b) => sequenceOf(a) - sequenceOf(b));
     const first = candidates[0];
     if (first !== undefined && `${this.opts.path}/${first}` === this.candidate) {
       if (!this.leading) {
@@ -93,7 +97,10 @@ export class ZooKeeperLeaderElection implements LeaderElection {
     }
     this.leading = false;
     const leader = first === undefined ? undefined : await this.getData(client, `${this.opts.path}/${first}`).catch(() => undefined);
-    const epoch = await this.getData(client, `${this.opts.path}/${EPOCH_NODE}`).then((b) => Number(b?.toString() ?? '0') || 0, () => this.known.epoch);
+    const epoch = await this.getData(client, `${this.opts.path}/${EPOCH_NODE}`).then(
+      (b) => Number(b?.toString() ?? '0') || 0,
+      () => this.known.epoch,
+    );
     this.known = { holder: leader?.toString(), epoch };
     return false;
   }
@@ -154,7 +161,9 @@ export class ZooKeeperLeaderElection implements LeaderElection {
   }
 
   private getData(client: Client, path: string): Promise<Buffer | undefined> {
-    return new Promise((resolve, reject) => this.withDeadline(reject, (done) => client.getData(path, (e, d) => (done() ? undefined : e ? reject(e) : resolve(d)))));
+    return new Promise((resolve, reject) =>
+      this.withDeadline(reject, (done) => client.getData(path, (e, d) => (done() ? undefined : e ? reject(e) : resolve(d)))),
+    );
   }
 
   /** A connected client, a new session when there is none or the last one expired. */
@@ -183,10 +192,13 @@ export class ZooKeeperLeaderElection implements LeaderElection {
     const client = this.client;
     await new Promise<void>((resolve, reject) => {
       if (this.connected) return resolve();
-      const timer = setTimeout(() => {
-        client.removeListener('state', onState);
-        reject(new Error(`ZooKeeper ${this.opts.connect} not connected within ${Math.round(this.leaseMs / 2)} ms`));
-      }, Math.round(this.leaseMs / 2));
+      const timer = setTimeout(
+        () => {
+          client.removeListener('state', onState);
+          reject(new Error(`ZooKeeper ${this.opts.connect} not connected within ${Math.round(this.leaseMs / 2)} ms`));
+        },
+        Math.round(this.leaseMs / 2),
+      );
       const onState = (s: zookeeper.State) => {
         if (s !== zookeeper.State.SYNC_CONNECTED) return;
         clearTimeout(timer);
@@ -205,11 +217,14 @@ export class ZooKeeperLeaderElection implements LeaderElection {
 
   private withDeadline(reject: (e: Error) => void, run: (done: () => boolean) => void): void {
     let finished = false;
-    const timer = setTimeout(() => {
-      if (finished) return;
-      finished = true;
-      reject(new Error(`ZooKeeper ${this.opts.connect} did not answer within ${Math.round(this.leaseMs / 2)} ms`));
-    }, Math.round(this.leaseMs / 2));
+    const timer = setTimeout(
+      () => {
+        if (finished) return;
+        finished = true;
+        reject(new Error(`ZooKeeper ${this.opts.connect} did not answer within ${Math.round(this.leaseMs / 2)} ms`));
+      },
+      Math.round(this.leaseMs / 2),
+    );
     run(() => {
       if (finished) return true;
       finished = true;

@@ -54,7 +54,9 @@ export class EngineCounter {
 /** The engine's metrics. */
 export class EngineMetrics {
   readonly registry = new Registry();
-  readonly cycles = new EngineCounter(this.registry, 'schedbrain_cycles_total', 'Engine cycles by outcome (ok, rm_unavailable, policy_error, error).', ['outcome']);
+  readonly cycles = new EngineCounter(this.registry, 'schedbrain_cycles_total', 'Engine cycles by outcome (ok, rm_unavailable, policy_error, error).', [
+    'outcome',
+  ]);
   readonly cycleDuration = new Histogram({
     name: 'schedbrain_cycle_duration_seconds',
     help: 'Duration of an engine cycle, snapshot to journal.',
@@ -69,17 +71,43 @@ export class EngineMetrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     registers: [this.registry],
   });
-  readonly decisions = new EngineCounter(this.registry, 'schedbrain_decisions_total', 'Decisions by result (applied, noop, dryRun, skipped, failed) and policy.', ['policy', 'result']);
+  readonly decisions = new EngineCounter(
+    this.registry,
+    'schedbrain_decisions_total',
+    'Decisions by result (applied, noop, dryRun, skipped, failed) and policy.',
+    ['policy', 'result'],
+  );
   readonly rmErrors = new EngineCounter(this.registry, 'schedbrain_rm_errors_total', 'Times the ResourceManager could not be read or written.');
   readonly drift = new EngineCounter(this.registry, 'schedbrain_drift_total', 'Fields the brain wrote that were changed outside it, by kind.', ['kind']);
   private lastSnapshotAtMs: number | undefined;
   readonly snapshotAge: Gauge;
-  readonly advisory = new Gauge({ name: 'schedbrain_advisory_mode', help: '1 when the backend cannot write queues and the engine only advises.', registers: [this.registry] });
+  readonly advisory = new Gauge({
+    name: 'schedbrain_advisory_mode',
+    help: '1 when the backend cannot write queues and the engine only advises.',
+    registers: [this.registry],
+  });
   readonly dryRun = new Gauge({ name: 'schedbrain_dry_run', help: '1 when the engine discards every statement (dry-run).', registers: [this.registry] });
-  readonly leader = new Gauge({ name: 'schedbrain_leader', help: '1 while this brain may write (it leads, or runs without a leader election), 0 on a standby.', registers: [this.registry] });
-  readonly leaderEpoch = new Gauge({ name: 'schedbrain_leader_epoch', help: "Under a leader election: the leader's epoch as this brain knows it.", registers: [this.registry] });
-  readonly leadershipChanges = new EngineCounter(this.registry, 'schedbrain_leadership_changes_total', 'Changes of the leadership this brain saw (journaled as engine.leadership), by its role after the change.', ['role']);
-  readonly consecutiveFailures = new Gauge({ name: 'schedbrain_consecutive_rm_failures', help: 'Cycles in a row that could not read the ResourceManager.', registers: [this.registry] });
+  readonly leader = new Gauge({
+    name: 'schedbrain_leader',
+    help: '1 while this brain may write (it leads, or runs without a leader election), 0 on a standby.',
+    registers: [this.registry],
+  });
+  readonly leaderEpoch = new Gauge({
+    name: 'schedbrain_leader_epoch',
+    help: "Under a leader election: the leader's epoch as this brain knows it.",
+    registers: [this.registry],
+  });
+  readonly leadershipChanges = new EngineCounter(
+    this.registry,
+    'schedbrain_leadership_changes_total',
+    'Changes of the leadership this brain saw (journaled as engine.leadership), by its role after the change.',
+    ['role'],
+  );
+  readonly consecutiveFailures = new Gauge({
+    name: 'schedbrain_consecutive_rm_failures',
+    help: 'Cycles in a row that could not read the ResourceManager.',
+    registers: [this.registry],
+  });
 
   constructor(now: () => number) {
     const self = this;

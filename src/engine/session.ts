@@ -97,9 +97,11 @@ export function invariantViolation(actions: readonly Action[], s: ClusterSnapsho
       const node = s.nodes.get(a.nodeId);
       const physical = node?.physicalCapacity ?? node?.capacity;
       for (const [field, value] of Object.entries(a.resource) as [keyof typeof a.resource, number][]) {
-        if (!Number.isInteger(value) || value < 0 || value > MAX_RESOURCE_VALUE) return `${a.nodeId}: ${field} ${value} is not an integer in 0..${MAX_RESOURCE_VALUE}`;
+        if (!Number.isInteger(value) || value < 0 || value > MAX_RESOURCE_VALUE)
+          return `${a.nodeId}: ${field} ${value} is not an integer in 0..${MAX_RESOURCE_VALUE}`;
         const bound = physical ? physical[field] * limits.maxOvercommitFactor : undefined;
-        if (bound !== undefined && value > bound) return `${a.nodeId}: ${field} ${value} is more than ${limits.maxOvercommitFactor}x its physical ${physical![field]} (maxOvercommitFactor)`;
+        if (bound !== undefined && value > bound)
+          return `${a.nodeId}: ${field} ${value} is more than ${limits.maxOvercommitFactor}x its physical ${physical![field]} (maxOvercommitFactor)`;
       }
     }
     if (a.kind === 'updateQueues') {
@@ -107,7 +109,10 @@ export function invariantViolation(actions: readonly Action[], s: ClusterSnapsho
       const children = new Map<string, string[]>();
       const walk = (q: ClusterSnapshot['rootQueue']) => {
         capacities.set(q.path, q.capacityPct);
-        children.set(q.path, q.children.map((c) => c.path));
+        children.set(
+          q.path,
+          q.children.map((c) => c.path),
+        );
         q.children.forEach(walk);
       };
       walk(s.rootQueue);
@@ -158,7 +163,11 @@ export function mergeRanking(a: ActionOf<'rankNodes'>, last: PublishedRanking | 
  * factor so a group that summed to 100 still does; groups that add queues are not clamped
  * (the new queue has no current value to step from). Returns the action and an explanation.
  */
-export function clampQueueUpdate(action: ActionOf<'updateQueues'>, s: ClusterSnapshot, stepPct: number): { action: ActionOf<'updateQueues'>; explanation?: string } {
+export function clampQueueUpdate(
+  action: ActionOf<'updateQueues'>,
+  s: ClusterSnapshot,
+  stepPct: number,
+): { action: ActionOf<'updateQueues'>; explanation?: string } {
   if (!(stepPct < 100)) return { action };
   const update = action.update.map((u) => ({ ...u }));
   const notes: string[] = [];
@@ -186,7 +195,9 @@ export function clampQueueUpdate(action: ActionOf<'updateQueues'>, s: ClusterSna
       big.u.capacityPct = round2((big.u.capacityPct ?? 0) + residue);
     }
     const parts = g.map((x) => `${x.u.path} ${x.current}→${round2(x.current + x.delta)}% limited to ${x.u.capacityPct}%`);
-    notes.push(`capacity step under ${parent || 'root'} clamped to ${stepPct} points (maxCapacityStepPct; siblings scaled by ${round2(factor)}): ${parts.join(', ')}`);
+    notes.push(
+      `capacity step under ${parent || 'root'} clamped to ${stepPct} points (maxCapacityStepPct; siblings scaled by ${round2(factor)}): ${parts.join(', ')}`,
+    );
   }
   for (const u of update) {
     const q = findQueue(s.rootQueue, u.path);
@@ -374,7 +385,11 @@ export function plan(ctx: SessionContext, decisions: readonly Decision[], policy
   const disrupted: Record<Disruption, number> = { suspend: 0, kill: 0 };
   const l = ctx.limits;
   // Suspensions and kills are counted only under a limit (a replay usually has none).
-  const rateLimited = Number.isFinite(l.maxSuspendsPerCycle) || Number.isFinite(l.maxSuspendsPerMinute) || Number.isFinite(l.maxKillsPerCycle) || Number.isFinite(l.maxKillsPerMinute);
+  const rateLimited =
+    Number.isFinite(l.maxSuspendsPerCycle) ||
+    Number.isFinite(l.maxSuspendsPerMinute) ||
+    Number.isFinite(l.maxKillsPerCycle) ||
+    Number.isFinite(l.maxKillsPerMinute);
   // Only node resources and queue updates have invariants (see invariantViolation).
   let checkInvariants = false;
   for (const raw of decisions) {
@@ -386,11 +401,24 @@ export function plan(ctx: SessionContext, decisions: readonly Decision[], policy
     }
     const earlier = seen.claim(action, decision);
     if (earlier) {
-      out.push({ decision, action, clamped: false, status: 'skipped', skipReason: 'duplicate', detail: `an earlier decision this cycle already targets ${actionTarget(action)} (rule ${earlier.rule})` });
+      out.push({
+        decision,
+        action,
+        clamped: false,
+        status: 'skipped',
+        skipReason: 'duplicate',
+        detail: `an earlier decision this cycle already targets ${actionTarget(action)} (rule ${earlier.rule})`,
+      });
       continue;
     }
     if (action.kind === 'rankNodes' ? rankingAlreadyPublished(action, ctx.lastRanking) : isAlreadyTrue(action, ctx.snapshot)) {
-      out.push({ decision, action, clamped: false, status: 'noop', detail: action.kind === 'rankNodes' ? 'ranking already published' : 'already true of the cluster' });
+      out.push({
+        decision,
+        action,
+        clamped: false,
+        status: 'noop',
+        detail: action.kind === 'rankNodes' ? 'ranking already published' : 'already true of the cluster',
+      });
       continue;
     }
     if (advisory) {
@@ -415,7 +443,14 @@ export function plan(ctx: SessionContext, decisions: readonly Decision[], policy
       detail = c.explanation;
     }
     if (sendable >= ctx.limits.maxActionsPerCycle) {
-      out.push({ decision, action: toSend, clamped: toSend !== action, status: 'skipped', skipReason: 'limit', detail: `maxActionsPerCycle=${ctx.limits.maxActionsPerCycle} reached` });
+      out.push({
+        decision,
+        action: toSend,
+        clamped: toSend !== action,
+        status: 'skipped',
+        skipReason: 'limit',
+        detail: `maxActionsPerCycle=${ctx.limits.maxActionsPerCycle} reached`,
+      });
       continue;
     }
     const disruption = rateLimited ? disruptionOf(toSend) : undefined;

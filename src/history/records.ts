@@ -49,12 +49,16 @@ export function historyRecordOf(app: RmAppInfo, recordedAtMs: number): HistoryRe
     priority: app.priority ?? 0,
     submittedAtMs,
     submitHourUtc: new Date(submittedAtMs).getUTCHours(),
-    ...(launched !== undefined ? { launchedAtMs: launched, runtimeMs: Math.max(0, finishedAtMs - launched), waitMs: Math.max(0, launched - submittedAtMs) } : {}),
+    ...(launched !== undefined
+      ? { launchedAtMs: launched, runtimeMs: Math.max(0, finishedAtMs - launched), waitMs: Math.max(0, launched - submittedAtMs) }
+      : {}),
     finishedAtMs,
     state: app.state as EndedState,
     ...(app.finalStatus ? { finalStatus: app.finalStatus } : {}),
     outcome: outcomeOf(app.state as EndedState, app.finalStatus),
-    ...(largest ? { requested: { containers: any.reduce((n, r) => n + r.numContainers, 0), memoryMB: largest.capability.memory, vcores: largest.capability.vCores } } : {}),
+    ...(largest
+      ? { requested: { containers: any.reduce((n, r) => n + r.numContainers, 0), memoryMB: largest.capability.memory, vcores: largest.capability.vCores } }
+      : {}),
     ...(app.memorySeconds !== undefined && app.vcoreSeconds !== undefined && app.memorySeconds >= 0 && app.vcoreSeconds >= 0
       ? { usage: { memoryMBSeconds: app.memorySeconds, vcoreSeconds: app.vcoreSeconds } }
       : {}),

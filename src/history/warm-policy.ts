@@ -30,6 +30,9 @@ export async function warmRunningPolicy(host: PolicyStateHost, history: HistoryS
     state.predictor = w.predictor;
     return { changed: w.learned > 0, value: w.learned };
   });
-  logger?.info({ policy: POLICY_NAME, records: records.length, learned }, learned > 0 ? 'predictor warmed from the history' : 'predictor not warmed (it has learned already, or no usable record)');
+  logger?.info(
+    { policy: POLICY_NAME, records: records.length, learned },
+    learned > 0 ? 'predictor warmed from the history' : 'predictor not warmed (it has learned already, or no usable record)',
+  );
   return learned;
 }

@@ -145,9 +145,11 @@ function humanReport(r: SimulateResult): string {
 export async function runSimulateCommand(argv: string[]): Promise<number> {
   settleJitForReplays();
   // BoPF scenarios have their own options (--tqs, --lq-scale, …) and report: see workloads/bopf-cli.ts.
-  if (argv.some((a, i) => (a === '--workload' && argv[i + 1]?.startsWith('bopf-')) || a.startsWith('--workload=bopf-'))) return (await import('./workloads/bopf-cli.js')).runBopfSimulate(argv);
+  if (argv.some((a, i) => (a === '--workload' && argv[i + 1]?.startsWith('bopf-')) || a.startsWith('--workload=bopf-')))
+    return (await import('./workloads/bopf-cli.js')).runBopfSimulate(argv);
   // DARSS evaluation workloads: production workflows, deadlines, --compare (workloads/darss-cli.ts).
-  if (argv.some((a, i) => (a === '--workload' && argv[i + 1]?.startsWith('darss-')) || a.startsWith('--workload=darss-'))) return (await import('./workloads/darss-cli.js')).runDarssSimulate(argv);
+  if (argv.some((a, i) => (a === '--workload' && argv[i + 1]?.startsWith('darss-')) || a.startsWith('--workload=darss-')))
+    return (await import('./workloads/darss-cli.js')).runDarssSimulate(argv);
   // Pigeon, Eagle and Sparrow place each task with messages: the task-level simulator (tasklevel/cli.ts).
   const taskLevel = await import('./tasklevel/cli.js');
   if (taskLevel.wantsTaskLevel(argv)) return taskLevel.runTaskLevelSimulate(argv);
@@ -172,7 +174,12 @@ export async function runSimulateCommand(argv: string[]): Promise<number> {
         throw new UsageError((e as Error).message);
       }
     });
-    const paramsList = policies.map((p) => buildParams(p, args.sets.length && policies.length > 1 ? args.sets.filter((s) => s.startsWith(`${p.name}.`)).map((s) => s.slice(p.name.length + 1)) : args.sets));
+    const paramsList = policies.map((p) =>
+      buildParams(
+        p,
+        args.sets.length && policies.length > 1 ? args.sets.filter((s) => s.startsWith(`${p.name}.`)).map((s) => s.slice(p.name.length + 1)) : args.sets,
+      ),
+    );
     const allocator = await loadAllocator(args.allocator);
     const workload = resolveWorkload(args.workload, { seed: args.seed, jobs: args.jobs, taskJitter: args.taskJitter });
     const results: SimulateResult[] = [];
@@ -198,7 +205,11 @@ export async function runSimulateCommand(argv: string[]): Promise<number> {
       const metric = args.plotMetric;
       const svg = cdfSvg(
         results.map((r) => ({ label: r.policy, values: r.perJob.map((j) => (metric === 'jct' ? j.jctS : j.slowdown)) })),
-        { title: `${workload.name}: ${metric === 'jct' ? 'job completion time' : 'slowdown'}`, xLabel: metric === 'jct' ? 'job completion time (s)' : 'slowdown', logX: args.logX },
+        {
+          title: `${workload.name}: ${metric === 'jct' ? 'job completion time' : 'slowdown'}`,
+          xLabel: metric === 'jct' ? 'job completion time (s)' : 'slowdown',
+          logX: args.logX,
+        },
       );
       writeFileSync(args.plot, svg);
     }

@@ -37,16 +37,7 @@
  */
 import type { Action, Decision } from '../core/actions.js';
 import type { ApplyOutcome, Capabilities } from '../core/backend.js';
-import type {
-  AppId,
-  AppView,
-  ClusterSnapshot,
-  ContainerId,
-  ContainerView,
-  NodeId,
-  NodeView,
-  QueueView,
-} from '../core/model.js';
+import type { AppId, AppView, ClusterSnapshot, ContainerId, ContainerView, NodeId, NodeView, QueueView } from '../core/model.js';
 import type { AnyPolicy, PolicyInput } from '../core/policy.js';
 import { ChangeTracker } from '../engine/change-tracking.js';
 import { isAlreadyTrue } from '../core/reconcile.js';
@@ -280,7 +271,8 @@ export class Simulator {
     if (!(nNodes >= 1 && Number.isInteger(nNodes))) throw new Error(`nodes must be a positive integer, got ${nNodes}`);
     if (!(cores >= 1 && Number.isInteger(cores))) throw new Error(`cores must be a positive integer, got ${cores}`);
     for (const g of groups ?? []) {
-      if (!(Number.isInteger(g.count) && g.count >= 0 && Number.isInteger(g.cores) && g.cores >= 1 && g.memoryMB >= 1)) throw new Error(`bad node group ${JSON.stringify(g)}`);
+      if (!(Number.isInteger(g.count) && g.count >= 0 && Number.isInteger(g.cores) && g.cores >= 1 && g.memoryMB >= 1))
+        throw new Error(`bad node group ${JSON.stringify(g)}`);
     }
     this.rng = new Rng(opts.seed ?? 1);
     this.delayMs = opts.decisionDelayMs ?? 0;
@@ -361,7 +353,10 @@ export class Simulator {
     this.policy = opts.policy;
     if (this.policy) {
       const parsed = this.policy.paramsSchema.safeParse(opts.params ?? {});
-      if (!parsed.success) throw new Error(`invalid parameters for policy ${this.policy.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+      if (!parsed.success)
+        throw new Error(
+          `invalid parameters for policy ${this.policy.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+        );
       this.params = parsed.data;
       this.policyState = this.policy.initialState(this.params);
     }
@@ -948,7 +943,6 @@ export class Simulator {
     this.allocChange(0);
   }
 
-
   // ---------------------------------------------------------------- actions
 
   private applyAction(a: Action): ApplyOutcome {
@@ -1049,7 +1043,9 @@ export class Simulator {
       }
       case 'rankNodes': {
         const unknown = this.order.rank(a, this.nodeById);
-        return unknown.length ? { status: 'applied', detail: `ignored unknown nodes: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ', …' : ''}` } : APPLIED;
+        return unknown.length
+          ? { status: 'applied', detail: `ignored unknown nodes: ${unknown.slice(0, 5).join(', ')}${unknown.length > 5 ? ', …' : ''}` }
+          : APPLIED;
       }
     }
   }

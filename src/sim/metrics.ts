@@ -206,7 +206,9 @@ export function cdfSvg(series: readonly CdfSeries[], o: CdfPlotOptions = {}): st
     parts.push(`<text x="${m.l - 6}" y="${(sy(p) + 4).toFixed(1)}" text-anchor="end">${p.toFixed(1)}</text>`);
   }
   parts.push(`<rect x="${m.l}" y="${m.t}" width="${pw}" height="${ph}" fill="none" stroke="#333"/>`);
-  parts.push(`<text x="${m.l + pw / 2}" y="${H - 10}" text-anchor="middle">${esc(o.xLabel ?? 'job completion time (s)')}${o.logX ? ' (log scale)' : ''}</text>`);
+  parts.push(
+    `<text x="${m.l + pw / 2}" y="${H - 10}" text-anchor="middle">${esc(o.xLabel ?? 'job completion time (s)')}${o.logX ? ' (log scale)' : ''}</text>`,
+  );
   parts.push(`<text transform="translate(16 ${m.t + ph / 2}) rotate(-90)" text-anchor="middle">CDF</text>`);
   series.forEach((s, i) => {
     const { x, y } = cdf(s.values.filter((v) => Number.isFinite(v) && (!o.logX || v > 0)));

@@ -95,7 +95,11 @@ class CandidateHeap {
 
   /** The first node in heap order satisfying `pred` (the least of those that do). */
   findFirst(pred: (n: SimNode) => boolean): SimNode | undefined {
-    const i = firstInHeapOrder(this.n, (x, y) => this.before(this.keys[2 * x], this.keys[2 * x + 1], this.ranks[x], y), (x) => pred(this.nodes[this.ranks[x]]));
+    const i = firstInHeapOrder(
+      this.n,
+      (x, y) => this.before(this.keys[2 * x], this.keys[2 * x + 1], this.ranks[x], y),
+      (x) => pred(this.nodes[this.ranks[x]]),
+    );
     return i < 0 ? undefined : this.nodes[this.ranks[i]];
   }
 

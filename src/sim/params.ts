@@ -92,7 +92,13 @@ export function readFlags(argv: readonly string[], spec: Readonly<Record<string,
         values[name] = v;
         break;
       case 'list':
-        values[name] = [...((values[name] as string[] | undefined) ?? []), ...v.split(',').map((x) => x.trim()).filter(Boolean)];
+        values[name] = [
+          ...((values[name] as string[] | undefined) ?? []),
+          ...v
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean),
+        ];
         break;
       case 'repeat':
         values[name] = [...((values[name] as string[] | undefined) ?? []), v];

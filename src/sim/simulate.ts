@@ -84,7 +84,8 @@ export function lookupPolicy(p: string | AnyPolicy | undefined): AnyPolicy {
 
 export function simulate(o: SimulateOptions): SimulateResult {
   const seed = o.seed ?? 1;
-  const workload = typeof o.workload === 'string' ? resolveWorkload(o.workload, { ...o.workloadOptions, seed, jobs: o.jobs ?? o.workloadOptions?.jobs }) : o.workload;
+  const workload =
+    typeof o.workload === 'string' ? resolveWorkload(o.workload, { ...o.workloadOptions, seed, jobs: o.jobs ?? o.workloadOptions?.jobs }) : o.workload;
   const policy = lookupPolicy(o.policy);
   const t0 = performance.now();
   const sim = new Simulator({

@@ -22,7 +22,6 @@ export interface RawLevel {
   prefixKey(key: string, keyFormat: 'utf8'): string;
 }
 
-
 /** Parses and validates a raw stored string. */
 export function decodeValue<T>(key: string, raw: string, schema: z.ZodType<T, z.ZodTypeDef, unknown>): T {
   let json: unknown;
@@ -38,4 +37,3 @@ export function decodeValue<T>(key: string, raw: string, schema: z.ZodType<T, z.
   }
   return r.data;
 }
-

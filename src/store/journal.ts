@@ -152,7 +152,11 @@ export class DecisionJournal {
   async prune(beforeMs: number): Promise<number> {
     const keys: string[] = [];
     for await (const [k] of this.level.iterator({ lt: timeKey(beforeMs) })) keys.push(k);
-    if (keys.length) await this.level.batch(keys.map((key) => ({ type: 'del' as const, key })), { sync: true });
+    if (keys.length)
+      await this.level.batch(
+        keys.map((key) => ({ type: 'del' as const, key })),
+        { sync: true },
+      );
     return keys.length;
   }
 }

@@ -143,7 +143,11 @@ export class Store {
    */
   namespace<T>(name: string, schema: z.ZodType<T, z.ZodTypeDef, unknown>): KvNamespace<T> {
     if (!NAMESPACE_RE.test(name)) throw new SchedbrainError(`invalid namespace name "${name}" (letters, digits, . _ -)`);
-    return new KvNamespace<T>(`kv/${name}`, this.db.sublevel('kv').sublevel<string, string>(name, { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as RawLevel, schema);
+    return new KvNamespace<T>(
+      `kv/${name}`,
+      this.db.sublevel('kv').sublevel<string, string>(name, { keyEncoding: 'utf8', valueEncoding: 'utf8' }) as unknown as RawLevel,
+      schema,
+    );
   }
 
   async getEngineConfig(): Promise<EngineConfig | undefined> {

@@ -9,7 +9,17 @@ import { z } from 'zod';
 import { describeAction, type Action, type ActionOf } from '../core/actions.js';
 import type { ApplyOutcome, Capabilities, ClusterBackend, SnapshotOptions } from '../core/backend.js';
 import { ReadOnlySchedulerConfError, RmProtocolError, RmRejectedError, RmUnavailableError, SchedbrainError, UnsupportedActionError } from '../core/errors.js';
-import { findQueue, type AppState, type AppView, type ClusterSnapshot, type ContainerView, type NodeState, type NodeView, type QueueState, type QueueView } from '../core/model.js';
+import {
+  findQueue,
+  type AppState,
+  type AppView,
+  type ClusterSnapshot,
+  type ContainerView,
+  type NodeState,
+  type NodeView,
+  type QueueState,
+  type QueueView,
+} from '../core/model.js';
 import { equals, ZERO, type Resources } from '../core/resources.js';
 import { isAlreadyTrue } from '../core/reconcile.js';
 import { buildSnapshot, defaultQueueTree } from '../core/snapshot.js';
@@ -118,14 +128,24 @@ const FINISHED_OVERLAP_MS = 60_000;
 const LIVE_APP_DESELECTS = ['resourceInfo', 'timeouts', 'appNodeLabelExpression', 'amNodeLabelExpression'];
 const FINAL_APP_DESELECTS = [...LIVE_APP_DESELECTS, 'resourceRequests'];
 const APP_STATES: ReadonlySet<string> = new Set<AppState>(['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED', 'RUNNING', 'FINISHED', 'FAILED', 'KILLED']);
-const NODE_STATES: ReadonlySet<string> = new Set<NodeState>(['RUNNING', 'UNHEALTHY', 'DECOMMISSIONING', 'DECOMMISSIONED', 'LOST', 'NEW', 'REBOOTED', 'SHUTDOWN']);
+const NODE_STATES: ReadonlySet<string> = new Set<NodeState>([
+  'RUNNING',
+  'UNHEALTHY',
+  'DECOMMISSIONING',
+  'DECOMMISSIONED',
+  'LOST',
+  'NEW',
+  'REBOOTED',
+  'SHUTDOWN',
+]);
 const QUEUE_STATES: ReadonlySet<string> = new Set<QueueState>(['RUNNING', 'STOPPED', 'DRAINING']);
 /** The YARN resource-request name meaning "anywhere": its count is the app's total outstanding ask. */
 const ANY_RESOURCE_NAME = '*';
 const DEFAULT_RANKING_TTL_MS = 60_000;
 /** A reservation's AM holds its container a little longer than one task lease. */
 const DEFAULT_AM_OVERHEAD_MS = 10_000;
-const RESERVATION_SYSTEM_NOTE = "this RM runs YARN's ReservationSystem, whose plan follower stops after any scheduler-conf write: the brain leaves queues to it";
+const RESERVATION_SYSTEM_NOTE =
+  "this RM runs YARN's ReservationSystem, whose plan follower stops after any scheduler-conf write: the brain leaves queues to it";
 
 /** A running app's containers as last read, and what they were read for. */
 interface AppContainers {
@@ -182,7 +202,16 @@ export class YarnBackend implements ClusterBackend {
   private confChecked: { version: number; queueWrites: true } | undefined;
 
   constructor(opts: YarnBackendOptions) {
-    this.client = opts.client ?? new RmClient({ rmUrl: opts.rmUrl, user: opts.user, requestTimeoutMs: opts.requestTimeoutMs, logger: opts.logger, tls: opts.tls, delegationToken: opts.delegationToken });
+    this.client =
+      opts.client ??
+      new RmClient({
+        rmUrl: opts.rmUrl,
+        user: opts.user,
+        requestTimeoutMs: opts.requestTimeoutMs,
+        logger: opts.logger,
+        tls: opts.tls,
+        delegationToken: opts.delegationToken,
+      });
     this.shim = opts.shim;
     this.logger = opts.logger;
     this.rankingTtlMs = opts.rankingTtlMs ?? DEFAULT_RANKING_TTL_MS;
@@ -192,7 +221,11 @@ export class YarnBackend implements ClusterBackend {
     this.physicalStore = opts.physicalCapacityStore;
     if (opts.reservations) {
       const r = opts.reservations;
-      this.reservations = new YarnReservations(this.client, { queue: r.queue, unit: r.unit ?? DEFAULT_UNIT, amOverheadMs: r.amOverheadMs ?? DEFAULT_AM_OVERHEAD_MS }, this.logger);
+      this.reservations = new YarnReservations(
+        this.client,
+        { queue: r.queue, unit: r.unit ?? DEFAULT_UNIT, amOverheadMs: r.amOverheadMs ?? DEFAULT_AM_OVERHEAD_MS },
+        this.logger,
+      );
     }
   }
 
@@ -232,7 +265,9 @@ export class YarnBackend implements ClusterBackend {
     await this.loadPhysical();
     if (this.reservations) {
       // A reservation queue's apps wait until its resources are recomputed (reservations.ts).
-      await this.reservations.nudgeWaitingApps(Date.now()).catch((err: unknown) => this.logger?.warn({ err: (err as Error).message }, 'could not nudge reservation queues'));
+      await this.reservations
+        .nudgeWaitingApps(Date.now())
+        .catch((err: unknown) => this.logger?.warn({ err: (err as Error).message }, 'could not nudge reservation queues'));
     }
     const startMs = Date.now();
     const finishedSinceMs = this.finishedReadAtMs === undefined ? startMs - RECENTLY_FINISHED_MS : this.finishedReadAtMs - FINISHED_OVERLAP_MS;
@@ -386,7 +421,8 @@ export class YarnBackend implements ClusterBackend {
       }
       const list = await this.client.attemptContainers(app.id, attempt.id);
       const containers: ContainerView[] = [];
-      for (const c of list) if (c.containerState !== 'COMPLETE') containers.push(toContainerView(c, app.id, undefined, c.containerId === attempt.amContainerId));
+      for (const c of list)
+        if (c.containerState !== 'COMPLETE') containers.push(toContainerView(c, app.id, undefined, c.containerId === attempt.amContainerId));
       return { key, amKey, attempt, containers };
     } catch (err) {
       // The app can finish between the apps listing and this read: the RM then answers 404
@@ -496,7 +532,8 @@ export class YarnBackend implements ClusterBackend {
         const target = resolveQueuePath(action.queue, leafPathsByName(tree));
         const queue = findQueue(tree, target);
         if (!queue) return { status: 'failed', error: `cannot move ${action.appId}: queue ${target} does not exist`, retryable: false };
-        if (queue.children.length > 0) return { status: 'failed', error: `cannot move ${action.appId}: ${target} is a parent queue, apps live in leaf queues`, retryable: false };
+        if (queue.children.length > 0)
+          return { status: 'failed', error: `cannot move ${action.appId}: ${target} is a parent queue, apps live in leaf queues`, retryable: false };
         await this.client.moveApp(action.appId, target);
         return { status: 'applied' };
       }
@@ -610,7 +647,10 @@ export class YarnBackend implements ClusterBackend {
       this.physical.set(n.id, physical);
       // Only a figure above the physical one is an over-commit; one below is an operator's (a drain, say).
       if (advertised.memoryMB > physical.memoryMB || advertised.vcores > physical.vcores) overcommitted.push({ nodeId: n.id, advertised, physical });
-      else if (!equals(advertised, physical)) notes.push(`${n.id} is advertised below its physical capacity (${advertised.memoryMB} MB / ${advertised.vcores} vcores of ${physical.memoryMB} / ${physical.vcores}): left as it is`);
+      else if (!equals(advertised, physical))
+        notes.push(
+          `${n.id} is advertised below its physical capacity (${advertised.memoryMB} MB / ${advertised.vcores} vcores of ${physical.memoryMB} / ${physical.vcores}): left as it is`,
+        );
     }
     const restoredNodes: string[] = [];
     const off = new Set(overcommitted.map((o) => o.nodeId));
@@ -634,7 +674,9 @@ export class YarnBackend implements ClusterBackend {
           this.overcommitted.add(o.nodeId);
         }
       } catch (err) {
-        errors.push(`${mode === 'undo' ? 'restore' : 'adopt'} ${o.nodeId} (${o.physical.memoryMB} MB / ${o.physical.vcores} vcores): ${(err as Error).message}`);
+        errors.push(
+          `${mode === 'undo' ? 'restore' : 'adopt'} ${o.nodeId} (${o.physical.memoryMB} MB / ${o.physical.vcores} vcores): ${(err as Error).message}`,
+        );
       }
     }
     // Records of nodes that are back at their physical capacity serve no one.
@@ -746,27 +788,28 @@ export class YarnBackend implements ClusterBackend {
     const notes: string[] = [];
     let queueWrites = false;
     if (this.reservations) notes.push(`queueWrites: ${RESERVATION_SYSTEM_NOTE}`);
-    else try {
-      // The whole configuration is read again only when its version moved (the version is a few
-      // bytes; a read that fails falls back to reading the configuration, which says why).
-      const version = await this.client.schedulerConfVersion().catch(() => undefined);
-      if (version === undefined || this.confChecked?.version !== version) {
-        // Readable means mutable: the RM only serves it from a mutable store. (Multi-node placement
-        // keys are not checked here: they may live in yarn-site.xml, which this endpoint omits.)
-        await this.client.schedulerConf();
-        this.confChecked = version === undefined ? undefined : { version, queueWrites: true };
+    else
+      try {
+        // The whole configuration is read again only when its version moved (the version is a few
+        // bytes; a read that fails falls back to reading the configuration, which says why).
+        const version = await this.client.schedulerConfVersion().catch(() => undefined);
+        if (version === undefined || this.confChecked?.version !== version) {
+          // Readable means mutable: the RM only serves it from a mutable store. (Multi-node placement
+          // keys are not checked here: they may live in yarn-site.xml, which this endpoint omits.)
+          await this.client.schedulerConf();
+          this.confChecked = version === undefined ? undefined : { version, queueWrites: true };
+        }
+        queueWrites = true;
+      } catch (err) {
+        this.confChecked = undefined;
+        if (err instanceof ReadOnlySchedulerConfError) {
+          notes.push(
+            'queueWrites: the scheduler configuration store is read-only (set yarn.scheduler.configuration.store.class to memory, leveldb or zk); queue decisions are advisory',
+          );
+        } else {
+          notes.push(`queueWrites: could not read the scheduler configuration: ${(err as Error).message}`);
+        }
       }
-      queueWrites = true;
-    } catch (err) {
-      this.confChecked = undefined;
-      if (err instanceof ReadOnlySchedulerConfError) {
-        notes.push(
-          'queueWrites: the scheduler configuration store is read-only (set yarn.scheduler.configuration.store.class to memory, leveldb or zk); queue decisions are advisory',
-        );
-      } else {
-        notes.push(`queueWrites: could not read the scheduler configuration: ${(err as Error).message}`);
-      }
-    }
 
     let shimReachable = false;
     if (!this.shim) {
@@ -897,7 +940,10 @@ export function toAppView(a: RmAppInfo, index: number, leafPaths: ReadonlyMap<st
   const pendingContainers = anyRequests.reduce((n, r) => n + r.numContainers, 0);
   const largest = anyRequests
     .map((r) => toResources(r.capability))
-    .reduce<Resources | undefined>((best, r) => (!best || r.memoryMB > best.memoryMB || (r.memoryMB === best.memoryMB && r.vcores > best.vcores) ? r : best), undefined);
+    .reduce<Resources | undefined>(
+      (best, r) => (!best || r.memoryMB > best.memoryMB || (r.memoryMB === best.memoryMB && r.vcores > best.vcores) ? r : best),
+      undefined,
+    );
   return {
     id: a.id,
     name: a.name,

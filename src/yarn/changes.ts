@@ -54,16 +54,25 @@ export class ChangeLog {
   }
 }
 
-const sameResources = (a: { memoryMB: number; vcores: number }, b: { memoryMB: number; vcores: number }): boolean => a.memoryMB === b.memoryMB && a.vcores === b.vcores;
+const sameResources = (a: { memoryMB: number; vcores: number }, b: { memoryMB: number; vcores: number }): boolean =>
+  a.memoryMB === b.memoryMB && a.vcores === b.vcores;
 
 /** The container facts a node's change covers (attained service and running-since are not). */
 export function sameContainer(a: ContainerView, b: ContainerView): boolean {
-  return a.appId === b.appId && a.nodeId === b.nodeId && a.state === b.state && a.appMaster === b.appMaster && a.startedAtMs === b.startedAtMs && sameResources(a.resource, b.resource);
+  return (
+    a.appId === b.appId &&
+    a.nodeId === b.nodeId &&
+    a.state === b.state &&
+    a.appMaster === b.appMaster &&
+    a.startedAtMs === b.startedAtMs &&
+    sameResources(a.resource, b.resource)
+  );
 }
 
 /** Node facts other than its containers (`used` follows the containers and is not compared). */
 export function sameNode(a: NodeView, b: NodeView): boolean {
-  if (a.state !== b.state || a.rack !== b.rack || !sameResources(a.capacity, b.capacity) || !sameResources(a.physicalCapacity, b.physicalCapacity)) return false;
+  if (a.state !== b.state || a.rack !== b.rack || !sameResources(a.capacity, b.capacity) || !sameResources(a.physicalCapacity, b.physicalCapacity))
+    return false;
   const x = a.containerIds;
   const y = b.containerIds;
   if (x.length !== y.length) return false;
@@ -73,8 +82,16 @@ export function sameNode(a: NodeView, b: NodeView): boolean {
 
 export function sameApp(a: AppView, b: AppView): boolean {
   if (
-    a.name !== b.name || a.user !== b.user || a.queue !== b.queue || a.state !== b.state || a.priority !== b.priority || a.submittedAtMs !== b.submittedAtMs ||
-    a.startedAtMs !== b.startedAtMs || a.pendingContainers !== b.pendingContainers || a.runningContainers !== b.runningContainers || !sameResources(a.allocated, b.allocated)
+    a.name !== b.name ||
+    a.user !== b.user ||
+    a.queue !== b.queue ||
+    a.state !== b.state ||
+    a.priority !== b.priority ||
+    a.submittedAtMs !== b.submittedAtMs ||
+    a.startedAtMs !== b.startedAtMs ||
+    a.pendingContainers !== b.pendingContainers ||
+    a.runningContainers !== b.runningContainers ||
+    !sameResources(a.allocated, b.allocated)
   ) {
     return false;
   }

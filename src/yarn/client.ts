@@ -293,7 +293,13 @@ export class RmClient {
   }
 
   async setAppPriority(appId: string, priority: number): Promise<number | undefined> {
-    const res = await this.request<unknown>({ method: 'PUT', path: `/apps/${encodeURIComponent(appId)}/priority`, body: { priority }, write: true, idempotent: true });
+    const res = await this.request<unknown>({
+      method: 'PUT',
+      path: `/apps/${encodeURIComponent(appId)}/priority`,
+      body: { priority },
+      write: true,
+      idempotent: true,
+    });
     const data = res.data as { priority?: unknown; appPriority?: { priority?: unknown } } | undefined;
     const p = data?.priority ?? data?.appPriority?.priority;
     return p === undefined ? undefined : Number(p);
@@ -309,7 +315,13 @@ export class RmClient {
    * already was in a final state, which `state` names.
    */
   async killApp(appId: string): Promise<{ status: number; state?: string }> {
-    const res = await this.request<unknown>({ method: 'PUT', path: `/apps/${encodeURIComponent(appId)}/state`, body: { state: 'KILLED' }, write: true, idempotent: true });
+    const res = await this.request<unknown>({
+      method: 'PUT',
+      path: `/apps/${encodeURIComponent(appId)}/state`,
+      body: { state: 'KILLED' },
+      write: true,
+      idempotent: true,
+    });
     const state = (res.data as { state?: unknown } | undefined)?.state;
     return { status: res.status, ...(typeof state === 'string' ? { state } : {}) };
   }
@@ -348,7 +360,14 @@ export class RmClient {
 
   /** The reservations of a reservable queue, with their allocations. */
   async listReservations(queue: string): Promise<RmReservation[]> {
-    const res = await this.request({ method: 'GET', path: '/reservation/list', query: { queue, 'include-resource-allocations': 'true' }, withUser: true, idempotent: true, schema: reservationListSchema });
+    const res = await this.request({
+      method: 'GET',
+      path: '/reservation/list',
+      query: { queue, 'include-resource-allocations': 'true' },
+      withUser: true,
+      idempotent: true,
+      schema: reservationListSchema,
+    });
     const r = res.data.reservations;
     return r === undefined || r === null ? [] : Array.isArray(r) ? r : [r];
   }
@@ -359,7 +378,12 @@ export class RmClient {
 
   // ---- plumbing --------------------------------------------------------------------------------
 
-  private async get<T>(path: string, schema: z.ZodType<T, z.ZodTypeDef, unknown>, query?: Record<string, string>, opts: { withUser?: boolean } = {}): Promise<T> {
+  private async get<T>(
+    path: string,
+    schema: z.ZodType<T, z.ZodTypeDef, unknown>,
+    query?: Record<string, string>,
+    opts: { withUser?: boolean } = {},
+  ): Promise<T> {
     return (await this.request({ method: 'GET', path, query, schema, idempotent: true, withUser: opts.withUser })).data;
   }
 
@@ -375,8 +399,7 @@ export class RmClient {
         },
         this.retryPolicy,
         {
-          isRetryable: (err) =>
-            err instanceof RmTransientError && (spec.idempotent || !err.mayHaveBeenProcessed || err.status === 503),
+          isRetryable: (err) => err instanceof RmTransientError && (spec.idempotent || !err.mayHaveBeenProcessed || err.status === 503),
           onRetry: (err, attempt, delayMs) =>
             this.logger?.warn({ err: (err as Error).message, attempt, delayMs, request: what }, 'RM request failed, retrying'),
         },
@@ -492,7 +515,11 @@ export function rmMessage(body: string): string {
   }
   if (trimmed.startsWith('<')) {
     // An HTML error page (Jetty): keep just the text.
-    return trimmed.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 500);
+    return trimmed
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 500);
   }
   return trimmed.slice(0, 2000);
 }

@@ -175,19 +175,12 @@ export async function startMiniCluster(opts: StartMiniClusterOptions = {}): Prom
     };
     lineReader(child.stdout, onLine);
     lineReader(child.stderr, onLine);
-    child.on('error', (e) =>
-      rej(new MiniClusterStartError(`cannot start ${findJava()}: ${e.message} (set JAVA_HOME to a JDK 17)`, '')),
-    );
+    child.on('error', (e) => rej(new MiniClusterStartError(`cannot start ${findJava()}: ${e.message} (set JAVA_HOME to a JDK 17)`, '')));
     void exited.then((code) => {
       const hint = output.includes('getSubject is not supported')
         ? ` (${findJava()} is too new for Hadoop 3.4: use a JDK 17, e.g. set SCHEDBRAIN_JAVA or JAVA_HOME)`
         : '';
-      rej(
-        new MiniClusterStartError(
-          `mini cluster JVM exited with ${code} before it was ready${hint}`,
-          tail(output) + '\n' + readTail(logFile, 40),
-        ),
-      );
+      rej(new MiniClusterStartError(`mini cluster JVM exited with ${code} before it was ready${hint}`, tail(output) + '\n' + readTail(logFile, 40)));
     });
   });
 
@@ -200,13 +193,7 @@ export async function startMiniCluster(opts: StartMiniClusterOptions = {}): Prom
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, rej) => {
     timer = setTimeout(
-      () =>
-        rej(
-          new MiniClusterStartError(
-            `mini cluster not ready within ${timeoutMs} ms`,
-            tail(output) + '\n' + readTail(logFile, 40),
-          ),
-        ),
+      () => rej(new MiniClusterStartError(`mini cluster not ready within ${timeoutMs} ms`, tail(output) + '\n' + readTail(logFile, 40))),
       timeoutMs,
     );
   });

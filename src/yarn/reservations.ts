@@ -48,7 +48,13 @@ export interface YarnReservationSubmission {
  * One stage per job in dependency order; each stage a gang of the job's tasks and its AM for one
  * lease (YARN places a gang at once, as the Rayon baseline's rigid per-job skyline does).
  */
-export function reservationSubmission(w: WorkflowRequest, name: string, reservationId: string, opts: ReservationOptions, nowMs: number): YarnReservationSubmission {
+export function reservationSubmission(
+  w: WorkflowRequest,
+  name: string,
+  reservationId: string,
+  opts: ReservationOptions,
+  nowMs: number,
+): YarnReservationSubmission {
   if (w.deadlineMs === undefined) throw new ReservationRefusedError(`request ${name} has no deadline: YARN reserves only for deadlines`);
   const stages = jobsInOrder(w).map((j) => {
     const containers = j.tasks + 1;

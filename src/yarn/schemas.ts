@@ -103,7 +103,12 @@ export const nodeInfoSchema = z
   .strip();
 export type RmNodeInfo = z.infer<typeof nodeInfoSchema>;
 export const nodesResponseSchema = z
-  .object({ nodes: z.object({ node: list(nodeInfoSchema) }).strip().nullable() })
+  .object({
+    nodes: z
+      .object({ node: list(nodeInfoSchema) })
+      .strip()
+      .nullable(),
+  })
   .strip();
 export const nodeResponseSchema = z.object({ node: nodeInfoSchema }).strip();
 
@@ -143,7 +148,11 @@ export const queueInfoSchema: z.ZodType<RmQueueInfo, z.ZodTypeDef, unknown> = z.
       absoluteMaxCapacity: optNum,
       numApplications: optNum,
       resourcesUsed: resourceInfoSchema.optional(),
-      queues: z.object({ queue: list(queueInfoSchema) }).passthrough().nullable().optional(),
+      queues: z
+        .object({ queue: list(queueInfoSchema) })
+        .passthrough()
+        .nullable()
+        .optional(),
       numActiveApplications: optNum,
       numPendingApplications: optNum,
       numContainers: optNum,
@@ -160,7 +169,11 @@ export const capacitySchedulerInfoSchema = z
     capacity: num,
     maxCapacity: num,
     usedCapacity: num,
-    queues: z.object({ queue: list(queueInfoSchema) }).passthrough().nullable().optional(),
+    queues: z
+      .object({ queue: list(queueInfoSchema) })
+      .passthrough()
+      .nullable()
+      .optional(),
   })
   .passthrough();
 export type RmCapacitySchedulerInfo = z.infer<typeof capacitySchedulerInfoSchema>;
@@ -220,7 +233,12 @@ export const appInfoSchema = z
   .strip();
 export type RmAppInfo = z.infer<typeof appInfoSchema>;
 export const appsResponseSchema = z
-  .object({ apps: z.object({ app: list(appInfoSchema) }).strip().nullable() })
+  .object({
+    apps: z
+      .object({ app: list(appInfoSchema) })
+      .strip()
+      .nullable(),
+  })
   .strip();
 export const appResponseSchema = z.object({ app: appInfoSchema }).strip();
 
@@ -239,7 +257,12 @@ export const appAttemptSchema = z
   .strip();
 export type RmAppAttempt = z.infer<typeof appAttemptSchema>;
 export const appAttemptsResponseSchema = z
-  .object({ appAttempts: z.object({ appAttempt: list(appAttemptSchema) }).strip().nullable() })
+  .object({
+    appAttempts: z
+      .object({ appAttempt: list(appAttemptSchema) })
+      .strip()
+      .nullable(),
+  })
   .strip();
 
 // ---- /apps/{id}/appattempts/{attempt}/containers -----------------------------------------------
@@ -261,7 +284,14 @@ export type RmContainerInfo = z.infer<typeof containerInfoSchema>;
 /** `ContainersInfo` is not in the RM's natural-JSON list: accept the wrapped and the bare forms. */
 export const containersResponseSchema = z
   .union([
-    z.object({ containers: z.object({ container: list(containerInfoSchema) }).strip().nullable() }).strip(),
+    z
+      .object({
+        containers: z
+          .object({ container: list(containerInfoSchema) })
+          .strip()
+          .nullable(),
+      })
+      .strip(),
     z.object({ container: list(containerInfoSchema) }).strip(),
   ])
   .transform((v): RmContainerInfo[] =>
@@ -275,7 +305,14 @@ export const confPropertySchema = z.object({ name: z.string(), value: z.union([z
 type ConfProperty = z.infer<typeof confPropertySchema>;
 export const schedulerConfResponseSchema = z
   .union([
-    z.object({ configuration: z.object({ property: list(confPropertySchema) }).passthrough().nullable() }).passthrough(),
+    z
+      .object({
+        configuration: z
+          .object({ property: list(confPropertySchema) })
+          .passthrough()
+          .nullable(),
+      })
+      .passthrough(),
     z.object({ property: list(confPropertySchema) }).passthrough(),
   ])
   .transform((v): ConfProperty[] =>
@@ -283,10 +320,7 @@ export const schedulerConfResponseSchema = z
   );
 
 export const schedulerConfVersionResponseSchema = z
-  .union([
-    z.object({ configVersion: z.object({ versionID: num }).passthrough() }).passthrough(),
-    z.object({ versionID: num }).passthrough(),
-  ])
+  .union([z.object({ configVersion: z.object({ versionID: num }).passthrough() }).passthrough(), z.object({ versionID: num }).passthrough()])
   .transform((v): number => ('configVersion' in v ? (v.configVersion as { versionID: number }).versionID : (v.versionID as number)));
 
 // ---- errors ------------------------------------------------------------------------------------

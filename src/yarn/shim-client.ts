@@ -85,13 +85,9 @@ export const wireLeaseRequest = z.object({ holder: z.string().min(1), ttlMs }).s
 export const wireLeaseRelease = z.object({ holder: z.string().min(1) }).strict();
 export const wireLeaseReleased = z.object({ resumed: z.array(z.string()) }).strict();
 
-export const wireRankingRequest = z
-  .object({ scores: z.record(z.string(), z.number()), leastLoadedFirst: z.boolean(), ttlMs })
-  .strict();
+export const wireRankingRequest = z.object({ scores: z.record(z.string(), z.number()), leastLoadedFirst: z.boolean(), ttlMs }).strict();
 
-export const wireRanking = z
-  .object({ scores: z.record(z.string(), z.number()), leastLoadedFirst: z.boolean(), ttlMs, publishedAtMs: epochMs })
-  .strict();
+export const wireRanking = z.object({ scores: z.record(z.string(), z.number()), leastLoadedFirst: z.boolean(), ttlMs, publishedAtMs: epochMs }).strict();
 
 export const wireRankingState = z
   .object({
@@ -333,8 +329,7 @@ export class HttpNodeShim implements NodeShim {
   private call<T>(base: string, method: Method, path: string, body: unknown, schema: z.ZodType<T>): Promise<T> {
     return withRetry(() => this.once(base, method, path, body, schema), this.retry, {
       isRetryable: (err) => err instanceof RmUnavailableError,
-      onRetry: (err, attempt, delayMs) =>
-        this.logger?.debug({ url: base + path, attempt, delayMs, err: (err as Error).message }, 'shim call failed, retrying'),
+      onRetry: (err, attempt, delayMs) => this.logger?.debug({ url: base + path, attempt, delayMs, err: (err as Error).message }, 'shim call failed, retrying'),
     });
   }
 

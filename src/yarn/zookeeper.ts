@@ -37,13 +37,31 @@ export async function startZooKeeper(opts: StartZooKeeperOptions = {}): Promise<
   await ensureAdapterBuilt(undefined, { ifMissing: true });
   const own = opts.dir === undefined;
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'schedbrain-zk-'));
-  const child = spawn(findJava(), ['-Xmx256m', '-cp', adapterClasspath(), 'io.schedbrain.yarn.ZooKeeperMain', '--port', String(opts.port ?? 0), '--dir', dir, '--tick-ms', String(opts.tickMs ?? 500)], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    findJava(),
+    [
+      '-Xmx256m',
+      '-cp',
+      adapterClasspath(),
+      'io.schedbrain.yarn.ZooKeeperMain',
+      '--port',
+      String(opts.port ?? 0),
+      '--dir',
+      dir,
+      '--tick-ms',
+      String(opts.tickMs ?? 500),
+    ],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   const exited = new Promise<void>((r) => child.on('exit', () => r()));
   let output = '';
   const info = await new Promise<{ port: number; connect: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new SchedbrainError(`ZooKeeper not ready within ${opts.startTimeoutMs ?? 60_000} ms:\n${output.slice(-2000)}`)), opts.startTimeoutMs ?? 60_000);
+    const timer = setTimeout(
+      () => reject(new SchedbrainError(`ZooKeeper not ready within ${opts.startTimeoutMs ?? 60_000} ms:\n${output.slice(-2000)}`)),
+      opts.startTimeoutMs ?? 60_000,
+    );
     let buf = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {

@@ -48,12 +48,28 @@ describe.skipIf(!url)('a brain killed while it holds the cluster changed', () =>
 
   afterAll(async () => {
     for (const p of running) await stopServeProcess(p, 'SIGTERM');
-    if (appId) await fetch(`${rmUrl}/ws/v1/cluster/apps/${appId}/state?user.name=schedbrain`, { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ state: 'KILLED' }) }).catch(() => undefined);
+    if (appId)
+      await fetch(`${rmUrl}/ws/v1/cluster/apps/${appId}/state?user.name=schedbrain`, {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ state: 'KILLED' }),
+      }).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   });
 
   const brain = (name: string) =>
-    startServeProcess(name, rmUrl, join(dir, 'state'), ['--policy', 'kairos', '--policy-params', JSON.stringify(KAIROS), '--period-ms', '1000', '--leader-lease-ms', '3000', '--log-level', 'warn']).then((p) => {
+    startServeProcess(name, rmUrl, join(dir, 'state'), [
+      '--policy',
+      'kairos',
+      '--policy-params',
+      JSON.stringify(KAIROS),
+      '--period-ms',
+      '1000',
+      '--leader-lease-ms',
+      '3000',
+      '--log-level',
+      'warn',
+    ]).then((p) => {
       running.push(p);
       return p;
     });
@@ -75,7 +91,8 @@ describe.skipIf(!url)('a brain killed while it holds the cluster changed', () =>
     const second = await brain('second');
     const client = createAdminClient({ baseUrl: second.adminUrl, token: second.token });
     // The store is shared with the first brain: only the second's entries count here.
-    const journal = async () => ((await ok(client.GET('/v1/decisions', { params: { query: { order: 'asc', limit: 1000, since: String(secondAt) } } }))) as { entries: Entry[] }).entries;
+    const journal = async () =>
+      ((await ok(client.GET('/v1/decisions', { params: { query: { order: 'asc', limit: 1000, since: String(secondAt) } } }))) as { entries: Entry[] }).entries;
     const reconciled = await eventually('the second brain to reconcile', async () => (await journal()).find((e) => e.rule === 'engine.reconcile'), 60_000, 250);
     expect(reconciled.result, reconciled.reason).toBe('applied');
     await eventually('the second brain to over-commit again', overCommitted, 60_000, 250);
@@ -88,10 +105,17 @@ describe.skipIf(!url)('a brain killed while it holds the cluster changed', () =>
     const shim = new HttpNodeShim({ urls: [url!], secret: shimSecret(), holder: 'crash-test-reader', retry: { maxAttempts: 1 } });
     const listed = await shim.listContainers();
     expect(listed.containers.filter((c) => c.state === 'SUSPENDED')).toEqual([]);
-    const done = await eventually('the job to finish', async () => {
-      const r = (await (await fetch(`${rmUrl}/ws/v1/cluster/apps/${appId}`, { headers: { Accept: 'application/json' } })).json()) as { app: { state: string; finalStatus: string } };
-      return ['FINISHED', 'FAILED', 'KILLED'].includes(r.app.state) ? r.app : undefined;
-    }, 120_000, 500);
+    const done = await eventually(
+      'the job to finish',
+      async () => {
+        const r = (await (await fetch(`${rmUrl}/ws/v1/cluster/apps/${appId}`, { headers: { Accept: 'application/json' } })).json()) as {
+          app: { state: string; finalStatus: string };
+        };
+        return ['FINISHED', 'FAILED', 'KILLED'].includes(r.app.state) ? r.app : undefined;
+      },
+      120_000,
+      500,
+    );
     expect(done.finalStatus).toBe('SUCCEEDED');
   }, 300_000);
 });

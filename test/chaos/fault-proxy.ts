@@ -91,7 +91,11 @@ export class FaultProxy {
     const body = await readAll(req);
     if (fault === '5xx') {
       res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ RemoteException: { exception: 'WebApplicationException', message: 'injected fault', javaClassName: 'javax.ws.rs.WebApplicationException' } }));
+      res.end(
+        JSON.stringify({
+          RemoteException: { exception: 'WebApplicationException', message: 'injected fault', javaClassName: 'javax.ws.rs.WebApplicationException' },
+        }),
+      );
       return;
     }
     if (fault === 'slow') await new Promise((r) => setTimeout(r, this.slowMs));

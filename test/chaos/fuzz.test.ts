@@ -67,15 +67,31 @@ describe('fuzzing the admin API', () => {
     const text = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('default', 'root.default', 'wf-1', '..', '%00', 'a'.repeat(300), '∞', '1e308'));
     const json = fc.oneof(
       fc.jsonValue({ maxDepth: 3 }),
-      fc.record({ name: fc.constantFrom('fifo', 'kairos', 'darss', 'bopf', 'nosuch'), params: fc.jsonValue({ maxDepth: 2 }), dryRun: fc.boolean() }, { requiredKeys: [] }),
-      fc.record({ id: text, deadlineMs: fc.oneof(fc.integer(), fc.double()), jobs: fc.array(fc.record({ name: text, tasks: fc.integer({ min: -5, max: 1e9 }), leaseMs: fc.integer() }), { maxLength: 3 }) }, { requiredKeys: [] }),
+      fc.record(
+        { name: fc.constantFrom('fifo', 'kairos', 'darss', 'bopf', 'nosuch'), params: fc.jsonValue({ maxDepth: 2 }), dryRun: fc.boolean() },
+        { requiredKeys: [] },
+      ),
+      fc.record(
+        {
+          id: text,
+          deadlineMs: fc.oneof(fc.integer(), fc.double()),
+          jobs: fc.array(fc.record({ name: text, tasks: fc.integer({ min: -5, max: 1e9 }), leaseMs: fc.integer() }), { maxLength: 3 }),
+        },
+        { requiredKeys: [] },
+      ),
     );
     const request = fc.record({
       route: fc.constantFrom(...routes),
       otherMethod: fc.option(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH'), { freq: 5 }),
       param: text,
       query: fc.dictionary(fc.constantFrom('limit', 'since', 'group', 'from', 'to', 'order', 'x'), text, { maxKeys: 3 }),
-      body: fc.option(fc.oneof(json.map((v) => ({ type: 'application/json', payload: JSON.stringify(v) })), fc.tuple(fc.constantFrom('application/json', 'application/yaml', 'text/plain'), text).map(([type, payload]) => ({ type, payload }))), { freq: 3 }),
+      body: fc.option(
+        fc.oneof(
+          json.map((v) => ({ type: 'application/json', payload: JSON.stringify(v) })),
+          fc.tuple(fc.constantFrom('application/json', 'application/yaml', 'text/plain'), text).map(([type, payload]) => ({ type, payload })),
+        ),
+        { freq: 3 },
+      ),
       who: fc.constantFrom<Role | 'none' | 'wrong'>('none', 'wrong', 'read', 'operate', 'admin'),
     });
     const counts = { total: 0, byStatus: new Map<number, number>() };
@@ -103,8 +119,13 @@ describe('fuzzing the admin API', () => {
       { numRuns: RUNS, seed: 20261124, endOnFailure: true },
     );
     const heapAfter = heapAfterGc();
-    const statuses = [...counts.byStatus].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}: ${n}`).join(', ');
-    console.log(`fuzz: ${counts.total} requests over ${routes.length} routes; statuses ${statuses}; heap ${heapBefore === undefined ? '?' : (heapBefore / 1e6).toFixed(1)} MB → ${heapAfter === undefined ? '?' : (heapAfter / 1e6).toFixed(1)} MB`);
+    const statuses = [...counts.byStatus]
+      .sort((a, b) => a[0] - b[0])
+      .map(([s, n]) => `${s}: ${n}`)
+      .join(', ');
+    console.log(
+      `fuzz: ${counts.total} requests over ${routes.length} routes; statuses ${statuses}; heap ${heapBefore === undefined ? '?' : (heapBefore / 1e6).toFixed(1)} MB → ${heapAfter === undefined ? '?' : (heapAfter / 1e6).toFixed(1)} MB`,
+    );
     expect(counts.total).toBe(RUNS);
     if (heapBefore !== undefined && heapAfter !== undefined) expect(heapAfter - heapBefore).toBeLessThan(64e6);
   }, 900_000);

@@ -87,10 +87,15 @@ describe('the brain under RM faults and manual edits', () => {
   const faults: Fault[] = ['refuse', '5xx', 'slow', 'hang-mid-body', 'truncated'];
   for (const fault of faults) {
     it(`RM fault "${fault}": no write while unsure, /healthz 503 within three periods, back after, outage and recovery journaled`, async () => {
-      await eventually('a healthy brain', async () => {
-        const h = await health();
-        return h.code === 200 && h.body.lastCycleOk === true;
-      }, 60_000, 100);
+      await eventually(
+        'a healthy brain',
+        async () => {
+          const h = await health();
+          return h.code === 200 && h.body.lastCycleOk === true;
+        },
+        60_000,
+        100,
+      );
       const t0 = Date.now();
       await proxy.setFault(fault);
       await eventually(`/healthz 503 under "${fault}"`, async () => (await health()).code === 503, 30_000, 50);
@@ -100,10 +105,15 @@ describe('the brain under RM faults and manual edits', () => {
       await new Promise((r) => setTimeout(r, 3 * PERIOD_MS));
       const tClear = Date.now();
       await proxy.setFault('none');
-      await eventually('the brain healthy again', async () => {
-        const h = await health();
-        return h.code === 200 && h.body.lastCycleOk === true;
-      }, 60_000, 100);
+      await eventually(
+        'the brain healthy again',
+        async () => {
+          const h = await health();
+          return h.code === 200 && h.body.lastCycleOk === true;
+        },
+        60_000,
+        100,
+      );
       const recoverMs = Date.now() - tClear;
       // No write left the brain while the RM was failing.
       expect(proxy.seen.filter((r) => r.atMs >= t0 && r.atMs < tClear && r.method !== 'GET')).toEqual([]);
@@ -120,12 +130,19 @@ describe('the brain under RM faults and manual edits', () => {
   it("an operator's edit of what the brain wrote is journaled as drift and stands through the hold-off", async () => {
     const t0 = Date.now();
     await direct.client.updateSchedulerConf({ updateQueues: [{ queue: QUEUE, params: { 'maximum-capacity': '40' } }] });
-    const drift = await eventually('a drift entry', async () => (await store.journal.query({ sinceMs: t0, limit: 1000 })).find((e) => e.rule === 'engine.drift'), 30_000, 200);
+    const drift = await eventually(
+      'a drift entry',
+      async () => (await store.journal.query({ sinceMs: t0, limit: 1000 })).find((e) => e.rule === 'engine.drift'),
+      30_000,
+      200,
+    );
     expect(drift.reason).toContain(QUEUE);
     // Several periods later the edit still stands (the hold-off is a minute).
     await new Promise((r) => setTimeout(r, 5 * PERIOD_MS));
     expect((await chaosQueue())?.maxCapacityPct).toBe(40);
-    figures.push(`| operator edit → drift journaled | ${((drift.timeMs - t0) / 1000).toFixed(1)} s | edit stood ≥ ${(5 * PERIOD_MS) / 1000} s of a ${HOLD_OFF_MS / 1000} s hold-off |`);
+    figures.push(
+      `| operator edit → drift journaled | ${((drift.timeMs - t0) / 1000).toFixed(1)} s | edit stood ≥ ${(5 * PERIOD_MS) / 1000} s of a ${HOLD_OFF_MS / 1000} s hold-off |`,
+    );
   }, 60_000);
 
   it('Kairos with extreme parameters is refused at the PUT and nothing reaches the RM', async () => {

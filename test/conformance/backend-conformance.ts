@@ -67,7 +67,12 @@ export function describeBackendConformance(name: string, makeBackend: () => Prom
           expect(n.used.memoryMB).toBeGreaterThanOrEqual(0);
           expect(n.used.vcores).toBeGreaterThanOrEqual(0);
           // RUNNING containers' allocation fits in the advertised capacity.
-          const runningAlloc = sum(n.containerIds.map((id) => s.containers.get(id)).filter((c): c is ContainerView => c?.state === 'RUNNING').map((c) => c.resource));
+          const runningAlloc = sum(
+            n.containerIds
+              .map((id) => s.containers.get(id))
+              .filter((c): c is ContainerView => c?.state === 'RUNNING')
+              .map((c) => c.resource),
+          );
           expect(fits(runningAlloc, n.capacity), `${n.id}: running ${JSON.stringify(runningAlloc)} within ${JSON.stringify(n.capacity)}`).toBe(true);
           for (const id of n.containerIds) if (s.containers.has(id)) expect(s.containers.get(id)!.nodeId).toBe(n.id);
         }

@@ -38,7 +38,12 @@ describe('admin API on a real ResourceManager', () => {
     expect(added.status).toBe('applied');
     dir = mkdtempSync(join(tmpdir(), 'schedbrain-api-it-'));
     store = await Store.open(dir);
-    engine = new Engine({ backend: new YarnBackend({ rmUrl }), store, periodMs: 60_000, initial: { policy: 'capacity-targets', params: { targets: {} }, dryRun: true } });
+    engine = new Engine({
+      backend: new YarnBackend({ rmUrl }),
+      store,
+      periodMs: 60_000,
+      initial: { policy: 'capacity-targets', params: { targets: {} }, dryRun: true },
+    });
     await engine.init();
     app = await buildApi({ engine, store, auth: testAuth() });
     await app.listen({ host: '127.0.0.1', port: 0 });
@@ -86,7 +91,9 @@ describe('admin API on a real ResourceManager', () => {
     expect(r.decisions).toHaveLength(1);
     expect(r.decisions[0]).toMatchObject({ result: 'dryRun', rule: 'capacity-targets.hold', reason: expect.stringContaining('→') });
     const after = await ok(client.GET('/v1/snapshot'));
-    expect(after.rootQueue.children.map((q) => [q.path, q.capacityPct, q.maxCapacityPct])).toEqual(before.rootQueue.children.map((q) => [q.path, q.capacityPct, q.maxCapacityPct]));
+    expect(after.rootQueue.children.map((q) => [q.path, q.capacityPct, q.maxCapacityPct])).toEqual(
+      before.rootQueue.children.map((q) => [q.path, q.capacityPct, q.maxCapacityPct]),
+    );
     const metrics = await ok(client.GET('/metrics', { parseAs: 'text' }));
     expect(metrics).toMatch(/schedbrain_cycles_total\{outcome="ok"\} 1/);
   });

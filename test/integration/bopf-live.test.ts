@@ -74,7 +74,6 @@ const TQ_TASK_S = 5;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-
 /** A leaf of root as /ws/v1/cluster/scheduler reports it. */
 interface RmLeaf {
   path: string;
@@ -193,12 +192,23 @@ describe('BoPF live on a real ResourceManager', () => {
     expect(before.map((l) => l.path)).not.toContain(LQ_PATH);
     originalDefault = before.find((l) => l.path === 'root.default')!.capacity;
     const queue = { capacity: '0', 'maximum-capacity': '100' };
-    await direct.client.updateSchedulerConf({ addQueues: [{ queue: LQ_PATH, params: queue }, { queue: TQ_PATH, params: queue }] });
+    await direct.client.updateSchedulerConf({
+      addQueues: [
+        { queue: LQ_PATH, params: queue },
+        { queue: TQ_PATH, params: queue },
+      ],
+    });
     dir = mkdtempSync(join(tmpdir(), 'schedbrain-bopf-live-'));
     store = await Store.open(dir);
     // BoPF hands the whole guarantee to the admitted queues: root.default's may go to 0 %, which
     // the engine refuses unless the operator allows it.
-    engine = new Engine({ backend: direct, store, periodMs: PERIOD_MS, limits: { allowZeroCapacity: ['root.default'] }, initial: { policy: 'bopf', params: { parentQueue: 'root' }, dryRun: false } });
+    engine = new Engine({
+      backend: direct,
+      store,
+      periodMs: PERIOD_MS,
+      limits: { allowZeroCapacity: ['root.default'] },
+      initial: { policy: 'bopf', params: { parentQueue: 'root' }, dryRun: false },
+    });
     await engine.init();
     // Every cycle the loop runs, with its notes (the loop calls runCycle on the instance).
     const run = engine.runCycle.bind(engine);
@@ -218,12 +228,19 @@ describe('BoPF live on a real ResourceManager', () => {
     if (direct && originalDefault !== undefined) {
       const ours = [LQ_PATH, TQ_PATH];
       // Killed apps leave the queues before those can be stopped.
-      await eventually('our queues to hold no application', async () => (await rootChildren()).filter((l) => ours.includes(l.path)).every((l) => l.numApplications === 0), 60_000, 500).catch(
-        (e: unknown) => console.warn((e as Error).message),
-      );
+      await eventually(
+        'our queues to hold no application',
+        async () => (await rootChildren()).filter((l) => ours.includes(l.path)).every((l) => l.numApplications === 0),
+        60_000,
+        500,
+      ).catch((e: unknown) => console.warn((e as Error).message));
       const present = (await rootChildren()).filter((l) => ours.includes(l.path)).map((l) => l.path);
       if (present.length) {
-        await direct.apply({ kind: 'updateQueues', add: [], update: [{ path: 'root.default', capacityPct: originalDefault }, ...present.map((path) => ({ path, capacityPct: 0 }))] });
+        await direct.apply({
+          kind: 'updateQueues',
+          add: [],
+          update: [{ path: 'root.default', capacityPct: originalDefault }, ...present.map((path) => ({ path, capacityPct: 0 }))],
+        });
         await direct.client.updateSchedulerConf({ updateQueues: present.map((queue) => ({ queue, params: { state: 'STOPPED' } })) }).catch(() => undefined);
         await direct.client
           .updateSchedulerConf({ removeQueues: present, updateQueues: [{ queue: 'root.default', params: { capacity: String(originalDefault) } }] })
@@ -267,14 +284,25 @@ describe('BoPF live on a real ResourceManager', () => {
     };
     engine.start();
     const diag = () =>
-      `TQ/LQ used vcores+pending (last 40 polls): ${poll.samples.slice(-40).map((x) => [TQ_PATH, LQ_PATH].map((p) => `${leaf(x, p)?.usedVcores}+${leaf(x, p)?.pendingContainers}`).join('/')).join(' ')}\n` +
+      `TQ/LQ used vcores+pending (last 40 polls): ${poll.samples
+        .slice(-40)
+        .map((x) => [TQ_PATH, LQ_PATH].map((p) => `${leaf(x, p)?.usedVcores}+${leaf(x, p)?.pendingContainers}`).join('/'))
+        .join(' ')}\n` +
       `timeline:\n${timeline(poll.samples[0]?.atMs ?? 0)}\n` +
       `last samples: ${JSON.stringify(poll.samples.slice(-2))}\nlast cycle notes: ${JSON.stringify(cycles.slice(-2).map((c) => [c.outcome, c.notes, c.error]))}`;
     // Both idle: the admitted queues share the cluster equally, root.default (not registered) gets 0.
-    await eventually('the brain to share root between the LQ and the TQ', async () => {
-      const ls = await rootChildren();
-      return Math.abs((ls.find((l) => l.path === LQ_PATH)?.capacity ?? 0) - 50) < 0.05 && Math.abs((ls.find((l) => l.path === TQ_PATH)?.capacity ?? 0) - 50) < 0.05;
-    }, 60_000, 250, diag);
+    await eventually(
+      'the brain to share root between the LQ and the TQ',
+      async () => {
+        const ls = await rootChildren();
+        return (
+          Math.abs((ls.find((l) => l.path === LQ_PATH)?.capacity ?? 0) - 50) < 0.05 && Math.abs((ls.find((l) => l.path === TQ_PATH)?.capacity ?? 0) - 50) < 0.05
+        );
+      },
+      60_000,
+      250,
+      diag,
+    );
 
     // --- TQ jobs fill the cluster; the brain gives the TQ everything -----------------------------------
     for (let i = 0; i < TQ_JOBS; i++) {
@@ -285,11 +313,17 @@ describe('BoPF live on a real ResourceManager', () => {
     // Full: both TQ jobs running, the TQ holding most of the cluster and asking for more than the
     // rest (tasks are short, so a few containers are always between a task's end and the next
     // task's launch: every freed slot goes straight back to the TQ).
-    const full = await eventually('the TQ to fill the cluster', async () => {
-      const s = poll.samples.at(-1);
-      const t = s && leaf(s, TQ_PATH);
-      return t && t.capacity > 90 && t.numApplications === TQ_JOBS && t.usedVcores >= 5 && t.usedVcores + t.pendingContainers >= 8 ? s : undefined;
-    }, 180_000, 250, diag);
+    const full = await eventually(
+      'the TQ to fill the cluster',
+      async () => {
+        const s = poll.samples.at(-1);
+        const t = s && leaf(s, TQ_PATH);
+        return t && t.capacity > 90 && t.numApplications === TQ_JOBS && t.usedVcores >= 5 && t.usedVcores + t.pendingContainers >= 8 ? s : undefined;
+      },
+      180_000,
+      250,
+      diag,
+    );
     const tqCapBefore = leaf(full, TQ_PATH)!.capacity;
     // The idle LQ keeps only BoPF's floor (minCapacityPct, 1 %): enough for the RM to admit its burst.
     expect(round1(leaf(full, LQ_PATH)!.capacity)).toBe(1);
@@ -297,36 +331,66 @@ describe('BoPF live on a real ResourceManager', () => {
     // --- the LQ burst arrives ---------------------------------------------------------------------------------
     const lqJob = await submitJob(confDir, { name: 'bopf-lq-burst', queue: LQ, containers: LQ_TASKS, ...TASK, command: { kind: 'sleep', seconds: LQ_TASK_S } });
     apps.push(lqJob.appId);
-    const burstStart = await eventually('the brain to see the LQ burst', async () => {
-      const t = (engine.policyState() as BopfState).tracks[LQ];
-      return t?.open && t.start !== undefined ? t.start : undefined;
-    }, 60_000, 100, diag);
+    const burstStart = await eventually(
+      'the brain to see the LQ burst',
+      async () => {
+        const t = (engine.policyState() as BopfState).tracks[LQ];
+        return t?.open && t.start !== undefined ? t.start : undefined;
+      },
+      60_000,
+      100,
+      diag,
+    );
     // The cycle whose snapshot first showed the burst (it is recorded once that cycle returns).
-    const openCycle = await eventually('the cycle that opened the burst', async () => {
-      const i = cycles.findIndex((c) => c.notes.some((n) => n.startsWith(`burst: ${LQ} opens`)));
-      return i >= 0 ? i : undefined;
-    }, 30_000, 50, diag);
+    const openCycle = await eventually(
+      'the cycle that opened the burst',
+      async () => {
+        const i = cycles.findIndex((c) => c.notes.some((n) => n.startsWith(`burst: ${LQ} opens`)));
+        return i >= 0 ? i : undefined;
+      },
+      30_000,
+      50,
+      diag,
+    );
     expect(cycles.slice(0, openCycle).some((c) => c.notes.some((n) => n.startsWith(`burst: ${LQ}`)))).toBe(false);
 
     // Guaranteed share d/t of the cluster (dominant resource), as BoPF plans it: 50 %.
     const share = 100 * Math.max(LQ_RATE.vcores / 8, LQ_RATE.memoryMB / 8192);
-    const raised = await eventually('the LQ capacity to reach its guarantee on the RM', async () => {
-      const s = poll.samples.find((x) => x.atMs >= burstStart && (leaf(x, LQ_PATH)?.capacity ?? 0) >= share - 0.05);
-      return s;
-    }, 60_000, 100, diag);
+    const raised = await eventually(
+      'the LQ capacity to reach its guarantee on the RM',
+      async () => {
+        const s = poll.samples.find((x) => x.atMs >= burstStart && (leaf(x, LQ_PATH)?.capacity ?? 0) >= share - 0.05);
+        return s;
+      },
+      60_000,
+      100,
+      diag,
+    );
     // Within two control periods of the cycle in which the burst first appeared.
     expect(raised.atMs - burstStart).toBeLessThanOrEqual(2 * PERIOD_MS);
     expect(round1(leaf(raised, LQ_PATH)!.capacity)).toBe(share);
     expect(round1(leaf(raised, TQ_PATH)!.capacity)).toBe(100 - share);
-    const applied = cycles.findIndex((c, i) => i >= openCycle && c.decisions.some((d) => d.result === 'applied' && d.action?.kind === 'updateQueues' && d.action.update.some((u) => u.path === LQ_PATH && u.capacityPct === share)));
+    const applied = cycles.findIndex(
+      (c, i) =>
+        i >= openCycle &&
+        c.decisions.some(
+          (d) => d.result === 'applied' && d.action?.kind === 'updateQueues' && d.action.update.some((u) => u.path === LQ_PATH && u.capacityPct === share),
+        ),
+    );
     expect(applied).toBeGreaterThanOrEqual(openCycle);
     expect(applied - openCycle).toBeLessThanOrEqual(1);
 
     // --- the LQ gets its containers while the TQ jobs run ------------------------------------------------------
-    const lqDone = await eventually('the LQ burst to finish', async () => {
-      const a = await rmApp(lqJob.appId);
-      return DONE.has(a.state) ? a : undefined;
-    }, 180_000, 500, diag);
+    const lqDone = await eventually(
+      'the LQ burst to finish',
+      async () => {
+        const a = await rmApp(lqJob.appId);
+        return DONE.has(a.state) ? a : undefined;
+      },
+      180_000,
+      500,
+      diag,
+    );
     console.log(timeline(burstStart));
     expect(lqDone.finalStatus).toBe('SUCCEEDED');
     // The TQ jobs were still running when the LQ finished: every LQ task ran while they did.
@@ -346,19 +410,31 @@ describe('BoPF live on a real ResourceManager', () => {
     expect(leaf(firstLqTask!, LQ_PATH)!.capacity).toBeCloseTo(share, 1);
 
     // --- after the burst the TQ gets its share back ------------------------------------------------------------
-    const back = await eventually('the TQ capacity to come back', async () => {
-      const s = poll.samples.find((x) => x.atMs >= lqDone.finishedTime && (leaf(x, TQ_PATH)?.capacity ?? 0) >= tqCapBefore - 0.05);
-      return s;
-    }, 60_000, 250, diag);
+    const back = await eventually(
+      'the TQ capacity to come back',
+      async () => {
+        const s = poll.samples.find((x) => x.atMs >= lqDone.finishedTime && (leaf(x, TQ_PATH)?.capacity ?? 0) >= tqCapBefore - 0.05);
+        return s;
+      },
+      60_000,
+      250,
+      diag,
+    );
     expect(round1(leaf(back, LQ_PATH)!.capacity)).toBe(1);
     expect(leaf(back, TQ_PATH)!.numApplications).toBeGreaterThanOrEqual(1);
     const closed = (engine.policyState() as BopfState).tracks[LQ];
     expect(closed.open).toBe(false);
     // And the TQ's containers grow back past what it held during the burst.
-    await eventually('the TQ to use more than its burst-time share again', async () => {
-      const s = poll.samples.find((x) => x.atMs >= back.atMs && (leaf(x, TQ_PATH)?.usedVcores ?? 0) > (8 * (100 - share)) / 100);
-      return s;
-    }, 60_000, 250, diag);
+    await eventually(
+      'the TQ to use more than its burst-time share again',
+      async () => {
+        const s = poll.samples.find((x) => x.atMs >= back.atMs && (leaf(x, TQ_PATH)?.usedVcores ?? 0) > (8 * (100 - share)) / 100);
+        return s;
+      },
+      60_000,
+      250,
+      diag,
+    );
 
     await engine.stop();
     await poll.stop();

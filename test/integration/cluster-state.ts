@@ -43,13 +43,21 @@ export async function readClusterState(rmUrl: string, shimUrl?: string, shimSecr
     const shim = new HttpNodeShim({ urls: [shimUrl], holder: 'cluster-state-reader', requestTimeoutMs: 10_000, secret: shimSecret });
     const [list, ranking] = await Promise.all([shim.listContainers(), shim.rankingState()]);
     leaseHolder = list.lease?.holder ?? null;
-    suspended = list.containers.filter((c) => c.state === 'SUSPENDED').map((c) => c.containerId).sort();
+    suspended = list.containers
+      .filter((c) => c.state === 'SUSPENDED')
+      .map((c) => c.containerId)
+      .sort();
     rankingFresh = ranking.fresh;
   }
   return {
     queues,
     nodes: Object.fromEntries(
-      nodes.map((n) => [n.id, `${n.totalResource?.memory ?? n.usedMemoryMB + n.availMemoryMB}/${n.totalResource?.vCores ?? n.usedVirtualCores + n.availableVirtualCores}`]).sort(),
+      nodes
+        .map((n) => [
+          n.id,
+          `${n.totalResource?.memory ?? n.usedMemoryMB + n.availMemoryMB}/${n.totalResource?.vCores ?? n.usedVirtualCores + n.availableVirtualCores}`,
+        ])
+        .sort(),
     ),
     liveApps: apps.map((a) => `${a.id} ${a.name} ${a.state}`).sort(),
     leaseHolder,

@@ -88,10 +88,16 @@ async function killApp(rmUrl: string, appId: string): Promise<void> {
 const DONE = new Set(['FINISHED', 'FAILED', 'KILLED']);
 
 async function waitFinished(rmUrl: string, appId: string, timeoutMs: number, diag?: () => string): Promise<RmApp> {
-  return eventually(`${appId} to finish`, async () => {
-    const a = await rmApp(rmUrl, appId);
-    return DONE.has(a.state) ? a : undefined;
-  }, timeoutMs, 500, diag);
+  return eventually(
+    `${appId} to finish`,
+    async () => {
+      const a = await rmApp(rmUrl, appId);
+      return DONE.has(a.state) ? a : undefined;
+    },
+    timeoutMs,
+    500,
+    diag,
+  );
 }
 
 /** The brain under test: engine + admin API on a store of its own. */
@@ -104,7 +110,11 @@ interface Brain {
   cycles: CycleReport[];
 }
 
-async function startBrain(backend: YarnBackend, policy: { policy: string; params: Record<string, unknown>; dryRun: boolean }, limits: Record<string, unknown>): Promise<Brain> {
+async function startBrain(
+  backend: YarnBackend,
+  policy: { policy: string; params: Record<string, unknown>; dryRun: boolean },
+  limits: Record<string, unknown>,
+): Promise<Brain> {
   const dir = mkdtempSync(join(tmpdir(), 'schedbrain-darss-live-'));
   const store = await Store.open(dir);
   const engine = new Engine({ backend, store, periodMs: PERIOD_MS, limits, initial: policy });
@@ -144,7 +154,8 @@ describe('DARSS live on a real ResourceManager', () => {
   let originalDefault: number | undefined;
   const apps: string[] = [];
 
-  const rootLeaves = async () => (await direct.snapshot()).rootQueue.children.map((q) => ({ path: q.path, capacityPct: q.capacityPct, apps: q.numApplications }));
+  const rootLeaves = async () =>
+    (await direct.snapshot()).rootQueue.children.map((q) => ({ path: q.path, capacityPct: q.capacityPct, apps: q.numApplications }));
 
   beforeAll(async () => {
     direct = new YarnBackend({ rmUrl: sharedRmUrl });
@@ -163,7 +174,11 @@ describe('DARSS live on a real ResourceManager', () => {
     });
     brain = await startBrain(
       direct,
-      { policy: 'darss', params: { productionQueue: PROD_PATH, bestEffortQueue: BE_PATH, holdLeadMs: 10_000, unit: { vcores: 1, memoryMB: 1024 } }, dryRun: false },
+      {
+        policy: 'darss',
+        params: { productionQueue: PROD_PATH, bestEffortQueue: BE_PATH, holdLeadMs: 10_000, unit: { vcores: 1, memoryMB: 1024 } },
+        dryRun: false,
+      },
       { allowZeroCapacity: [PROD_PATH, BE_PATH] },
     );
   });
@@ -173,13 +188,19 @@ describe('DARSS live on a real ResourceManager', () => {
     for (const id of apps) await killApp(sharedRmUrl, id);
     if (direct && originalDefault !== undefined) {
       const ours = [PROD_PATH, BE_PATH];
-      await eventually('our queues to hold no application', async () => (await rootLeaves()).filter((l) => ours.includes(l.path)).every((l) => l.apps === 0), 60_000, 500).catch((e: unknown) =>
-        console.warn((e as Error).message),
-      );
+      await eventually(
+        'our queues to hold no application',
+        async () => (await rootLeaves()).filter((l) => ours.includes(l.path)).every((l) => l.apps === 0),
+        60_000,
+        500,
+      ).catch((e: unknown) => console.warn((e as Error).message));
       const present = (await rootLeaves()).filter((l) => ours.includes(l.path)).map((l) => l.path);
       if (present.length) {
         await direct.client.updateSchedulerConf({
-          updateQueues: [{ queue: 'root.default', params: { capacity: String(originalDefault) } }, ...present.map((queue) => ({ queue, params: { capacity: '0', state: 'STOPPED' } }))],
+          updateQueues: [
+            { queue: 'root.default', params: { capacity: String(originalDefault) } },
+            ...present.map((queue) => ({ queue, params: { capacity: '0', state: 'STOPPED' } })),
+          ],
         });
         await direct.client.updateSchedulerConf({ removeQueues: present });
       }
@@ -197,12 +218,20 @@ describe('DARSS live on a real ResourceManager', () => {
       return j.appId;
     };
     b.engine.start();
-    const diag = () => `last cycles: ${JSON.stringify(b.cycles.slice(-2).map((c) => [c.outcome, c.notes, c.decisions.map((d) => `${d.rule} ${d.result} ${d.reason}`)]))}`;
-    await eventually('the brain to size the DARSS queues', async () => b.cycles.some((c) => c.decisions.some((d) => d.rule === 'productionQueueCapacity' && (d.result === 'applied' || d.result === 'noop'))), 60_000, 250, diag);
+    const diag = () =>
+      `last cycles: ${JSON.stringify(b.cycles.slice(-2).map((c) => [c.outcome, c.notes, c.decisions.map((d) => `${d.rule} ${d.result} ${d.reason}`)]))}`;
+    await eventually(
+      'the brain to size the DARSS queues',
+      async () => b.cycles.some((c) => c.decisions.some((d) => d.rule === 'productionQueueCapacity' && (d.result === 'applied' || d.result === 'noop'))),
+      60_000,
+      250,
+      diag,
+    );
 
     // Best-effort work fills the cluster.
     const beApps: string[] = [];
-    for (let i = 0; i < 2; i++) beApps.push(await submit({ name: `darss-be-${i}`, queue: BE, containers: 40, ...TASK, command: { kind: 'sleep', seconds: 5 } }));
+    for (let i = 0; i < 2; i++)
+      beApps.push(await submit({ name: `darss-be-${i}`, queue: BE, containers: 40, ...TASK, command: { kind: 'sleep', seconds: 5 } }));
 
     // A fits: accepted with its latest starts.
     const now = Date.now();
@@ -225,11 +254,17 @@ describe('DARSS live on a real ResourceManager', () => {
     const state = () => b.engine.policyState() as DarssState;
     const a1Job = await eventually('the brain to see a1', async () => state().admitted[idA]?.jobs.a1, 30_000, 250, diag);
     let bestEffortRanWhileHeld = false;
-    await eventually('a1 to start', async () => {
-      const [app, be] = await Promise.all([rmApp(sharedRmUrl, a1), rmApp(sharedRmUrl, beApps[0])]);
-      if ((app.runningContainers ?? 0) <= 1 && Date.now() < a1Job.bookedStartMs - 10_000 && (be.runningContainers ?? 0) > 1) bestEffortRanWhileHeld = true;
-      return (app.runningContainers ?? 0) > 1;
-    }, DEADLINE_AHEAD_MS, 500, diag);
+    await eventually(
+      'a1 to start',
+      async () => {
+        const [app, be] = await Promise.all([rmApp(sharedRmUrl, a1), rmApp(sharedRmUrl, beApps[0])]);
+        if ((app.runningContainers ?? 0) <= 1 && Date.now() < a1Job.bookedStartMs - 10_000 && (be.runningContainers ?? 0) > 1) bestEffortRanWhileHeld = true;
+        return (app.runningContainers ?? 0) > 1;
+      },
+      DEADLINE_AHEAD_MS,
+      500,
+      diag,
+    );
     expect(bestEffortRanWhileHeld).toBe(true);
 
     // A started workflow cannot be withdrawn.
@@ -246,7 +281,7 @@ describe('DARSS live on a real ResourceManager', () => {
   }, 300_000);
 });
 
-describe('Rayon live: the same workflows through the RM\'s own ReservationSystem', () => {
+describe("Rayon live: the same workflows through the RM's own ReservationSystem", () => {
   let mini: MiniCluster | undefined;
   let brain: Brain | undefined;
   const apps: string[] = [];
@@ -264,7 +299,7 @@ describe('Rayon live: the same workflows through the RM\'s own ReservationSystem
     await mini?.stop();
   });
 
-  it('reserves what fits, refuses what does not with the RM\'s reason, and the reserved jobs meet the deadline', async () => {
+  it("reserves what fits, refuses what does not with the RM's reason, and the reserved jobs meet the deadline", async () => {
     const b = brain!;
     const m = mini!;
     const submit = async (job: JobSpec) => {
@@ -287,7 +322,15 @@ describe('Rayon live: the same workflows through the RM\'s own ReservationSystem
     expect(rb.response.status, JSON.stringify(rb.data ?? rb.error)).toBe(409);
     expect((rb.error as { condition?: string }).condition).toBe('reservation-refused');
 
-    const inReservation = (job: string): JobSpec => ({ name: `rayon-${job}`, queue: created.queue, reservationId: created.reservationId, containers: 2, ...TASK, command: { kind: 'sleep', seconds: TASK_S }, tags: { [REQUEST_TAG]: idA, [JOB_TAG]: job } });
+    const inReservation = (job: string): JobSpec => ({
+      name: `rayon-${job}`,
+      queue: created.queue,
+      reservationId: created.reservationId,
+      containers: 2,
+      ...TASK,
+      command: { kind: 'sleep', seconds: TASK_S },
+      tags: { [REQUEST_TAG]: idA, [JOB_TAG]: job },
+    });
     const a1 = await submit(inReservation('a1'));
     const diag = () => `apps: ${apps.join(', ')}; last cycle notes: ${JSON.stringify(b.cycles.at(-1)?.notes)}`;
     await eventually('a1 to run in its reservation', async () => ((await rmApp(m.rmUrl, a1)).runningContainers ?? 0) > 0, DEADLINE_AHEAD_MS, 500, diag);

@@ -21,7 +21,6 @@ import { eventually } from './helpers.js';
 const rmUrl = inject('rmUrl');
 const testQueue = `root.sbeng${Date.now() % 100_000}`;
 
-
 /** A TCP proxy that can be cut (every connection reset, new ones refused) and restored. */
 class CuttableProxy {
   private server!: net.Server;
@@ -104,7 +103,14 @@ describe('engine against a real ResourceManager', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
     if (direct && originalDefault !== undefined) {
       // Back to 0 %, then STOPPED, then removed together with the sibling restore.
-      await direct.apply({ kind: 'updateQueues', add: [], update: [{ path: 'root.default', capacityPct: originalDefault }, { path: testQueue, capacityPct: 0 }] });
+      await direct.apply({
+        kind: 'updateQueues',
+        add: [],
+        update: [
+          { path: 'root.default', capacityPct: originalDefault },
+          { path: testQueue, capacityPct: 0 },
+        ],
+      });
       await direct.client.updateSchedulerConf({ updateQueues: [{ queue: testQueue, params: { state: 'STOPPED' } }] }).catch(() => undefined);
       await direct.client
         .updateSchedulerConf({ removeQueues: [testQueue], updateQueues: [{ queue: 'root.default', params: { capacity: String(originalDefault) } }] })
@@ -177,7 +183,8 @@ describe('engine against a real ResourceManager', () => {
         },
         90_000,
         250,
-        async () => `status: ${JSON.stringify(engine.status())}\ncluster: ${JSON.stringify(await readCaps())}\njournal: ${JSON.stringify(await store.journal.query({ limit: 3 }))}`,
+        async () =>
+          `status: ${JSON.stringify(engine.status())}\ncluster: ${JSON.stringify(await readCaps())}\njournal: ${JSON.stringify(await store.journal.query({ limit: 3 }))}`,
       );
       expect(after).toEqual({ def: originalDefault - 15, test: 15 });
       // The RM shows the change as soon as it is applied; the journal follows at the end of that cycle.

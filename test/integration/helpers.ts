@@ -52,7 +52,10 @@ export function shimSecret(): string | undefined {
 export async function containerViews(rmUrl: string, appId: string): Promise<string> {
   const lines: string[] = [];
   const get = async (url: string, bearer?: string): Promise<unknown> => {
-    const res = await fetch(url, { headers: { Accept: 'application/json', ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}) }, signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(url, {
+      headers: { Accept: 'application/json', ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}) },
+      signal: AbortSignal.timeout(10_000),
+    });
     if (!res.ok) throw new Error(`${url}: ${res.status}`);
     return res.json();
   };
@@ -70,7 +73,9 @@ export async function containerViews(rmUrl: string, appId: string): Promise<stri
   for (const n of inject('miniNodes')) {
     try {
       // The JVM listens on IPv4 only; Node resolves localhost to ::1 first.
-      const body = (await get(`http://${n.httpAddress.replace(/^localhost:/, '127.0.0.1:')}/ws/v1/node/containers`)) as { containers?: { container?: unknown } | null };
+      const body = (await get(`http://${n.httpAddress.replace(/^localhost:/, '127.0.0.1:')}/ws/v1/node/containers`)) as {
+        containers?: { container?: unknown } | null;
+      };
       const list = [body.containers?.container ?? []].flat() as { id: string; state: string; exitCode?: number }[];
       for (const c of list.filter((c) => c.id.startsWith(prefix))) lines.push(`NM ${n.nodeId}: ${c.id} ${c.state} exit=${c.exitCode ?? ''}`);
     } catch (err) {
@@ -80,8 +85,11 @@ export async function containerViews(rmUrl: string, appId: string): Promise<stri
   const url = shimUrl();
   if (url) {
     try {
-      const body = (await get(`${url}/v1/containers`, shimSecret())) as { containers: { containerId: string; state: string; pid: number; processes: { pid: number; state: string }[] }[] };
-      for (const c of body.containers) lines.push(`shim: ${c.containerId} ${c.state} pid ${c.pid} [${c.processes.map((p) => `${p.pid}:${p.state}`).join(' ')}]`);
+      const body = (await get(`${url}/v1/containers`, shimSecret())) as {
+        containers: { containerId: string; state: string; pid: number; processes: { pid: number; state: string }[] }[];
+      };
+      for (const c of body.containers)
+        lines.push(`shim: ${c.containerId} ${c.state} pid ${c.pid} [${c.processes.map((p) => `${p.pid}:${p.state}`).join(' ')}]`);
       if (body.containers.length === 0) lines.push('shim: lists no container');
     } catch (err) {
       lines.push(`shim: ${(err as Error).message}`);
@@ -119,10 +127,15 @@ export async function startServeProcess(name: string, rmUrl: string, stateDir: s
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   child.stdout!.setEncoding('utf8').on('data', (d: string) => out.push(...d.split('\n').filter(Boolean)));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => out.push(...d.split('\n').filter(Boolean)));
-  const line = await eventually(`${name}'s admin API line`, async () => {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${out.join('\n')}`);
-    return out.find((l) => l.includes('admin API'));
-  }, 90_000, 100);
+  const line = await eventually(
+    `${name}'s admin API line`,
+    async () => {
+      if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${out.join('\n')}`);
+      return out.find((l) => l.includes('admin API'));
+    },
+    90_000,
+    100,
+  );
   return { name, child, adminUrl: /admin API (\S+)/.exec(line)![1]!, token: readFileSync(join(stateDir, 'admin.token'), 'utf8').trim(), out, exited };
 }
 

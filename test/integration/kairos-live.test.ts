@@ -47,7 +47,6 @@ const PERIOD_MS = 500;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-
 interface RmApp {
   id: string;
   name: string;
@@ -105,7 +104,10 @@ function startSampler(shim: HttpNodeShim): { samples: Sample[]; stop: () => Prom
     while (running) {
       try {
         const l = await shim.listContainers();
-        samples.push({ atMs: l.nowMs, containers: l.containers.map((c) => ({ containerId: c.containerId, nodeId: c.nodeId, state: c.state, attainedServiceMs: c.attainedServiceMs })) });
+        samples.push({
+          atMs: l.nowMs,
+          containers: l.containers.map((c) => ({ containerId: c.containerId, nodeId: c.nodeId, state: c.state, attainedServiceMs: c.attainedServiceMs })),
+        });
       } catch {
         // a missed sample only makes the record coarser
       }
@@ -146,25 +148,40 @@ async function startBrain(stateDir: string, shim: string): Promise<Brain> {
   const secretFile = join(stateDir, 'shim.secret');
   writeFileSync(secretFile, `${shimSecret() ?? ''}\n`, { mode: 0o600 });
   const argv = [
-    '--rm-url', rmUrl,
-    '--shim-urls', shim,
-    '--shim-secret-file', secretFile,
-    '--user', 'schedbrain',
-    '--policy', 'kairos',
-    '--policy-params', JSON.stringify(KAIROS_PARAMS),
-    '--period-ms', String(PERIOD_MS),
-    '--port', '0',
-    '--state-dir', stateDir,
-    '--log-level', 'warn',
+    '--rm-url',
+    rmUrl,
+    '--shim-urls',
+    shim,
+    '--shim-secret-file',
+    secretFile,
+    '--user',
+    'schedbrain',
+    '--policy',
+    'kairos',
+    '--policy-params',
+    JSON.stringify(KAIROS_PARAMS),
+    '--period-ms',
+    String(PERIOD_MS),
+    '--port',
+    '0',
+    '--state-dir',
+    stateDir,
+    '--log-level',
+    'warn',
   ];
   const running = serve(argv, io, stopped);
-  const line = await eventually('the admin API line', async () => {
-    const l = out.find((x) => x.includes('admin API'));
-    if (l) return l;
-    const code = await Promise.race([running, sleep(100).then(() => undefined)]);
-    if (code !== undefined) throw new Error(`serve exited with ${code}: ${out.join('\n')}`);
-    return undefined;
-  }, 60_000, 100);
+  const line = await eventually(
+    'the admin API line',
+    async () => {
+      const l = out.find((x) => x.includes('admin API'));
+      if (l) return l;
+      const code = await Promise.race([running, sleep(100).then(() => undefined)]);
+      if (code !== undefined) throw new Error(`serve exited with ${code}: ${out.join('\n')}`);
+      return undefined;
+    },
+    60_000,
+    100,
+  );
   const adminUrl = /admin API (\S+)/.exec(line)![1]!;
   return {
     adminUrl,
@@ -243,7 +260,9 @@ describe.skipIf(!url)('Kairos live on YARN (serve --policy kairos) vs the stock 
       if (now[id] && (now[id]!.vcores !== r.vcores || now[id]!.memoryMB !== r.memoryMB)) await setNodeCapacity(id, r).catch(() => undefined);
     }
     // The brain's lease holder is named after its host and state directory.
-    await new HttpNodeShim({ urls: [url!], retry: { maxAttempts: 1 }, secret: shimSecret(), holder: leaseHolderFor(stateDir) }).releaseLease().catch(() => undefined);
+    await new HttpNodeShim({ urls: [url!], retry: { maxAttempts: 1 }, secret: shimSecret(), holder: leaseHolderFor(stateDir) })
+      .releaseLease()
+      .catch(() => undefined);
     await shim?.publishRanking({ scores: {}, leastLoadedFirst: false, ttlMs: 1 }).catch(() => undefined);
     rmSync(stateDir, { recursive: true, force: true });
   });
@@ -254,28 +273,45 @@ describe.skipIf(!url)('Kairos live on YARN (serve --policy kairos) vs the stock 
     try {
       const longs = await Promise.all(
         Array.from({ length: LONG_JOBS }, (_, i) =>
-          submitJob(confDir, { name: `${label}-long-${i + 1}`, containers: longTasks, command: { kind: 'cpu', seconds: LONG_CPU_S } }).then((j) => ({ ...j, name: `long-${i + 1}` })),
+          submitJob(confDir, { name: `${label}-long-${i + 1}`, containers: longTasks, command: { kind: 'cpu', seconds: LONG_CPU_S } }).then((j) => ({
+            ...j,
+            name: `long-${i + 1}`,
+          })),
         ),
       );
       apps.push(...longs.map((j) => j.appId));
-      const longTaskIds = await eventually('every long task container launched and computing', async () => {
-        const cs = (await shim.listContainers()).containers.filter((c) => longs.some((j) => c.containerId.startsWith(containerPrefix(j.appId))) && !isAm(c.containerId));
-        if (cs.length < LONG_JOBS * longTasks) return undefined;
-        return cs.filter((c) => c.state === 'RUNNING').every((c) => c.attainedServiceMs >= 1000) ? cs.map((c) => c.containerId) : undefined;
-      }, 180_000);
+      const longTaskIds = await eventually(
+        'every long task container launched and computing',
+        async () => {
+          const cs = (await shim.listContainers()).containers.filter(
+            (c) => longs.some((j) => c.containerId.startsWith(containerPrefix(j.appId))) && !isAm(c.containerId),
+          );
+          if (cs.length < LONG_JOBS * longTasks) return undefined;
+          return cs.filter((c) => c.state === 'RUNNING').every((c) => c.attainedServiceMs >= 1000) ? cs.map((c) => c.containerId) : undefined;
+        },
+        180_000,
+      );
 
       const shorts = await Promise.all(
         Array.from({ length: SHORT_JOBS }, (_, i) =>
-          submitJob(confDir, { name: `${label}-short-${i + 1}`, containers: SHORT_TASKS, command: { kind: 'cpu', seconds: SHORT_CPU_S } }).then((j) => ({ ...j, name: `short-${i + 1}` })),
+          submitJob(confDir, { name: `${label}-short-${i + 1}`, containers: SHORT_TASKS, command: { kind: 'cpu', seconds: SHORT_CPU_S } }).then((j) => ({
+            ...j,
+            name: `short-${i + 1}`,
+          })),
         ),
       );
       apps.push(...shorts.map((j) => j.appId));
 
       const all = [...longs.map((j) => ({ ...j, kind: 'long' as const })), ...shorts.map((j) => ({ ...j, kind: 'short' as const }))];
-      const finished = await eventually('every job to finish', async () => {
-        const states = await Promise.all(all.map((j) => rmApp(j.appId)));
-        return states.every((a) => ['FINISHED', 'FAILED', 'KILLED'].includes(a.state)) ? states : undefined;
-      }, 900_000, 1000);
+      const finished = await eventually(
+        'every job to finish',
+        async () => {
+          const states = await Promise.all(all.map((j) => rmApp(j.appId)));
+          return states.every((a) => ['FINISHED', 'FAILED', 'KILLED'].includes(a.state)) ? states : undefined;
+        },
+        900_000,
+        1000,
+      );
       await sampler.stop();
       const samples = sampler.samples;
       const shortTaskIds = [...new Set(samples.flatMap((s) => s.containers.map((c) => c.containerId)))].filter(
@@ -320,7 +356,8 @@ describe.skipIf(!url)('Kairos live on YARN (serve --policy kairos) vs the stock 
     // ---- 1. stock scheduler: no brain -----------------------------------------------------------
     expect((await shim.listContainers()).lease).toBeNull();
     const stock = await runWorkload('stock');
-    for (const j of stock.jobs) expect({ job: j.name, state: j.app.state, finalStatus: j.app.finalStatus }).toEqual({ job: j.name, state: 'FINISHED', finalStatus: 'SUCCEEDED' });
+    for (const j of stock.jobs)
+      expect({ job: j.name, state: j.app.state, finalStatus: j.app.finalStatus }).toEqual({ job: j.name, state: 'FINISHED', finalStatus: 'SUCCEEDED' });
     // Nothing was suspended, and no short task ever ran next to the full set of long tasks: the
     // short jobs waited for long tasks to finish.
     expect(stock.samples.some((s) => s.containers.some((c) => c.state === 'SUSPENDED'))).toBe(false);
@@ -333,16 +370,21 @@ describe.skipIf(!url)('Kairos live on YARN (serve --policy kairos) vs the stock 
     // ---- 2. Kairos: schedbrain serve --policy kairos -------------------------------------------
     brain = await startBrain(stateDir, url!);
     // node.cap: every node advertises N + Q vcores (memory scaled alike).
-    await eventually('every node over-committed to N+Q', async () => {
-      const now = await nodeCapacities();
-      return Object.entries(baseline).every(([id, r]) => now[id]?.vcores === r.vcores + KAIROS_PARAMS.queueSlots) ? now : undefined;
-    }, 60_000);
+    await eventually(
+      'every node over-committed to N+Q',
+      async () => {
+        const now = await nodeCapacities();
+        return Object.entries(baseline).every(([id, r]) => now[id]?.vcores === r.vcores + KAIROS_PARAMS.queueSlots) ? now : undefined;
+      },
+      60_000,
+    );
     const kairos = await runWorkload('kairos');
     const decisions = await journal(brain.adminUrl, brain.token);
     expect(await brain.stop()).toBe(0);
     brain = undefined;
 
-    for (const j of kairos.jobs) expect({ job: j.name, state: j.app.state, finalStatus: j.app.finalStatus }).toEqual({ job: j.name, state: 'FINISHED', finalStatus: 'SUCCEEDED' });
+    for (const j of kairos.jobs)
+      expect({ job: j.name, state: j.app.state, finalStatus: j.app.finalStatus }).toEqual({ job: j.name, state: 'FINISHED', finalStatus: 'SUCCEEDED' });
     // Short tasks started while every long task was still there, and long tasks were suspended
     // (observed through the shim) to give them cores.
     expect(kairos.shortTaskIds.length).toBe(SHORT_JOBS * SHORT_TASKS);

@@ -58,14 +58,22 @@ async function maxCapacity(): Promise<number> {
 /** `schedbrain serve` in a child process (so it can be killed), with capacity-targets at `maxPct`. */
 async function startBrain(name: string, maxPct: number): Promise<Brain> {
   const brain = await startServeProcess(name, rmUrl, join(dir, name), [
-    '--policy', 'capacity-targets',
-    '--policy-params', JSON.stringify({ targets: { [QUEUE]: { capacityPct: 0, maxCapacityPct: maxPct } } }),
-    '--allow-zero-capacity', QUEUE,
-    '--period-ms', String(PERIOD_MS),
-    '--leader-zk', zk.connect,
-    '--leader-zk-path', '/schedbrain-it/leader',
-    '--leader-lease-ms', String(LEASE_MS),
-    '--log-level', 'warn',
+    '--policy',
+    'capacity-targets',
+    '--policy-params',
+    JSON.stringify({ targets: { [QUEUE]: { capacityPct: 0, maxCapacityPct: maxPct } } }),
+    '--allow-zero-capacity',
+    QUEUE,
+    '--period-ms',
+    String(PERIOD_MS),
+    '--leader-zk',
+    zk.connect,
+    '--leader-zk-path',
+    '/schedbrain-it/leader',
+    '--leader-lease-ms',
+    String(LEASE_MS),
+    '--log-level',
+    'warn',
   ]);
   brains.push(brain);
   return brain;
@@ -106,10 +114,19 @@ describe('two brains on one RM, elected through ZooKeeper', () => {
     const a = await startBrain('a', 90);
     await eventually('a leads', async () => (await health(a)).leadership?.role === 'leader', 30_000);
     const b = await startBrain('b', 80);
-    const first = await eventually('b standby behind a', async () => {
-      const [ha, hb] = await Promise.all([health(a), health(b)]);
-      return ha.leadership?.role === 'leader' && hb.leadership?.role === 'standby' && hb.leadership.epoch === ha.leadership.epoch && hb.leadership.holder === ha.leadership.holder ? ha.leadership : undefined;
-    }, 30_000);
+    const first = await eventually(
+      'b standby behind a',
+      async () => {
+        const [ha, hb] = await Promise.all([health(a), health(b)]);
+        return ha.leadership?.role === 'leader' &&
+          hb.leadership?.role === 'standby' &&
+          hb.leadership.epoch === ha.leadership.epoch &&
+          hb.leadership.holder === ha.leadership.holder
+          ? ha.leadership
+          : undefined;
+      },
+      30_000,
+    );
     await eventually("the leader's value", async () => (await maxCapacity()) === 90, 30_000);
 
     // Both brains cycle every 500 ms with opposite targets: the queue keeps the leader's value.
@@ -129,10 +146,15 @@ describe('two brains on one RM, elected through ZooKeeper', () => {
     // The leader dies without a word: its ZooKeeper session lapses after the lease.
     const killedAt = Date.now();
     await stopBrain(a, 'SIGKILL');
-    const second = await eventually('b leads', async () => {
-      const l = (await health(b)).leadership;
-      return l?.role === 'leader' ? l : undefined;
-    }, 4 * LEASE_MS, 100);
+    const second = await eventually(
+      'b leads',
+      async () => {
+        const l = (await health(b)).leadership;
+        return l?.role === 'leader' ? l : undefined;
+      },
+      4 * LEASE_MS,
+      100,
+    );
     const failoverMs = Date.now() - killedAt;
     expect(failoverMs).toBeLessThanOrEqual(2 * LEASE_MS);
     expect(second.epoch).toBeGreaterThan(first.epoch);

@@ -29,7 +29,6 @@ function list<T = any>(v: unknown): T[] {
   return v === undefined || v === null ? [] : ([v].flat() as T[]);
 }
 
-
 async function containersOf(appId: string): Promise<any[]> {
   const atts = list((await get(`/apps/${appId}/appattempts`)).appAttempts?.appAttempt);
   if (atts.length === 0) return [];
@@ -82,7 +81,10 @@ describe('embedded YARN cluster', () => {
   it('has every NodeManager registered and RUNNING', async () => {
     expect(miniNodes.length).toBeGreaterThanOrEqual(1);
     const nodes = list((await get('/nodes')).nodes?.node);
-    const running = nodes.filter((n) => n.state === 'RUNNING').map((n) => n.id).sort();
+    const running = nodes
+      .filter((n) => n.state === 'RUNNING')
+      .map((n) => n.id)
+      .sort();
     expect(running).toEqual(miniNodes.map((n) => n.nodeId).sort());
     for (const n of nodes) expect(n.totalResource.memory).toBeGreaterThan(0);
     const info = (await get('/info')).clusterInfo;
@@ -176,9 +178,7 @@ describe('embedded YARN cluster', () => {
     expect(still?.containerState).toBe('RUNNING');
 
     await kill(appId);
-    await eventually('task process gone after kill', async () =>
-      processesOfContainer(task.containerId).length === 0 ? true : undefined,
-    );
+    await eventually('task process gone after kill', async () => (processesOfContainer(task.containerId).length === 0 ? true : undefined));
   });
 
   it('a start that cannot become ready fails with a typed error and leaves no JVM behind', async () => {
@@ -202,8 +202,6 @@ describe('embedded YARN cluster', () => {
   });
 
   it('rejects an invalid job spec with a typed error', async () => {
-    await expect(
-      submitJob(confDir, { name: 'it-bad', containers: 0, command: { kind: 'sleep', seconds: 1 } }),
-    ).rejects.toBeInstanceOf(JobSubmitError);
+    await expect(submitJob(confDir, { name: 'it-bad', containers: 0, command: { kind: 'sleep', seconds: 1 } })).rejects.toBeInstanceOf(JobSubmitError);
   });
 });

@@ -13,14 +13,14 @@ import { HttpNodeShim, ShimRejectedError, type WireContainer } from '../../src/y
 import { submitJob } from '../../src/yarn/workload.js';
 import { eventually, shimSecret, shimUrl } from './helpers.js';
 
-const SHIM_URL: string = shimUrl() ?? (() => {
-  throw new Error('the shim tests need the shim, and the global setup reported no shimUrl');
-})();
+const SHIM_URL: string =
+  shimUrl() ??
+  (() => {
+    throw new Error('the shim tests need the shim, and the global setup reported no shimUrl');
+  })();
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
-
-
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -79,10 +79,15 @@ describe('NodeManager/ResourceManager shim on the mini YARN', () => {
   const container = async (id: string) => (await shim.listContainers()).containers.find((c) => c.containerId === id);
 
   const finished = (appId: string) =>
-    eventually(`${appId} to finish`, async () => {
-      const a = await rmApp(appId);
-      return ['FINISHED', 'FAILED', 'KILLED'].includes(a.state) ? a : undefined;
-    }, 180_000, 1000);
+    eventually(
+      `${appId} to finish`,
+      async () => {
+        const a = await rmApp(appId);
+        return ['FINISHED', 'FAILED', 'KILLED'].includes(a.state) ? a : undefined;
+      },
+      180_000,
+      1000,
+    );
 
   beforeAll(async () => {
     shim = new HttpNodeShim({ urls: [SHIM_URL], holder: `shim-it-${process.pid}`, requestTimeoutMs: 10_000, secret: shimSecret() });
@@ -91,10 +96,15 @@ describe('NodeManager/ResourceManager shim on the mini YARN', () => {
     nodes = health.nodes;
     expect(nodes.length).toBeGreaterThanOrEqual(2);
     // Another file's brain may still hold a lease on the shared cluster: it lapses within its TTL.
-    await eventually('no foreign lease on the shim', async () => {
-      const lease = (await shim.listContainers()).lease;
-      return lease === null || lease.holder === shim.holder;
-    }, 120_000, 500);
+    await eventually(
+      'no foreign lease on the shim',
+      async () => {
+        const lease = (await shim.listContainers()).lease;
+        return lease === null || lease.holder === shim.holder;
+      },
+      120_000,
+      500,
+    );
   });
 
   afterAll(async () => {
@@ -152,10 +162,15 @@ describe('NodeManager/ResourceManager shim on the mini YARN', () => {
       expect(c.state).toBe('SUSPENDED');
     }
     // No renewal from here: the brain is "gone".
-    const resumed = await eventually('the watchdog to resume both containers', async () => {
-      const cs = await Promise.all(tasks.map((t) => container(t.containerId)));
-      return cs.every((c) => c?.state === 'RUNNING') ? (cs as WireContainer[]) : undefined;
-    }, 60_000, 100);
+    const resumed = await eventually(
+      'the watchdog to resume both containers',
+      async () => {
+        const cs = await Promise.all(tasks.map((t) => container(t.containerId)));
+        return cs.every((c) => c?.state === 'RUNNING') ? (cs as WireContainer[]) : undefined;
+      },
+      60_000,
+      100,
+    );
     expect((await shim.listContainers()).lease).toBeNull();
     for (const c of resumed) {
       // Resumed after the lease expired, and within one more lease time of it.
@@ -242,7 +257,13 @@ describe('NodeManager/ResourceManager shim on the mini YARN', () => {
     await shim.renewLease(60_000);
     await refused(404, 'unknown_container', () => shim.suspend(task!.nodeId, `${containerPrefix(appId)}01_000099`));
     await refused(409, 'wrong_node', () => shim.suspend(otherNode, task!.containerId));
-    for (const body of ['{"nodeId":', '[]', '', JSON.stringify({ nodeId: task!.nodeId }), JSON.stringify({ nodeId: task!.nodeId, containerId: task!.containerId, force: true })]) {
+    for (const body of [
+      '{"nodeId":',
+      '[]',
+      '',
+      JSON.stringify({ nodeId: task!.nodeId }),
+      JSON.stringify({ nodeId: task!.nodeId, containerId: task!.containerId, force: true }),
+    ]) {
       const before = await snapshot();
       const r = await raw(body);
       expect(r.status, body).toBe(400);
@@ -274,7 +295,11 @@ describe('NodeManager/ResourceManager shim on the mini YARN', () => {
     // Killing the app reaches the suspended container: it must die, not sit frozen.
     await killApp(appId);
     expect((await finished(appId)).state).toBe('KILLED');
-    await eventually('the suspended container processes to exit', async () => frozen.processes.every((p) => procState(p.pid) === undefined || procState(p.pid) === 'Z'), 60_000);
+    await eventually(
+      'the suspended container processes to exit',
+      async () => frozen.processes.every((p) => procState(p.pid) === undefined || procState(p.pid) === 'Z'),
+      60_000,
+    );
     expect(await container(task!.containerId)).toBeUndefined();
   });
 
@@ -282,7 +307,8 @@ describe('NodeManager/ResourceManager shim on the mini YARN', () => {
     const { appId } = await submitJob(confDir, { name: 'shim-fencing', containers: 1, command: { kind: 'cpu', seconds: 60 } });
     apps.push(appId);
     const [task] = await runningTasks(appId, 1);
-    const brain = (holder: string, epoch: number) => new HttpNodeShim({ urls: [SHIM_URL], holder, retry: { maxAttempts: 1 }, secret: shimSecret(), epoch: () => epoch });
+    const brain = (holder: string, epoch: number) =>
+      new HttpNodeShim({ urls: [SHIM_URL], holder, retry: { maxAttempts: 1 }, secret: shimSecret(), epoch: () => epoch });
     const old = brain('brain-old', 7);
     const next = brain('brain-new', 8);
     await shim.releaseLease().catch(() => undefined);
@@ -293,7 +319,12 @@ describe('NodeManager/ResourceManager shim on the mini YARN', () => {
     await next.renewLease(60_000);
     expect((await shim.listContainers()).lease?.holder).toBe('brain-new');
     expect((await container(task!.containerId))!.state).toBe('SUSPENDED');
-    for (const call of [() => old.resume(task!.nodeId, task!.containerId), () => old.renewLease(60_000), () => old.releaseLease(), () => old.publishRanking({ scores: {}, leastLoadedFirst: false, ttlMs: 1_000 })]) {
+    for (const call of [
+      () => old.resume(task!.nodeId, task!.containerId),
+      () => old.renewLease(60_000),
+      () => old.releaseLease(),
+      () => old.publishRanking({ scores: {}, leastLoadedFirst: false, ttlMs: 1_000 }),
+    ]) {
       const err = await call().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ShimRejectedError);
       expect((err as ShimRejectedError).code).toBe('stale_epoch');

@@ -14,8 +14,6 @@ import { eventually, shimSecret, shimUrl } from './helpers.js';
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
 
-
-
 const url = shimUrl();
 
 describe.skipIf(!url)('YarnBackend with the NodeManager shim', () => {
@@ -23,8 +21,7 @@ describe.skipIf(!url)('YarnBackend with the NodeManager shim', () => {
   let backend: YarnBackend;
   let appId: string;
 
-  const taskOf = (s: ClusterSnapshot): ContainerView | undefined =>
-    [...s.containers.values()].find((c) => c.appId === appId && !c.id.endsWith('_000001'));
+  const taskOf = (s: ClusterSnapshot): ContainerView | undefined => [...s.containers.values()].find((c) => c.appId === appId && !c.id.endsWith('_000001'));
 
   beforeAll(async () => {
     shim = new HttpNodeShim({ urls: [url!], holder: `yarn-backend-it-${process.pid}`, requestTimeoutMs: 10_000, secret: shimSecret() });

@@ -22,7 +22,6 @@ const testQueue = `sbq${Date.now() % 100_000}`;
 const testQueuePath = `root.${testQueue}`;
 const testQueuePct = 20;
 
-
 describe('YarnBackend against a real ResourceManager', () => {
   let backend: YarnBackend;
   let client: RmClient;
@@ -52,7 +51,12 @@ describe('YarnBackend against a real ResourceManager', () => {
     if (appId) await client.killApp(appId).catch(() => undefined);
     if (queueAdded) {
       // A queue must be STOPPED before removal; the removal and the sibling restore go together.
-      await eventually('test queue drained', async () => ((await client.apps({ queue: testQueue, states: ['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED', 'RUNNING'] })).length === 0 ? true : undefined), 60_000);
+      await eventually(
+        'test queue drained',
+        async () =>
+          (await client.apps({ queue: testQueue, states: ['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED', 'RUNNING'] })).length === 0 ? true : undefined,
+        60_000,
+      );
       await client.updateSchedulerConf({ updateQueues: [{ queue: testQueuePath, params: { state: 'STOPPED' } }] }).catch(() => undefined);
       await client
         .updateSchedulerConf({ removeQueues: [testQueuePath], updateQueues: [{ queue: 'root.default', params: { capacity: String(defaultPctBefore) } }] })
@@ -185,18 +189,26 @@ describe('YarnBackend against a real ResourceManager', () => {
     restoreNodes.set(node.id, physical);
     const bigger = { memoryMB: physical.memoryMB + 2048, vcores: physical.vcores + 2 };
     expect(await backend.apply({ kind: 'setNodeResource', nodeId: node.id, resource: bigger })).toMatchObject({ status: 'applied' });
-    const over = await eventually('node capacity raised', async () => {
-      const n = (await backend.snapshot()).nodes.get(node.id)!;
-      return n.capacity.memoryMB === bigger.memoryMB ? n : undefined;
-    }, 20_000);
+    const over = await eventually(
+      'node capacity raised',
+      async () => {
+        const n = (await backend.snapshot()).nodes.get(node.id)!;
+        return n.capacity.memoryMB === bigger.memoryMB ? n : undefined;
+      },
+      20_000,
+    );
     expect(over.capacity).toEqual(bigger);
     expect(over.physicalCapacity).toEqual(physical);
 
     expect(await backend.apply({ kind: 'setNodeResource', nodeId: node.id, resource: physical })).toMatchObject({ status: 'applied' });
-    const back = await eventually('node capacity restored', async () => {
-      const n = (await backend.snapshot()).nodes.get(node.id)!;
-      return n.capacity.memoryMB === physical.memoryMB ? n : undefined;
-    }, 20_000);
+    const back = await eventually(
+      'node capacity restored',
+      async () => {
+        const n = (await backend.snapshot()).nodes.get(node.id)!;
+        return n.capacity.memoryMB === physical.memoryMB ? n : undefined;
+      },
+      20_000,
+    );
     expect(back.capacity).toEqual(physical);
     restoreNodes.delete(node.id);
   });
@@ -232,15 +244,25 @@ describe('YarnBackend against a real ResourceManager', () => {
       victim = tasks.find((t) => t.id === listed.containerId)!;
     }
     expect(await backend.apply({ kind: 'killContainer', containerId: victim.id, nodeId: victim.nodeId })).toMatchObject({ status: 'applied' });
-    await eventually('container gone from the RM', async () => ((await backend.snapshot()).containers.has(victim.id) ? undefined : true), 60_000, 250, () => containerViews(rmUrl, appId));
+    await eventually(
+      'container gone from the RM',
+      async () => ((await backend.snapshot()).containers.has(victim.id) ? undefined : true),
+      60_000,
+      250,
+      () => containerViews(rmUrl, appId),
+    );
   });
 
   it('killApp kills the app', async () => {
     expect(await backend.apply({ kind: 'killApp', appId })).toMatchObject({ status: 'applied' });
-    const app = await eventually('app KILLED', async () => {
-      const a = await client.app(appId);
-      return a.state === 'KILLED' ? a : undefined;
-    }, 60_000);
+    const app = await eventually(
+      'app KILLED',
+      async () => {
+        const a = await client.app(appId);
+        return a.state === 'KILLED' ? a : undefined;
+      },
+      60_000,
+    );
     expect(app.finalStatus).toBe('KILLED');
     // Ended apps stay in the snapshot for a while (as in the simulator), in their final state.
     expect((await backend.snapshot()).apps.get(appId)?.state).toBe('KILLED');
@@ -250,7 +272,10 @@ describe('YarnBackend against a real ResourceManager', () => {
     // The app that lived in the queue is gone (previous test); a queue must be STOPPED first.
     await client.updateSchedulerConf({ updateQueues: [{ queue: testQueuePath, params: { state: 'STOPPED' } }] });
     expect(findQueue((await backend.snapshot()).rootQueue, testQueuePath)?.state).toBe('STOPPED');
-    await client.updateSchedulerConf({ removeQueues: [testQueuePath], updateQueues: [{ queue: 'root.default', params: { capacity: String(defaultPctBefore) } }] });
+    await client.updateSchedulerConf({
+      removeQueues: [testQueuePath],
+      updateQueues: [{ queue: 'root.default', params: { capacity: String(defaultPctBefore) } }],
+    });
     queueAdded = false;
     const root = (await backend.snapshot()).rootQueue;
     expect(findQueue(root, testQueuePath)).toBeUndefined();

@@ -18,7 +18,9 @@ const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
 const shimUrl = (inject as (key: string) => unknown)('shimUrl') as string | undefined;
 
-const shim = shimUrl ? new HttpNodeShim({ urls: [shimUrl], holder: `conformance-${process.pid}`, requestTimeoutMs: 10_000, secret: inject('shimSecret') || undefined }) : undefined;
+const shim = shimUrl
+  ? new HttpNodeShim({ urls: [shimUrl], holder: `conformance-${process.pid}`, requestTimeoutMs: 10_000, secret: inject('shimSecret') || undefined })
+  : undefined;
 const backend = new YarnBackend({ rmUrl, user: 'schedbrain', shim });
 
 let appId: string | undefined;

@@ -72,7 +72,11 @@ async function cli(argv: string[], env: NodeJS.ProcessEnv = { SCHEDBRAIN_TOKEN: 
   const out: string[] = [];
   const err: string[] = [];
   const io = { out: (s: string) => (out.push(s), onOut?.(s)), err: (s: string) => err.push(s) };
-  const code = await runAdminCommand([...argv, '--server', svc!.url], { io, env: { XDG_CONFIG_HOME: join(svc!.dir, 'no-config'), ...env }, ...(signal ? { signal } : {}) });
+  const code = await runAdminCommand([...argv, '--server', svc!.url], {
+    io,
+    env: { XDG_CONFIG_HOME: join(svc!.dir, 'no-config'), ...env },
+    ...(signal ? { signal } : {}),
+  });
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -239,7 +243,10 @@ describe('schedbrain bopf and darss', () => {
     await startService({ policy: 'darss', params: {} }, { queues }, { allowZeroCapacity: Object.keys(queues) });
     const now = svc!.clock.now();
     const wf = join(svc!.dir, 'wf.yaml');
-    writeFileSync(wf, `id: wf1\ngroup: etl\ndeadlineMs: ${now + HOUR}\njobs:\n  - { name: a, tasks: 4, leaseMs: 600000 }\n  - { name: b, tasks: 2, leaseMs: 600000, prerequisites: [a] }\n`);
+    writeFileSync(
+      wf,
+      `id: wf1\ngroup: etl\ndeadlineMs: ${now + HOUR}\njobs:\n  - { name: a, tasks: 4, leaseMs: 600000 }\n  - { name: b, tasks: 2, leaseMs: 600000, prerequisites: [a] }\n`,
+    );
     const sub = await cli(['darss', 'requests', 'submit', wf]);
     expect(sub.err).toBe('');
     expect(sub.out).toMatch(/^request wf1 admitted: /);
@@ -270,18 +277,32 @@ describe('schedbrain rayon', () => {
       queue: 'plan',
       async reserve(w, name, nowMs) {
         if (w.jobs.some((j) => j.tasks > 10)) throw new ReservationRefusedError('the plan has no room for 30 containers before the deadline');
-        const r = { reservationId: `reservation_${name}`, queue: 'plan', arrivalMs: nowMs, deadlineMs: w.deadlineMs!, allocations: [{ fromMs: nowMs, toMs: nowMs + HOUR, memoryMB: 2048, vcores: 2 }] };
+        const r = {
+          reservationId: `reservation_${name}`,
+          queue: 'plan',
+          arrivalMs: nowMs,
+          deadlineMs: w.deadlineMs!,
+          allocations: [{ fromMs: nowMs, toMs: nowMs + HOUR, memoryMB: 2048, vcores: 2 }],
+        };
         placed.push(r);
         return r;
       },
       list: async () => placed,
       async delete(id) {
-        placed.splice(placed.findIndex((r) => r.reservationId === id), 1);
+        placed.splice(
+          placed.findIndex((r) => r.reservationId === id),
+          1,
+        );
       },
     };
     await startService({ policy: 'fifo', params: {} }, {}, undefined, reservations);
     const now = svc!.clock.now();
-    const sub = await cli(['rayon', 'reservations', 'submit', JSON.stringify({ id: 'wf1', deadlineMs: now + HOUR, jobs: [{ name: 'a', tasks: 2, leaseMs: 60_000 }] })]);
+    const sub = await cli([
+      'rayon',
+      'reservations',
+      'submit',
+      JSON.stringify({ id: 'wf1', deadlineMs: now + HOUR, jobs: [{ name: 'a', tasks: 2, leaseMs: 60_000 }] }),
+    ]);
     expect(sub.err).toBe('');
     expect(sub.out).toMatch(/^request wf1 reserved as reservation_wf1 in queue plan$/m);
     expect(sub.out).toMatch(/^FROM +TO +MEMORY MB +VCORES$/m);
@@ -289,7 +310,12 @@ describe('schedbrain rayon', () => {
     expect(list.out).toMatch(/^ID +RESERVATION +QUEUE +DEADLINE +ALLOCATIONS$/m);
     expect(list.out).toMatch(/^wf1 +reservation_wf1 +plan +\S+ +1$/m);
     expect(JSON.parse((await cli(['rayon', 'reservations', 'get', 'wf1', '--json'])).out)).toMatchObject({ id: 'wf1', reservationId: 'reservation_wf1' });
-    const big = await cli(['rayon', 'reservations', 'submit', JSON.stringify({ id: 'wf2', deadlineMs: now + HOUR, jobs: [{ name: 'b', tasks: 30, leaseMs: 60_000 }] })]);
+    const big = await cli([
+      'rayon',
+      'reservations',
+      'submit',
+      JSON.stringify({ id: 'wf2', deadlineMs: now + HOUR, jobs: [{ name: 'b', tasks: 30, leaseMs: 60_000 }] }),
+    ]);
     expect(big.code).toBe(1);
     expect(big.err).toMatch(/HTTP 409 conflict\)\n +reason: +the plan has no room .*\n +condition: reservation-refused/);
     expect((await cli(['rayon', 'reservations', 'delete', 'wf1'])).out).toBe('reservation of wf1 given back');
@@ -315,8 +341,15 @@ describe('connection and usage', () => {
       const file = join(dir, 'client.yaml');
       writeFileSync(join(dir, 'token'), 'from-the-file-0123456789\n');
       writeFileSync(file, 'server: https://brain.example:8443\ntokenFile: token\n');
-      expect(resolveConnection({ clientConfig: file }, {})).toEqual({ server: 'https://brain.example:8443', token: 'from-the-file-0123456789', tokenSource: join(dir, 'token') });
-      expect(resolveConnection({ clientConfig: file, server: 'http://127.0.0.1:9' }, { SCHEDBRAIN_TOKEN: 'env-token-0123456789' })).toMatchObject({ server: 'http://127.0.0.1:9', token: 'env-token-0123456789' });
+      expect(resolveConnection({ clientConfig: file }, {})).toEqual({
+        server: 'https://brain.example:8443',
+        token: 'from-the-file-0123456789',
+        tokenSource: join(dir, 'token'),
+      });
+      expect(resolveConnection({ clientConfig: file, server: 'http://127.0.0.1:9' }, { SCHEDBRAIN_TOKEN: 'env-token-0123456789' })).toMatchObject({
+        server: 'http://127.0.0.1:9',
+        token: 'env-token-0123456789',
+      });
       expect(() => resolveConnection({ clientConfig: join(dir, 'missing.yaml') }, {})).toThrow(/does not exist/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -33,7 +33,13 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'schedbrain-auth-'));
   store = await Store.open(join(dir, 'state'));
   const clock = new FakeClock();
-  engine = new Engine({ backend: new InMemoryBackend({ now: () => clock.now() }), store, clock, periodMs: 10_000, initial: { policy: 'capacity-targets', params: targets } });
+  engine = new Engine({
+    backend: new InMemoryBackend({ now: () => clock.now() }),
+    store,
+    clock,
+    periodMs: 10_000,
+    initial: { policy: 'capacity-targets', params: targets },
+  });
   await engine.init();
 });
 
@@ -122,7 +128,12 @@ describe('admin API authentication', () => {
   it('extreme policy parameters are refused at PUT, before anything reaches the RM', async () => {
     await start();
     const put = (params: unknown) =>
-      app.inject({ method: 'PUT', url: '/v1/policy', headers: { 'content-type': 'application/json', ...bearer(admin) }, payload: JSON.stringify({ name: 'kairos', params }) });
+      app.inject({
+        method: 'PUT',
+        url: '/v1/policy',
+        headers: { 'content-type': 'application/json', ...bearer(admin) },
+        payload: JSON.stringify({ name: 'kairos', params }),
+      });
     const r1 = await put({ quantumMs: 1e-7 });
     expect(r1.statusCode).toBe(400);
     expect(r1.json().field).toBe('params.quantumMs');
@@ -142,7 +153,12 @@ describe('admin API authentication', () => {
   it('an error quotes at most a bounded part of what was sent', async () => {
     await start();
     const name = 'x'.repeat(500_000);
-    const r = await app.inject({ method: 'PUT', url: '/v1/policy', headers: { 'content-type': 'application/json', ...bearer(admin) }, payload: JSON.stringify({ name }) });
+    const r = await app.inject({
+      method: 'PUT',
+      url: '/v1/policy',
+      headers: { 'content-type': 'application/json', ...bearer(admin) },
+      payload: JSON.stringify({ name }),
+    });
     expect(r.statusCode).toBe(400);
     expect(r.body.length).toBeLessThan(1_000);
     expect(r.json().field).toBe('name');
@@ -190,7 +206,11 @@ describe('tokens and first start', () => {
 
   it('serve refuses to start on a non-loopback address without TLS and says why', async () => {
     const err: string[] = [];
-    const code = await serve(['--rm-url', 'http://127.0.0.1:1', '--host', '0.0.0.0', '--state-dir', join(dir, 's')], { out: () => undefined, err: (s) => err.push(s) }, new Promise(() => undefined));
+    const code = await serve(
+      ['--rm-url', 'http://127.0.0.1:1', '--host', '0.0.0.0', '--state-dir', join(dir, 's')],
+      { out: () => undefined, err: (s) => err.push(s) },
+      new Promise(() => undefined),
+    );
     expect(code).toBe(2);
     expect(err.join('\n')).toMatch(/not a loopback address .* --allow-insecure-bind/);
   });
@@ -205,7 +225,27 @@ describe('TLS', () => {
     }
     const key = join(dir, 'key.pem');
     const cert = join(dir, 'cert.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
     const out: string[] = [];
     let stop!: (s: string) => void;
     const stopped = new Promise<string>((r) => (stop = r));

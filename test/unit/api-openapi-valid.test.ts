@@ -21,8 +21,13 @@ import { Store } from '../../src/store/store.js';
 import { OPENAPI_PATH } from '../../scripts/gen-openapi.js';
 
 const text = readFileSync(OPENAPI_PATH, 'utf8');
-type Operation = { security?: Record<string, string[]>[]; requestBody?: { content: Record<string, { example?: unknown }> }; responses: Record<string, unknown> };
-const operations = (doc: { paths: Record<string, Record<string, Operation>> }) => Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })));
+type Operation = {
+  security?: Record<string, string[]>[];
+  requestBody?: { content: Record<string, { example?: unknown }> };
+  responses: Record<string, unknown>;
+};
+const operations = (doc: { paths: Record<string, Record<string, Operation>> }) =>
+  Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })));
 
 describe('openapi/openapi.json is a valid OpenAPI 3.1 document', () => {
   it('passes @apidevtools/swagger-parser validation', async () => {
@@ -70,7 +75,13 @@ describe('the document agrees with the service', () => {
     dir = mkdtempSync(join(tmpdir(), 'schedbrain-openapi-'));
     store = await Store.open(dir);
     const clock = new FakeClock();
-    engine = new Engine({ backend: new InMemoryBackend({ now: () => clock.now() }), store, clock, periodMs: 10_000, initial: { policy: 'capacity-targets', params: { targets: {} } } });
+    engine = new Engine({
+      backend: new InMemoryBackend({ now: () => clock.now() }),
+      store,
+      clock,
+      periodMs: 10_000,
+      initial: { policy: 'capacity-targets', params: { targets: {} } },
+    });
     await engine.init();
     app = await buildApi({ engine, store, plugins: modules.map((m) => m.default), auth: new ApiAuth({ tokens: Object.values(tokens) }) });
   });
@@ -94,7 +105,10 @@ describe('the document agrees with the service', () => {
     for (const r of routes) {
       for (const [status, schema] of Object.entries(r.responses)) {
         if (Number(status) < 400 || typeof schema === 'string' || schema === errorBody) continue;
-        expect(schema.description, `${r.method.toUpperCase()} ${r.path} answers ${status} with an unnamed schema: use errorBody from src/api/schemas.ts, or .describe('Name') it`).toMatch(/^[A-Z][A-Za-z0-9]*$/);
+        expect(
+          schema.description,
+          `${r.method.toUpperCase()} ${r.path} answers ${status} with an unnamed schema: use errorBody from src/api/schemas.ts, or .describe('Name') it`,
+        ).toMatch(/^[A-Z][A-Za-z0-9]*$/);
       }
     }
   });
@@ -114,13 +128,23 @@ describe('the document agrees with the service', () => {
   });
 
   it('a body over the limit is a 413 in the error format', async () => {
-    const r = await app.inject({ method: 'POST', url: '/v1/dry-run', headers: { authorization: `Bearer ${tokens.read.token}`, 'content-type': 'application/json' }, payload: `{"name":"${'x'.repeat(BODY_LIMIT_BYTES)}"}` });
+    const r = await app.inject({
+      method: 'POST',
+      url: '/v1/dry-run',
+      headers: { authorization: `Bearer ${tokens.read.token}`, 'content-type': 'application/json' },
+      payload: `{"name":"${'x'.repeat(BODY_LIMIT_BYTES)}"}`,
+    });
     expect(r.statusCode).toBe(413);
     expect(r.json()).toMatchObject({ error: 'payload_too_large', reason: expect.any(String) });
   });
 
   it('a body in another media type is a 415 in the error format', async () => {
-    const r = await app.inject({ method: 'PUT', url: '/v1/policy', headers: { authorization: `Bearer ${tokens.admin.token}`, 'content-type': 'text/plain' }, payload: 'capacity-targets' });
+    const r = await app.inject({
+      method: 'PUT',
+      url: '/v1/policy',
+      headers: { authorization: `Bearer ${tokens.admin.token}`, 'content-type': 'text/plain' },
+      payload: 'capacity-targets',
+    });
     expect(r.statusCode).toBe(415);
     expect(r.json()).toMatchObject({ error: 'unsupported_media_type' });
   });

@@ -41,7 +41,12 @@ afterEach(async () => {
 });
 
 const put = (payload: unknown, raw = false) =>
-  app.inject({ method: 'PUT', url: '/v1/policy', headers: { 'content-type': 'application/json' }, payload: raw ? (payload as string) : JSON.stringify(payload) });
+  app.inject({
+    method: 'PUT',
+    url: '/v1/policy',
+    headers: { 'content-type': 'application/json' },
+    payload: raw ? (payload as string) : JSON.stringify(payload),
+  });
 
 describe('admin API', () => {
   it('GET /healthz reports starting, ok, then down with 503 when the RM is unreachable', async () => {
@@ -119,8 +124,16 @@ describe('admin API', () => {
   it('PUT /v1/policy rejects bad bodies with 400 naming the field, and changes nothing', async () => {
     const cases: Array<[unknown, string, RegExp, boolean?]> = [
       [{ name: 'capacity-targets', params: { targets: { 'root.a': { capacityPct: 150 } } } }, 'params.targets.root.a.capacityPct', /100/],
-      [{ name: 'capacity-targets', params: { targets: { 'root.a': { capacityPct: 'lots' } } } }, 'params.targets.root.a.capacityPct', /Expected number, received string/],
-      [{ name: 'capacity-targets', params: { targets: { 'root.a': { capacityPct: 60 }, 'root.b': { capacityPct: 50 } } } }, 'params.targets.root.b.capacityPct', /sum to 110%/],
+      [
+        { name: 'capacity-targets', params: { targets: { 'root.a': { capacityPct: 'lots' } } } },
+        'params.targets.root.a.capacityPct',
+        /Expected number, received string/,
+      ],
+      [
+        { name: 'capacity-targets', params: { targets: { 'root.a': { capacityPct: 60 }, 'root.b': { capacityPct: 50 } } } },
+        'params.targets.root.b.capacityPct',
+        /sum to 110%/,
+      ],
       [{ name: 'no-such-policy' }, 'name', /unknown policy "no-such-policy"; registered: .*capacity-targets/],
       [{ name: 42 }, 'name', /Expected string, received number/],
       [{ name: 'capacity-targets', dryRun: 'yes' }, 'dryRun', /Expected boolean/],
@@ -174,7 +187,11 @@ describe('admin API', () => {
     const cur = await app.inject({ method: 'POST', url: '/v1/dry-run' });
     expect(cur.statusCode).toBe(200);
     expect(cur.json().decisions).toEqual([]);
-    const bad = await app.inject({ method: 'POST', url: '/v1/dry-run', payload: { name: 'capacity-targets', params: { targets: { 'root.a': { capacityPct: -1 } } } } });
+    const bad = await app.inject({
+      method: 'POST',
+      url: '/v1/dry-run',
+      payload: { name: 'capacity-targets', params: { targets: { 'root.a': { capacityPct: -1 } } } },
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().field).toBe('params.targets.root.a.capacityPct');
     backend.down = 'timeout after 10000 ms';
@@ -187,7 +204,9 @@ describe('admin API', () => {
   it('GET /v1/decisions filters by limit, since and policy; bad query → 400', async () => {
     await store.journal.append(1000, [{ cycleId: 'c1', policy: 'x', rule: 'x.r', reason: 'one', result: 'applied', action: { kind: 'killApp', appId: 'a1' } }]);
     await store.journal.append(2000, [{ cycleId: 'c2', policy: 'y', rule: 'y.r', reason: 'two', result: 'noop', action: { kind: 'killApp', appId: 'a2' } }]);
-    await store.journal.append(3000, [{ cycleId: 'c3', policy: 'x', rule: 'x.r', reason: 'three', result: 'skipped', skipReason: 'limit', action: { kind: 'killApp', appId: 'a3' } }]);
+    await store.journal.append(3000, [
+      { cycleId: 'c3', policy: 'x', rule: 'x.r', reason: 'three', result: 'skipped', skipReason: 'limit', action: { kind: 'killApp', appId: 'a3' } },
+    ]);
     const reasons = async (qs: string) => (await app.inject(`/v1/decisions${qs}`)).json().entries.map((e: { reason: string }) => e.reason);
     expect(await reasons('')).toEqual(['three', 'two', 'one']);
     expect(await reasons('?limit=1')).toEqual(['three']);

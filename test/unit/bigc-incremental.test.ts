@@ -30,9 +30,16 @@ describe('bigc cycles are proportional to what changed', () => {
   it('a cycle where one node changed reads only that node and its containers', () => {
     // Full pass (first cycle): a short task waits, the newest long task (on n199) is suspended
     // and n199 advertises its room.
-    const first = bigcPolicy.decide({ snapshot: snap(10_000, nodes(), longs, { apps: apps(1), changed: [], changedApps: [] }), params, state: bigcPolicy.initialState(params), tracking });
+    const first = bigcPolicy.decide({
+      snapshot: snap(10_000, nodes(), longs, { apps: apps(1), changed: [], changedApps: [] }),
+      params,
+      state: bigcPolicy.initialState(params),
+      tracking,
+    });
     expect(targets(first.decisions, 'suspendContainer')).toEqual(['l199']);
-    expect(kinds(first.decisions, 'setNodeResource').map((d) => d.action)).toEqual([{ kind: 'setNodeResource', nodeId: 'n199', resource: { memoryMB: 10240, vcores: 2 } }]);
+    expect(kinds(first.decisions, 'setNodeResource').map((d) => d.action)).toEqual([
+      { kind: 'setNodeResource', nodeId: 'n199', resource: { memoryMB: 10240, vcores: 2 } },
+    ]);
     let state: BigcState = first.state;
 
     // The suspension and the new capacity applied, the short task placed on n199.
@@ -51,7 +58,9 @@ describe('bigc cycles are proportional to what changed', () => {
     g = guarded(snap(20_000, nodes({ n199 }), done, { apps: apps(0), changed: ['n199'], changedApps: ['S'] }));
     out = bigcPolicy.decide({ snapshot: g.snapshot, params, state, tracking });
     expect(targets(out.decisions, 'resumeContainer')).toEqual(['l199']);
-    expect(kinds(out.decisions, 'setNodeResource').map((d) => d.action)).toEqual([{ kind: 'setNodeResource', nodeId: 'n199', resource: { memoryMB: 5120, vcores: 1 } }]);
+    expect(kinds(out.decisions, 'setNodeResource').map((d) => d.action)).toEqual([
+      { kind: 'setNodeResource', nodeId: 'n199', resource: { memoryMB: 5120, vcores: 1 } },
+    ]);
     expect([...g.nodes]).toEqual(['n199']);
     expect(out.state.suspendedAtMs).toEqual({});
     state = out.state;
@@ -67,7 +76,10 @@ describe('bigc cycles are proportional to what changed', () => {
     // Someone else raises n010's capacity: it is set back, and asked again while it stays so.
     const n010 = node('n010', 1, 5120, res(15360, 3));
     const setBack = [{ kind: 'setNodeResource', nodeId: 'n010', resource: { memoryMB: 5120, vcores: 1 } }];
-    for (const [t, changed] of [[40_000, ['n010']], [41_000, []]] as const) {
+    for (const [t, changed] of [
+      [40_000, ['n010']],
+      [41_000, []],
+    ] as const) {
       g = guarded(snap(t, nodes({ n010 }), later, { apps: apps(0), changed: [...changed], changedApps: [] }));
       out = bigcPolicy.decide({ snapshot: g.snapshot, params, state, tracking });
       expect(out.decisions.map((d) => d.action)).toEqual(setBack);
@@ -80,18 +92,46 @@ describe('bigc cycles are proportional to what changed', () => {
     const unsaid = new ChangeTracker();
     bigcPolicy.decide({ snapshot: snap(10_000, nodes(), longs, { apps: apps(0) }), params, state: bigcPolicy.initialState(params), tracking: unsaid });
     expect(unsaid.kept(NODE_TOTALS)).toBeUndefined();
-    const kept = bigcPolicy.decide({ snapshot: snap(10_000, nodes(), longs, { apps: apps(0), changed: [] }), params, state: bigcPolicy.initialState(params), tracking });
+    const kept = bigcPolicy.decide({
+      snapshot: snap(10_000, nodes(), longs, { apps: apps(0), changed: [] }),
+      params,
+      state: bigcPolicy.initialState(params),
+      tracking,
+    });
     expect(tracking.kept(NODE_TOTALS)?.totalCores).toBe(200);
     // The state holds no figures: a state restored from JSON (or one the tracking was not handed
     // over with), or other parameters, build them again (a full pass).
     expect(Object.keys(kept.state).sort()).toEqual(['lastScanMs', 'suspendedAtMs']);
     const restored = JSON.parse(JSON.stringify(kept.state)) as BigcState;
-    expect(() => bigcPolicy.decide({ snapshot: guarded(snap(11_000, nodes(), longs, { apps: apps(0), changed: ['n001'] })).snapshot, params, state: restored, tracking: new ChangeTracker() })).toThrow('scanned every entry');
+    expect(() =>
+      bigcPolicy.decide({
+        snapshot: guarded(snap(11_000, nodes(), longs, { apps: apps(0), changed: ['n001'] })).snapshot,
+        params,
+        state: restored,
+        tracking: new ChangeTracker(),
+      }),
+    ).toThrow('scanned every entry');
     const other = bigcParamsSchema.parse({ shortSharePct: 90 });
-    expect(() => bigcPolicy.decide({ snapshot: guarded(snap(11_000, nodes(), longs, { apps: apps(0), changed: ['n001'] })).snapshot, params: other, state: kept.state, tracking })).toThrow('scanned every entry');
+    expect(() =>
+      bigcPolicy.decide({
+        snapshot: guarded(snap(11_000, nodes(), longs, { apps: apps(0), changed: ['n001'] })).snapshot,
+        params: other,
+        state: kept.state,
+        tracking,
+      }),
+    ).toThrow('scanned every entry');
     // A state of the layout that kept the figures in it goes on, and sheds them.
-    const older = { ...JSON.parse(JSON.stringify(kept.state)), nodeFigures: { params: '{}', size: 200, nodes: {} }, appFigures: { params: '{}', apps: {} } } as BigcState;
-    const goesOn = bigcPolicy.decide({ snapshot: snap(11_000, nodes(), longs, { apps: apps(0), changed: ['n001'], changedApps: [] }), params, state: older, tracking: new ChangeTracker() });
+    const older = {
+      ...JSON.parse(JSON.stringify(kept.state)),
+      nodeFigures: { params: '{}', size: 200, nodes: {} },
+      appFigures: { params: '{}', apps: {} },
+    } as BigcState;
+    const goesOn = bigcPolicy.decide({
+      snapshot: snap(11_000, nodes(), longs, { apps: apps(0), changed: ['n001'], changedApps: [] }),
+      params,
+      state: older,
+      tracking: new ChangeTracker(),
+    });
     expect(goesOn.decisions).toEqual([]);
     expect(Object.keys(goesOn.state).sort()).toEqual(['lastScanMs', 'suspendedAtMs']);
   });
@@ -111,7 +151,12 @@ describe('bigc scans for unknown suspended containers only when a count shows on
 
   it('a due scan with nothing unknown lists no container; one that finds a node holding more makes the scan', () => {
     const tracking = new ChangeTracker();
-    const first = bigcPolicy.decide({ snapshot: snap(0, nodes(), longs, { apps, changed: [], changedApps: [] }), params, state: bigcPolicy.initialState(params), tracking });
+    const first = bigcPolicy.decide({
+      snapshot: snap(0, nodes(), longs, { apps, changed: [], changedApps: [] }),
+      params,
+      state: bigcPolicy.initialState(params),
+      tracking,
+    });
     expect(first.state.lastScanMs).toBe(0);
     let state = first.state;
 
@@ -171,7 +216,12 @@ describe('bigc keeps its application totals up to date from the applications tha
   it('reads only the applications that changed and those it asked a priority change for', () => {
     let apps = [long, ...queued];
     const tracking = new ChangeTracker();
-    const first = bigcPolicy.decide({ snapshot: snap(0, nodes(), longs, { apps, changed: [], changedApps: [] }), params, state: bigcPolicy.initialState(params), tracking });
+    const first = bigcPolicy.decide({
+      snapshot: snap(0, nodes(), longs, { apps, changed: [], changedApps: [] }),
+      params,
+      state: bigcPolicy.initialState(params),
+      tracking,
+    });
     expect(totals(first.state, tracking)).toEqual({ shortCores: 0, longCores: 4, shortPending: 500, size: 501 });
     let state = first.state;
 
@@ -212,7 +262,12 @@ describe('bigc keeps its application totals up to date from the applications tha
   it('walks every application when the figures do not count the snapshot, the backend cannot say, or the figures were restored', () => {
     const apps = [long, ...queued];
     const tracking = new ChangeTracker();
-    const kept = bigcPolicy.decide({ snapshot: snap(0, nodes(), longs, { apps, changed: [], changedApps: [] }), params, state: bigcPolicy.initialState(params), tracking }).state;
+    const kept = bigcPolicy.decide({
+      snapshot: snap(0, nodes(), longs, { apps, changed: [], changedApps: [] }),
+      params,
+      state: bigcPolicy.initialState(params),
+      tracking,
+    }).state;
     // An application the backend did not report: the count is off, so every application is
     // walked again, and the new one gets its priority.
     const unreported = app('S900', { state: 'ACCEPTED', tags: est(10_000), pendingContainers: 3, pendingContainerResource: res(5120, 1) });
@@ -227,7 +282,9 @@ describe('bigc keeps its application totals up to date from the applications tha
     const restored = JSON.parse(JSON.stringify(again.state)) as BigcState;
     const guardedSnap = () => guarded(snap(2_000, nodes(), longs, { apps: [...apps, unreported], changed: [], changedApps: [] })).snapshot;
     expect(() => bigcPolicy.decide({ snapshot: guardedSnap(), params, state: restored, tracking: new ChangeTracker() })).toThrow('scanned every entry');
-    expect(() => bigcPolicy.decide({ snapshot: guardedSnap(), params: bigcParamsSchema.parse({ shortCutoffMs: 5_000 }), state: again.state, tracking })).toThrow('scanned every entry');
+    expect(() =>
+      bigcPolicy.decide({ snapshot: guardedSnap(), params: bigcParamsSchema.parse({ shortCutoffMs: 5_000 }), state: again.state, tracking }),
+    ).toThrow('scanned every entry');
     expect(() => bigcPolicy.decide({ snapshot: guardedSnap(), params, state: again.state, tracking })).not.toThrow();
     // No changed applications given: the totals are not kept.
     bigcPolicy.decide({ snapshot: snap(3_000, nodes(), longs, { apps, changed: [] }), params, state: again.state, tracking });
@@ -299,7 +356,13 @@ describe('bigc incremental cycles decide as a full pass would', () => {
           reloadEvery: fc.option(fc.integer({ min: 2, max: 40 }), { nil: undefined }),
         }),
         ({ seed, jobs, shortCutoffMs, shortSharePct, coresPerNode, decisionDelayMs, reloadEvery }) => {
-          const r = compare({ params: { shortCutoffMs, shortSharePct, ...(coresPerNode !== undefined ? { coresPerNode } : {}) }, decisionDelayMs, seed, jobs, reloadEvery });
+          const r = compare({
+            params: { shortCutoffMs, shortSharePct, ...(coresPerNode !== undefined ? { coresPerNode } : {}) },
+            decisionDelayMs,
+            seed,
+            jobs,
+            reloadEvery,
+          });
           expect(r.cycles).toBeGreaterThan(0);
         },
       ),

@@ -105,7 +105,9 @@ describe('bigc preemption', () => {
     const out = run(snap(20_000, [nodes[0], used(n2, 3)], cs, { apps: apps(0) }), {}, prev);
     expect(targets(out.decisions, 'resumeContainer')).toEqual(['l4']);
     expect(kinds(out.decisions, 'resumeContainer')[0].rule).toBe('preempt.resume');
-    expect(kinds(out.decisions, 'setNodeResource').map((d) => d.action)).toEqual([{ kind: 'setNodeResource', nodeId: 'n2', resource: { memoryMB: 15360, vcores: 3 } }]);
+    expect(kinds(out.decisions, 'setNodeResource').map((d) => d.action)).toEqual([
+      { kind: 'setNodeResource', nodeId: 'n2', resource: { memoryMB: 15360, vcores: 3 } },
+    ]);
     expect(out.state.suspendedAtMs).toEqual({ l3: 2_000 });
 
     // Two free cores in the cluster and two short task cores waiting: the free cores are theirs.
@@ -140,10 +142,16 @@ describe('bigc preemption', () => {
       { id: 's1', node: 'n2', app: 'Sh', startedAt: 2_500 },
       { id: 'l4', node: 'n2', app: 'L', startedAt: 3_000 },
     ];
-    const out = run(snap(30_000, [nodes[0], { ...n2, used: { memoryMB: 15360, vcores: 3 } }], cs, { apps: apps(1) }), { shortSharePct: 50 }, { suspendedAtMs: { l3: 5_000 } });
+    const out = run(
+      snap(30_000, [nodes[0], { ...n2, used: { memoryMB: 15360, vcores: 3 } }], cs, { apps: apps(1) }),
+      { shortSharePct: 50 },
+      { suspendedAtMs: { l3: 5_000 } },
+    );
     expect(targets(out.decisions, 'suspendContainer')).toEqual(['l4']);
     expect(kinds(out.decisions, 'resumeContainer')).toHaveLength(0);
-    expect(kinds(out.decisions, 'setNodeResource').map((d) => d.action)).toEqual([{ kind: 'setNodeResource', nodeId: 'n2', resource: { memoryMB: 20480, vcores: 4 } }]);
+    expect(kinds(out.decisions, 'setNodeResource').map((d) => d.action)).toEqual([
+      { kind: 'setNodeResource', nodeId: 'n2', resource: { memoryMB: 20480, vcores: 4 } },
+    ]);
   });
 
   it('never suspends an ApplicationMaster container', () => {

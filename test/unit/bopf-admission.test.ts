@@ -96,7 +96,14 @@ describe('BoPF admission', () => {
   it('reproduces the three-LQ scenario: hard, soft, elastic (periods 150/110/60 s, arrivals 50/100/150 s)', () => {
     const C40 = { vcores: 1280, memoryMB: 40 * 65536 };
     const d = { vcoreSeconds: 10 * 1280, memoryMBSeconds: 20 * 40 * 65536 }; // 2/3 of memory for 30 s
-    const mk = (name: string, periodMs: number, firstArrivalMs: number): QueueSpec => ({ name, kind: 'LQ', periodMs, burstDeadlineMs: 30_000, demand: d, firstArrivalMs });
+    const mk = (name: string, periodMs: number, firstArrivalMs: number): QueueSpec => ({
+      name,
+      kind: 'LQ',
+      periodMs,
+      burstDeadlineMs: 30_000,
+      demand: d,
+      firstArrivalMs,
+    });
     const { decisions } = admitAll(C40, [tq('tq0'), mk('lq0', 150_000, 50_000), mk('lq1', 110_000, 100_000), mk('lq2', 60_000, 150_000)]);
     expect(decisions.map((x) => x.cls)).toEqual(['elastic', 'hard', 'soft', 'elastic']);
     // lq1's burst at 210 s meets lq0's burst of 200–230 s: 2/3 + 2/3 of memory > C.
@@ -192,7 +199,9 @@ describe('queue spec validation', () => {
     expect(issues({ name: 'a', kind: 'TQ', periodMs: 10 })).toEqual(['periodMs']);
     expect(issues({ name: 'a b', kind: 'TQ' })).toEqual(['name']);
     expect(issues({ name: 'a', kind: 'LQ', periodMs: 10, burstDeadlineMs: 5 })).toEqual(['demand']);
-    expect(issues({ name: 'a', kind: 'LQ', periodMs: 10, burstDeadlineMs: 5, demand: { vcoreSeconds: -1, memoryMBSeconds: 1 } })).toEqual(['demand.vcoreSeconds']);
+    expect(issues({ name: 'a', kind: 'LQ', periodMs: 10, burstDeadlineMs: 5, demand: { vcoreSeconds: -1, memoryMBSeconds: 1 } })).toEqual([
+      'demand.vcoreSeconds',
+    ]);
     expect(issues({ name: 'a', kind: 'TQ' })).toEqual([]);
   });
 });

@@ -122,7 +122,22 @@ describe('capacities', () => {
 
   it('serves tiers in order and scales a tier that does not fit', () => {
     const leaves = ['h1', 'h2', 's', 'e'];
-    const p = planCapacities(leaves, [{ label: 'hard', shares: new Map([['h1', 0.5], ['h2', 0.3]]) }, { label: 'soft', shares: new Map([['s', 0.4]]) }], ['e'], new Map(), 0);
+    const p = planCapacities(
+      leaves,
+      [
+        {
+          label: 'hard',
+          shares: new Map([
+            ['h1', 0.5],
+            ['h2', 0.3],
+          ]),
+        },
+        { label: 'soft', shares: new Map([['s', 0.4]]) },
+      ],
+      ['e'],
+      new Map(),
+      0,
+    );
     expect(Object.fromEntries(p.pct)).toEqual({ h1: 50, h2: 30, s: 20, e: 0 });
     expect(p.notes[0]).toContain('soft shares sum to 40.0% > 20.0% left');
   });
@@ -131,7 +146,10 @@ describe('capacities', () => {
     const leaves = ['h', 'e1', 'e2', 'idle', 'other'];
     const tiers = [{ label: 'hard', shares: new Map([['h', 0.5]]) }];
     // e1 and e2 share the remainder 3:1; idle and other get nothing.
-    const w = new Map([['e1', 3], ['e2', 1]]);
+    const w = new Map([
+      ['e1', 3],
+      ['e2', 1],
+    ]);
     const without = planCapacities(leaves, tiers, ['e1', 'e2'], w, 1);
     expect(Object.fromEntries(without.pct)).toEqual({ h: 50, e1: 37.5, e2: 12.5, idle: 0, other: 0 });
     expect(without.floor).toBeUndefined();
@@ -152,7 +170,22 @@ describe('capacities', () => {
 
   it('a floor takes from the guarantees only when nothing else is above it; it is rounded up to the grid and capped at an equal split', () => {
     // Hard shares fill 100 %: the floor of the idle leaf can only come from them, proportionally.
-    const p = planCapacities(['h1', 'h2', 'idle'], [{ label: 'hard', shares: new Map([['h1', 0.6], ['h2', 0.4]]) }], [], new Map(), 1, { pct: 2, to: ['h1', 'h2', 'idle'] });
+    const p = planCapacities(
+      ['h1', 'h2', 'idle'],
+      [
+        {
+          label: 'hard',
+          shares: new Map([
+            ['h1', 0.6],
+            ['h2', 0.4],
+          ]),
+        },
+      ],
+      [],
+      new Map(),
+      1,
+      { pct: 2, to: ['h1', 'h2', 'idle'] },
+    );
     expect(Object.fromEntries(p.pct)).toEqual({ h1: 58.8, h2: 39.2, idle: 2 });
     // 0.25 % on a 1-decimal grid → 0.3 %.
     const g = planCapacities(['a', 'b'], [{ label: 'hard', shares: new Map([['a', 1]]) }], [], new Map(), 1, { pct: 0.25, to: ['a', 'b'] });
@@ -166,12 +199,41 @@ describe('capacities', () => {
 
   it('hysteresis: small changes are not sent, larger ones are, as one mutation of all siblings', () => {
     const snap = snapshotWith([leaf('root.a', 50), leaf('root.b', 50)], []);
-    const small = capacityDecision(snap, [{ path: 'root.a', capacityPct: 51, why: '' }, { path: 'root.b', capacityPct: 49, why: '' }], { policy: 'p', rule: 'r', hysteresisPct: 2 });
+    const small = capacityDecision(
+      snap,
+      [
+        { path: 'root.a', capacityPct: 51, why: '' },
+        { path: 'root.b', capacityPct: 49, why: '' },
+      ],
+      { policy: 'p', rule: 'r', hysteresisPct: 2 },
+    );
     expect(small.decision).toBeUndefined();
     expect(small.note).toContain('nothing sent');
-    const big = capacityDecision(snap, [{ path: 'root.a', capacityPct: 55, why: 'x' }, { path: 'root.b', capacityPct: 45, why: 'y' }], { policy: 'p', rule: 'r', hysteresisPct: 2 });
-    expect(big.decision!.action).toEqual({ kind: 'updateQueues', add: [], update: [{ path: 'root.a', capacityPct: 55 }, { path: 'root.b', capacityPct: 45 }] });
-    const add = capacityDecision(snap, [{ path: 'root.a', capacityPct: 50, why: '' }, { path: 'root.b', capacityPct: 50, why: '' }, { path: 'root.c', capacityPct: 0, maxCapacityPct: 100, why: '' }], { policy: 'p', rule: 'r', hysteresisPct: 2 });
+    const big = capacityDecision(
+      snap,
+      [
+        { path: 'root.a', capacityPct: 55, why: 'x' },
+        { path: 'root.b', capacityPct: 45, why: 'y' },
+      ],
+      { policy: 'p', rule: 'r', hysteresisPct: 2 },
+    );
+    expect(big.decision!.action).toEqual({
+      kind: 'updateQueues',
+      add: [],
+      update: [
+        { path: 'root.a', capacityPct: 55 },
+        { path: 'root.b', capacityPct: 45 },
+      ],
+    });
+    const add = capacityDecision(
+      snap,
+      [
+        { path: 'root.a', capacityPct: 50, why: '' },
+        { path: 'root.b', capacityPct: 50, why: '' },
+        { path: 'root.c', capacityPct: 0, maxCapacityPct: 100, why: '' },
+      ],
+      { policy: 'p', rule: 'r', hysteresisPct: 2 },
+    );
     expect(add.decision!.action).toMatchObject({ add: [{ path: 'root.c', capacityPct: 0, maxCapacityPct: 100 }] });
   });
 });
@@ -180,8 +242,17 @@ describe('capacities', () => {
 
 function leaf(path: string, capacityPct: number, maxCapacityPct = 100): QueueView {
   return {
-    path, name: path.split('.').pop()!, state: 'RUNNING', capacityPct, maxCapacityPct, absoluteCapacityPct: capacityPct, absoluteMaxCapacityPct: maxCapacityPct,
-    usedCapacityPct: 0, used: { memoryMB: 0, vcores: 0 }, numApplications: 0, children: [],
+    path,
+    name: path.split('.').pop()!,
+    state: 'RUNNING',
+    capacityPct,
+    maxCapacityPct,
+    absoluteCapacityPct: capacityPct,
+    absoluteMaxCapacityPct: maxCapacityPct,
+    usedCapacityPct: 0,
+    used: { memoryMB: 0, vcores: 0 },
+    numApplications: 0,
+    children: [],
   };
 }
 function snapshotWith(leaves: QueueView[], apps: AppView[], nowMs = 0) {
@@ -191,8 +262,18 @@ function snapshotWith(leaves: QueueView[], apps: AppView[], nowMs = 0) {
 }
 function app(id: string, queue: string, running: number, pending: number): AppView {
   return {
-    id, name: id, user: 'u', queue, state: 'RUNNING', priority: 0, submittedAtMs: 0, pendingContainers: pending,
-    pendingContainerResource: { vcores: 1, memoryMB: 0 }, runningContainers: running, allocated: { vcores: running, memoryMB: 0 }, tags: {},
+    id,
+    name: id,
+    user: 'u',
+    queue,
+    state: 'RUNNING',
+    priority: 0,
+    submittedAtMs: 0,
+    pendingContainers: pending,
+    pendingContainerResource: { vcores: 1, memoryMB: 0 },
+    runningContainers: running,
+    allocated: { vcores: running, memoryMB: 0 },
+    tags: {},
   };
 }
 
@@ -209,26 +290,61 @@ describe('BoPF policy cycle', () => {
     // would refuse the LQ's next burst).
     let out = bopfPolicy.decide({ snapshot: snapshotWith([leaf('root.tq', 50), leaf('root.lq', 50)], [app('t', 'tq', 10, 100)], 0), params, state });
     expect(out.notes!.some((n) => n.startsWith('admission: lq → hard'))).toBe(true);
-    expect(out.decisions[0].action).toMatchObject({ update: [{ path: 'root.tq', capacityPct: 99 }, { path: 'root.lq', capacityPct: 1 }] });
-    expect(out.decisions[0].reason).toContain('root.lq=1% (elastic: DRF share 0.0% of the 100.0% left after guarantees; raised by 1.0% to the 1% floor (minCapacityPct');
-    expect(out.decisions[0].reason).toContain("root.tq=99% (elastic: DRF share 100.0% of the 100.0% left after guarantees; 1.0% less for other queues' 1% floor)");
+    expect(out.decisions[0].action).toMatchObject({
+      update: [
+        { path: 'root.tq', capacityPct: 99 },
+        { path: 'root.lq', capacityPct: 1 },
+      ],
+    });
+    expect(out.decisions[0].reason).toContain(
+      'root.lq=1% (elastic: DRF share 0.0% of the 100.0% left after guarantees; raised by 1.0% to the 1% floor (minCapacityPct',
+    );
+    expect(out.decisions[0].reason).toContain(
+      "root.tq=99% (elastic: DRF share 100.0% of the 100.0% left after guarantees; 1.0% less for other queues' 1% floor)",
+    );
     expect(out.notes).toContain('floor: root.lq raised to 1% (minCapacityPct)');
     state = out.state;
     // t = 5 s: a burst arrives in lq: hard rate 80 vcore·s / 10 s = 8 of 10 vcores → 80 %.
-    out = bopfPolicy.decide({ snapshot: snapshotWith([leaf('root.tq', 99), leaf('root.lq', 1)], [app('t', 'tq', 10, 100), app('l', 'lq', 0, 20)], 5_000), params, state });
-    expect(out.decisions[0].action).toMatchObject({ update: [{ path: 'root.tq', capacityPct: 20 }, { path: 'root.lq', capacityPct: 80 }] });
+    out = bopfPolicy.decide({
+      snapshot: snapshotWith([leaf('root.tq', 99), leaf('root.lq', 1)], [app('t', 'tq', 10, 100), app('l', 'lq', 0, 20)], 5_000),
+      params,
+      state,
+    });
+    expect(out.decisions[0].action).toMatchObject({
+      update: [
+        { path: 'root.tq', capacityPct: 20 },
+        { path: 'root.lq', capacityPct: 80 },
+      ],
+    });
     expect(out.decisions[0].reason).toContain('hard: burst rate d/t = 80.0%');
     expect(out.wakeAtMs).toBe(15_000);
     state = out.state;
     // t = 15 s: deadline passed while the LQ still works: it is elastic again (DRF with the TQ).
-    out = bopfPolicy.decide({ snapshot: snapshotWith([leaf('root.tq', 20), leaf('root.lq', 80)], [app('t', 'tq', 2, 100), app('l', 'lq', 8, 20)], 15_000), params, state });
-    expect(out.decisions[0].action).toMatchObject({ update: [{ path: 'root.tq', capacityPct: 50 }, { path: 'root.lq', capacityPct: 50 }] });
+    out = bopfPolicy.decide({
+      snapshot: snapshotWith([leaf('root.tq', 20), leaf('root.lq', 80)], [app('t', 'tq', 2, 100), app('l', 'lq', 8, 20)], 15_000),
+      params,
+      state,
+    });
+    expect(out.decisions[0].action).toMatchObject({
+      update: [
+        { path: 'root.tq', capacityPct: 50 },
+        { path: 'root.lq', capacityPct: 50 },
+      ],
+    });
     state = out.state;
     expect(state.tracks.lq.received.vcores).toBeCloseTo(0, 9); // it held nothing at 5 s
     // A new burst cannot open before one period has passed since the last one.
-    out = bopfPolicy.decide({ snapshot: snapshotWith([leaf('root.tq', 50), leaf('root.lq', 50)], [app('t', 'tq', 5, 100), app('l2', 'lq', 5, 20)], 50_000), params, state });
+    out = bopfPolicy.decide({
+      snapshot: snapshotWith([leaf('root.tq', 50), leaf('root.lq', 50)], [app('t', 'tq', 5, 100), app('l2', 'lq', 5, 20)], 50_000),
+      params,
+      state,
+    });
     expect(out.state.tracks.lq.open).toBe(false);
-    out = bopfPolicy.decide({ snapshot: snapshotWith([leaf('root.tq', 50), leaf('root.lq', 50)], [app('t', 'tq', 5, 100), app('l3', 'lq', 5, 20)], 105_000), params, state: out.state });
+    out = bopfPolicy.decide({
+      snapshot: snapshotWith([leaf('root.tq', 50), leaf('root.lq', 50)], [app('t', 'tq', 5, 100), app('l3', 'lq', 5, 20)], 105_000),
+      params,
+      state: out.state,
+    });
     expect(out.state.tracks.lq.open).toBe(true);
   });
 
@@ -246,19 +362,37 @@ describe('BoPF policy cycle', () => {
     // 10 → 17.5 s at 8 vcores brings it to 80 vcore·s: the guarantee ends.
     out = bopfPolicy.decide({ snapshot: snap(17_500, 8), params: p, state: out.state });
     expect(out.state.tracks.lq.open).toBe(false);
-    expect(out.decisions[0].action).toMatchObject({ update: [{ path: 'root.tq', capacityPct: 50 }, { path: 'root.lq', capacityPct: 50 }] });
+    expect(out.decisions[0].action).toMatchObject({
+      update: [
+        { path: 'root.tq', capacityPct: 50 },
+        { path: 'root.lq', capacityPct: 50 },
+      ],
+    });
   });
 
   it('minCapacityPct 0 turns the floor off: the idle LQ is held at 0 %', () => {
     const p = bopfPolicy.paramsSchema.parse({ queues: specs, hysteresisPct: 1, minCapacityPct: 0 });
-    const out = bopfPolicy.decide({ snapshot: snapshotWith([leaf('root.tq', 50), leaf('root.lq', 50)], [app('t', 'tq', 10, 100)], 0), params: p, state: bopfPolicy.initialState(p) });
-    expect(out.decisions[0].action).toMatchObject({ update: [{ path: 'root.tq', capacityPct: 100 }, { path: 'root.lq', capacityPct: 0 }] });
+    const out = bopfPolicy.decide({
+      snapshot: snapshotWith([leaf('root.tq', 50), leaf('root.lq', 50)], [app('t', 'tq', 10, 100)], 0),
+      params: p,
+      state: bopfPolicy.initialState(p),
+    });
+    expect(out.decisions[0].action).toMatchObject({
+      update: [
+        { path: 'root.tq', capacityPct: 100 },
+        { path: 'root.lq', capacityPct: 0 },
+      ],
+    });
     expect(out.decisions[0].reason).not.toContain('floor');
   });
 
   it('does not re-send capacities that moved less than the hysteresis threshold', () => {
     const p = bopfPolicy.paramsSchema.parse({ queues: specs, hysteresisPct: 5 });
-    const out = bopfPolicy.decide({ snapshot: snapshotWith([leaf('root.tq', 97), leaf('root.lq', 3)], [app('t', 'tq', 10, 100)], 0), params: p, state: bopfPolicy.initialState(p) });
+    const out = bopfPolicy.decide({
+      snapshot: snapshotWith([leaf('root.tq', 97), leaf('root.lq', 3)], [app('t', 'tq', 10, 100)], 0),
+      params: p,
+      state: bopfPolicy.initialState(p),
+    });
     expect(out.decisions).toEqual([]);
   });
 
@@ -277,7 +411,10 @@ describe('BoPF policy cycle', () => {
   });
 
   it('N-BoPF makes the would-be soft LQ elastic', () => {
-    const two: QueueSpec[] = [...specs, { name: 'lq2', kind: 'LQ', periodMs: 100_000, burstDeadlineMs: 10_000, demand: { vcoreSeconds: 50, memoryMBSeconds: 0 } }];
+    const two: QueueSpec[] = [
+      ...specs,
+      { name: 'lq2', kind: 'LQ', periodMs: 100_000, burstDeadlineMs: 10_000, demand: { vcoreSeconds: 50, memoryMBSeconds: 0 } },
+    ];
     const snap = snapshotWith([leaf('root.tq', 34), leaf('root.lq', 33), leaf('root.lq2', 33)], []);
     const b = bopfPolicy.decide({ snapshot: snap, params: bopfPolicy.paramsSchema.parse({ queues: two }), state: bopfPolicy.initialState({} as never) });
     const n = nbopfPolicy.decide({ snapshot: snap, params: nbopfPolicy.paramsSchema.parse({ queues: two }), state: nbopfPolicy.initialState({} as never) });

@@ -44,7 +44,13 @@ afterEach(async () => {
 
 const send = (method: 'POST' | 'PUT' | 'DELETE' | 'GET', url: string, body?: unknown) =>
   app.inject({ method, url, ...(body !== undefined ? { headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) } : {}) });
-const lq = (name: string, vcoreSeconds: number) => ({ name, kind: 'LQ', periodMs: 100_000, burstDeadlineMs: 10_000, demand: { vcoreSeconds, memoryMBSeconds: 0 } });
+const lq = (name: string, vcoreSeconds: number) => ({
+  name,
+  kind: 'LQ',
+  periodMs: 100_000,
+  burstDeadlineMs: 10_000,
+  demand: { vcoreSeconds, memoryMBSeconds: 0 },
+});
 
 describe('/v1/bopf/queues', () => {
   it('registers queues and answers each admission class with its reasons', async () => {

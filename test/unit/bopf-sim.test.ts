@@ -57,7 +57,14 @@ describe('capacity allocator', () => {
     expect(usedVcores(sim, 'root.a')).toBe(40);
     sim.runUntil(1);
     expect(usedVcores(sim, 'root.b')).toBe(0); // nothing is preempted
-    sim.apply({ kind: 'updateQueues', add: [], update: [{ path: 'root.a', capacityPct: 10 }, { path: 'root.b', capacityPct: 90 }] });
+    sim.apply({
+      kind: 'updateQueues',
+      add: [],
+      update: [
+        { path: 'root.a', capacityPct: 10 },
+        { path: 'root.b', capacityPct: 90 },
+      ],
+    });
     sim.runUntil(5_000); // a's tasks finish: each queue gets its guarantee (a 10 %, b 90 %)
     expect(usedVcores(sim, 'root.b')).toBe(36);
     expect(usedVcores(sim, 'root.a')).toBe(4);
@@ -127,7 +134,15 @@ describe('schedbrain simulate --workload bopf-…', () => {
     const r = await capture(['--workload', 'bopf-bb', '--policy', 'bopf', '--tqs', '2', '--lq-scale', '0.5', '--bursts', '1', '--seed', '4', '--json']);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
-    expect(j).toMatchObject({ policy: 'bopf', workload: 'bopf-bb', tqs: 2, lqScale: 0.5, seed: 4, lq: { jobs: 1 }, admission: { lq0: 'hard', tq0: 'elastic', tq1: 'elastic' } });
+    expect(j).toMatchObject({
+      policy: 'bopf',
+      workload: 'bopf-bb',
+      tqs: 2,
+      lqScale: 0.5,
+      seed: 4,
+      lq: { jobs: 1 },
+      admission: { lq0: 'hard', tq0: 'elastic', tq1: 'elastic' },
+    });
     expect(j.lq.meanCompletion).toBeGreaterThan(0);
     expect(j.tq.meanCompletion).toBeGreaterThan(0);
     expect(Object.keys(j.longTermShares)).toEqual(['root.lq0', 'root.tq0', 'root.tq1']);

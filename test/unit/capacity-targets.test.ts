@@ -18,7 +18,14 @@ describe('capacity-targets', () => {
     const out = capacityTargetsPolicy.decide({ snapshot: await snap(), params, state: {} });
     expect(out.decisions).toHaveLength(1);
     const d = out.decisions[0];
-    expect(d.action).toEqual({ kind: 'updateQueues', add: [], update: [{ path: 'root.a', capacityPct: 30, maxCapacityPct: 60 }, { path: 'root.b', capacityPct: 70 }] });
+    expect(d.action).toEqual({
+      kind: 'updateQueues',
+      add: [],
+      update: [
+        { path: 'root.a', capacityPct: 30, maxCapacityPct: 60 },
+        { path: 'root.b', capacityPct: 70 },
+      ],
+    });
     expect(d.rule).toBe('capacity-targets.hold');
     expect(d.reason).toBe('root.a capacity 50% → 30%; root.a max capacity 100% → 60%; root.b capacity 50% → 70%');
   });
@@ -29,7 +36,11 @@ describe('capacity-targets', () => {
   });
 
   it('accepts a partial target when the untouched siblings make the sum 100', async () => {
-    const s = await snap({ 'root.a': { capacityPct: 40, maxCapacityPct: 100 }, 'root.b': { capacityPct: 40, maxCapacityPct: 100 }, 'root.c': { capacityPct: 20, maxCapacityPct: 100 } });
+    const s = await snap({
+      'root.a': { capacityPct: 40, maxCapacityPct: 100 },
+      'root.b': { capacityPct: 40, maxCapacityPct: 100 },
+      'root.c': { capacityPct: 20, maxCapacityPct: 100 },
+    });
     const params = capacityTargetsParams.parse({ targets: { 'root.a': { capacityPct: 30 }, 'root.b': { capacityPct: 50 } } });
     expect(capacityTargetsPolicy.decide({ snapshot: s, params, state: {} }).decisions).toHaveLength(1);
   });

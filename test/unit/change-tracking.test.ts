@@ -76,7 +76,7 @@ describe('ChangeTracker', () => {
     expect(tracking.wakes.earliest()).toBeUndefined();
   });
 
-  it('goes on with the engine\'s copy of the state, and not with the state a discarded cycle left', () => {
+  it("goes on with the engine's copy of the state, and not with the state a discarded cycle left", () => {
     const tracking = new ChangeTracker();
     const committed = { x: 1 };
     tracking.handOver(committed);

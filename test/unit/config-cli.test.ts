@@ -42,7 +42,11 @@ describe('schedbrain serve (command line)', () => {
 
   it('bad policy params: exits 2 naming the field', async () => {
     const c = capture();
-    const code = await serve(['--rm-url', 'http://127.0.0.1:1', '--state-dir', dir, '--policy', 'capacity-targets', '--policy-params', '{"targets":{"root.a":{"capacityPct":101}}}'], c.io, never);
+    const code = await serve(
+      ['--rm-url', 'http://127.0.0.1:1', '--state-dir', dir, '--policy', 'capacity-targets', '--policy-params', '{"targets":{"root.a":{"capacityPct":101}}}'],
+      c.io,
+      never,
+    );
     expect(code).toBe(2);
     expect(c.err.join('\n')).toMatch(/policyParams\.targets\.root\.a\.capacityPct/);
     // The store was closed on the way out.

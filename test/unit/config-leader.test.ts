@@ -28,7 +28,10 @@ describe('leader settings', () => {
   });
 
   it('take the flags and the environment; --leader-zk picks ZooKeeper', async () => {
-    const { config } = loadConfig(['--leader-zk', 'zk1:2181,zk2:2181', '--leader-zk-path', '/yarn/brains', '--leader-lease-ms', '20000', '--leader-takeover', 'adopt'], {});
+    const { config } = loadConfig(
+      ['--leader-zk', 'zk1:2181,zk2:2181', '--leader-zk-path', '/yarn/brains', '--leader-lease-ms', '20000', '--leader-takeover', 'adopt'],
+      {},
+    );
     expect(config.leader).toEqual({ zk: 'zk1:2181,zk2:2181', zkPath: '/yarn/brains', leaseMs: 20_000, onTakeover: 'adopt' });
     expect(await leaderElectionFor(config, 'me')).toBeInstanceOf(ZooKeeperLeaderElection);
     const env = loadConfig([], { SCHEDBRAIN_LEADER_ELECTION: 'none', SCHEDBRAIN_LEADER_LOCK_FILE: '/var/lib/schedbrain/leader.lock' }).config;
@@ -63,13 +66,23 @@ describe('describeTakeOver', () => {
     );
   });
   it('ends with what could not be read or was left alone', () => {
-    expect(describeTakeOver({ ...base, notes: ['n2:1 is advertised below its physical capacity (2048 MB / 2 vcores of 4096 / 4): left as it is'], mode: 'undo', overcommitted: [], suspended: [], restoredNodes: [], resumedContainers: [] })).toMatch(
-      /as advertised\); n2:1 is advertised below its physical capacity .*: left as it is$/,
-    );
+    expect(
+      describeTakeOver({
+        ...base,
+        notes: ['n2:1 is advertised below its physical capacity (2048 MB / 2 vcores of 4096 / 4): left as it is'],
+        mode: 'undo',
+        overcommitted: [],
+        suspended: [],
+        restoredNodes: [],
+        resumedContainers: [],
+      }),
+    ).toMatch(/as advertised\); n2:1 is advertised below its physical capacity .*: left as it is$/);
   });
   it('names what was undone or adopted', () => {
     const over = [{ nodeId: 'n1:1', advertised: { memoryMB: 8192, vcores: 8 }, physical: { memoryMB: 4096, vcores: 4 } }];
-    expect(describeTakeOver({ ...base, mode: 'undo', overcommitted: over, suspended: ['c1', 'c2'], restoredNodes: ['n1:1'], resumedContainers: ['c1', 'c2'] })).toBe(
+    expect(
+      describeTakeOver({ ...base, mode: 'undo', overcommitted: over, suspended: ['c1', 'c2'], restoredNodes: ['n1:1'], resumedContainers: ['c1', 'c2'] }),
+    ).toBe(
       "undo: 1 over-committed node(s) undone (1 restored): n1:1 8192 MB / 8 vcores, physical 4096 / 4 (nodemanager); 2 suspended container(s) undone (2 resumed) (physical capacities: 1 from the NodeManagers' configuration, 0 recorded, 1 as advertised)",
     );
     expect(describeTakeOver({ ...base, mode: 'adopt', overcommitted: over, suspended: ['c1'], restoredNodes: [], resumedContainers: [] })).toMatch(

@@ -25,14 +25,24 @@ function fail(argv: string[], env: NodeJS.ProcessEnv = {}): ConfigError {
 describe('config', () => {
   it('has defaults', () => {
     const { config } = loadConfig([], {});
-    expect(config).toMatchObject({ port: 7878, periodMs: 10_000, stateDir: '.schedbrain', host: '127.0.0.1', limits: { maxActionsPerCycle: 50, maxCapacityStepPct: 100 }, miniCluster: { nodes: 2 } });
+    expect(config).toMatchObject({
+      port: 7878,
+      periodMs: 10_000,
+      stateDir: '.schedbrain',
+      host: '127.0.0.1',
+      limits: { maxActionsPerCycle: 50, maxCapacityStepPct: 100 },
+      miniCluster: { nodes: 2 },
+    });
     expect(config.rmUrl).toBeUndefined();
     expect(config.policy).toBeUndefined();
     expect(config.dryRun).toBeUndefined();
   });
 
   it('precedence: flags > env > file > defaults', () => {
-    writeFileSync(file, 'rmUrl: http://file:8088\nport: 1111\nperiodMs: 5000\npolicy: capacity-targets\ndryRun: true\nlimits:\n  maxActionsPerCycle: 3\n  maxCapacityStepPct: 20\nstateDir: /from/file\n');
+    writeFileSync(
+      file,
+      'rmUrl: http://file:8088\nport: 1111\nperiodMs: 5000\npolicy: capacity-targets\ndryRun: true\nlimits:\n  maxActionsPerCycle: 3\n  maxCapacityStepPct: 20\nstateDir: /from/file\n',
+    );
     const env = { SCHEDBRAIN_PORT: '2222', SCHEDBRAIN_PERIOD_MS: '6000', SCHEDBRAIN_MAX_ACTIONS_PER_CYCLE: '4', SCHEDBRAIN_DRY_RUN: 'false' };
     const { config, sources } = loadConfig(['--config', file, '--port', '3333', '--state-dir=/from/flag'], env);
     expect(config.rmUrl).toBe('http://file:8088'); // file only

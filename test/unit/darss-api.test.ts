@@ -30,8 +30,18 @@ let clock: FakeClock;
 
 async function start() {
   store = await Store.open(dir);
-  backend = new InMemoryBackend({ now: () => clock.now(), queues: { 'root.production': { capacityPct: 50, maxCapacityPct: 100 }, 'root.besteffort': { capacityPct: 50, maxCapacityPct: 100 } } });
-  engine = new Engine({ backend, store, clock, periodMs: 10_000, limits: { allowZeroCapacity: ['root.production', 'root.besteffort'] }, initial: { policy: 'darss', params: {} } });
+  backend = new InMemoryBackend({
+    now: () => clock.now(),
+    queues: { 'root.production': { capacityPct: 50, maxCapacityPct: 100 }, 'root.besteffort': { capacityPct: 50, maxCapacityPct: 100 } },
+  });
+  engine = new Engine({
+    backend,
+    store,
+    clock,
+    periodMs: 10_000,
+    limits: { allowZeroCapacity: ['root.production', 'root.besteffort'] },
+    initial: { policy: 'darss', params: {} },
+  });
   await engine.init();
   app = asAdmin(await buildApi({ engine, store, plugins: [darssRoutes], auth: testAuth([OPERATOR]) }));
 }
@@ -52,7 +62,11 @@ afterEach(async () => {
 });
 
 const send = (method: 'POST' | 'PUT' | 'DELETE' | 'GET', url: string, body?: unknown, headers: Record<string, string> = {}) =>
-  app.inject({ method, url, ...(body !== undefined ? { headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) } : { headers }) });
+  app.inject({
+    method,
+    url,
+    ...(body !== undefined ? { headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) } : { headers }),
+  });
 
 /** Two jobs, b after a: 4 + 2 tasks of one unit for 10 min, deadline in an hour. */
 const small = (id: string, deadlineMs = clock.now() + HOUR) => ({
@@ -70,7 +84,20 @@ const ledger = async () => (await send('GET', `/v1/darss/ledger?from=${clock.now
 
 function tagged(id: string, rid: string, job: string, runningContainers: number): AppView {
   const t = clock.now();
-  return { id, name: id, user: 'u', queue: 'root.production', state: 'RUNNING', priority: 0, submittedAtMs: t, startedAtMs: t, runningContainers, pendingContainers: 1, allocated: { memoryMB: 1024 * runningContainers, vcores: runningContainers }, tags: { [REQUEST_TAG]: rid, [JOB_TAG]: job } };
+  return {
+    id,
+    name: id,
+    user: 'u',
+    queue: 'root.production',
+    state: 'RUNNING',
+    priority: 0,
+    submittedAtMs: t,
+    startedAtMs: t,
+    runningContainers,
+    pendingContainers: 1,
+    allocated: { memoryMB: 1024 * runningContainers, vcores: runningContainers },
+    tags: { [REQUEST_TAG]: rid, [JOB_TAG]: job },
+  };
 }
 
 describe('/v1/darss/requests', () => {
@@ -81,13 +108,23 @@ describe('/v1/darss/requests', () => {
     expect(r.json().id).toBe('wf1');
     // Backward pass: b must start a lease before the deadline, a a lease before b.
     expect(r.json().latestStarts).toEqual({ b: deadline - MIN10, a: deadline - 2 * MIN10 });
-    expect(r.json().decision).toMatchObject({ accepted: true, rule: 'criticalPathAdmission', numbers: { neededUnitMs: 6 * MIN10, criticalPathMs: 2 * MIN10, windowToMs: deadline } });
+    expect(r.json().decision).toMatchObject({
+      accepted: true,
+      rule: 'criticalPathAdmission',
+      numbers: { neededUnitMs: 6 * MIN10, criticalPathMs: 2 * MIN10, windowToMs: deadline },
+    });
     expect(state().admitted.wf1.group).toBe('etl');
     expect(await store.namespace(DARSS_NAMESPACE, z.unknown()).get('wf1')).toMatchObject({ id: 'wf1', admitted: { group: 'etl' } });
 
     const list = (await send('GET', '/v1/darss/requests?group=etl')).json();
     expect(list.requests).toHaveLength(1);
-    expect(list.requests[0]).toMatchObject({ id: 'wf1', group: 'etl', deadlineMs: deadline, progress: { jobs: 2, jobsDone: 0, fraction: 0 }, slackMs: deadline - 2 * MIN10 - clock.now() });
+    expect(list.requests[0]).toMatchObject({
+      id: 'wf1',
+      group: 'etl',
+      deadlineMs: deadline,
+      progress: { jobs: 2, jobsDone: 0, fraction: 0 },
+      slackMs: deadline - 2 * MIN10 - clock.now(),
+    });
     expect((await send('GET', '/v1/darss/requests?group=other')).json().requests).toEqual([]);
     const one = await send('GET', '/v1/darss/requests/wf1');
     expect(one.statusCode).toBe(200);
@@ -114,7 +151,14 @@ describe('/v1/darss/requests', () => {
     expect(body.error).toBe('conflict');
     expect(body.condition).toBe('criticalPathAdmission');
     // Needed: 100 tasks × 2 units × 50 min; free: the 12-unit production limit over the hour.
-    expect(body.numbers).toMatchObject({ neededUnitMs: 100 * 2 * 50 * 60_000, freeUnitMs: 12 * HOUR, windowFromMs: clock.now(), windowToMs: deadline, criticalPathMs: 50 * 60_000, timeLeftMs: HOUR });
+    expect(body.numbers).toMatchObject({
+      neededUnitMs: 100 * 2 * 50 * 60_000,
+      freeUnitMs: 12 * HOUR,
+      windowFromMs: clock.now(),
+      windowToMs: deadline,
+      criticalPathMs: 50 * 60_000,
+      timeLeftMs: HOUR,
+    });
     expect(body.reason).toContain('rejected');
     expect(await ledger()).toEqual(before);
     expect(state().judged.big).toBeUndefined();
@@ -133,7 +177,16 @@ describe('/v1/darss/requests', () => {
   it('answers 400 naming the field for each kind of bad request, and stores nothing', async () => {
     const now = clock.now();
     const cases: [unknown, RegExp][] = [
-      [{ deadlineMs: now + HOUR, jobs: [{ name: 'a', tasks: 1, leaseMs: MIN10, prerequisites: ['b'] }, { name: 'b', tasks: 1, leaseMs: MIN10, prerequisites: ['a'] }] }, /^body\.jobs\[[01]\]\.prerequisites$/],
+      [
+        {
+          deadlineMs: now + HOUR,
+          jobs: [
+            { name: 'a', tasks: 1, leaseMs: MIN10, prerequisites: ['b'] },
+            { name: 'b', tasks: 1, leaseMs: MIN10, prerequisites: ['a'] },
+          ],
+        },
+        /^body\.jobs\[[01]\]\.prerequisites$/,
+      ],
       [{ deadlineMs: now + HOUR, jobs: [{ name: 'a', tasks: 1, leaseMs: MIN10, prerequisites: ['ghost'] }] }, /^body\.jobs\[0\]\.prerequisites\[0\]$/],
       [{ deadlineMs: now - 1, jobs: [{ name: 'a', tasks: 1, leaseMs: MIN10 }] }, /^body\.deadlineMs$/],
       [{ deadlineMs: now + HOUR, jobs: [{ name: 'a', tasks: 1, leaseMs: MIN10, unitsPerTask: 9 }] }, /^body\.jobs\[0\]\.unitsPerTask$/],
@@ -150,7 +203,12 @@ describe('/v1/darss/requests', () => {
     }
     const task = await send('POST', '/v1/darss/requests', cases[3][0]);
     expect(task.json().reason).toContain('larger than any node');
-    const malformed = await app.inject({ method: 'POST', url: '/v1/darss/requests', headers: { 'content-type': 'application/yaml' }, payload: 'jobs: [unclosed' });
+    const malformed = await app.inject({
+      method: 'POST',
+      url: '/v1/darss/requests',
+      headers: { 'content-type': 'application/yaml' },
+      payload: 'jobs: [unclosed',
+    });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json().field).toBe('body');
     expect((await send('GET', '/v1/darss/requests')).json().requests).toEqual([]);
@@ -222,10 +280,19 @@ describe('/v1/darss/requests', () => {
     // The ledger learns the cluster's units from a cycle.
     expect((await send('GET', '/v1/darss/quota')).json().capacityUnits).toBe(0);
     expect((await engine.runCycle()).outcome).toBe('ok');
-    expect((await send('GET', '/v1/darss/quota')).json()).toMatchObject({ m: 7, n: 70, periodMs: 600_000, productionCapPct: 75, capacityUnits: 16, productionLimitUnits: 12 });
+    expect((await send('GET', '/v1/darss/quota')).json()).toMatchObject({
+      m: 7,
+      n: 70,
+      periodMs: 600_000,
+      productionCapPct: 75,
+      capacityUnits: 16,
+      productionLimitUnits: 12,
+    });
     const deadline = clock.now() + HOUR;
     // 12 units for 10 minutes before the deadline: the whole production limit.
-    expect((await send('POST', '/v1/darss/requests', { id: 'full', deadlineMs: deadline, jobs: [{ name: 'x', tasks: 12, leaseMs: MIN10 }] })).statusCode).toBe(201);
+    expect((await send('POST', '/v1/darss/requests', { id: 'full', deadlineMs: deadline, jobs: [{ name: 'x', tasks: 12, leaseMs: MIN10 }] })).statusCode).toBe(
+      201,
+    );
     const r = await send('PUT', '/v1/darss/quota', { m: 35, n: 70, periodMs: 600_000 });
     expect(r.statusCode).toBe(200);
     expect(r.json()).toMatchObject({ m: 35, n: 70, productionLimitUnits: 8, noLongerFit: ['full'] });

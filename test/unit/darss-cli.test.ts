@@ -12,7 +12,21 @@ afterEach(() => vi.restoreAllMocks());
 describe('schedbrain simulate --workload darss-…', () => {
   it('--json prints the production and best-effort metrics, with --compare the paired share', async () => {
     const io = capture();
-    const code = await runSimulateCommand(['--workload', 'darss-google2019', '--policy', 'darss', '--jobs', '120', '--seed', '4', '--production-share', '15', '--compare', 'capacity', '--json']);
+    const code = await runSimulateCommand([
+      '--workload',
+      'darss-google2019',
+      '--policy',
+      'darss',
+      '--jobs',
+      '120',
+      '--seed',
+      '4',
+      '--production-share',
+      '15',
+      '--compare',
+      'capacity',
+      '--json',
+    ]);
     vi.restoreAllMocks();
     expect(code).toBe(0);
     const o = JSON.parse(io.out());
@@ -36,14 +50,21 @@ describe('schedbrain simulate --workload darss-…', () => {
 
 describe('capacity allocator', () => {
   it('holds a leaf to its parent\u2019s maximum as well as its own', () => {
-    const job = (queue: string, tasks: number): JobSpec => ({ arrivalMs: 0, queue, stages: [{ resource: { vcores: 1, memoryMB: 1024 }, workMs: new Array(tasks).fill(1000) }] });
+    const job = (queue: string, tasks: number): JobSpec => ({
+      arrivalMs: 0,
+      queue,
+      stages: [{ resource: { vcores: 1, memoryMB: 1024 }, workMs: new Array(tasks).fill(1000) }],
+    });
     const queues = [
       { path: 'root.a', capacityPct: 50, maxCapacityPct: 50 },
       { path: 'root.b', capacityPct: 50, maxCapacityPct: 100 },
       { path: 'root.a.x', capacityPct: 50, maxCapacityPct: 100 },
       { path: 'root.a.y', capacityPct: 50, maxCapacityPct: 100 },
     ];
-    const sim = new Simulator({ workload: { name: 't', jobs: [job('root.a.x', 10), job('root.a.y', 10)], queues, cluster: { nodes: 10, cores: 1, memoryMBPerNode: 4096 } }, allocator: createCapacityAllocator });
+    const sim = new Simulator({
+      workload: { name: 't', jobs: [job('root.a.x', 10), job('root.a.y', 10)], queues, cluster: { nodes: 10, cores: 1, memoryMBPerNode: 4096 } },
+      allocator: createCapacityAllocator,
+    });
     sim.runUntil(0);
     // Each leaf may grow to its parent's maximum (5 units), but the two together stop there too.
     expect(sim.queues.get('root.a')!.used.vcores).toBe(5);

@@ -31,14 +31,22 @@ describe('RSL workflow requests', () => {
   });
 
   it('names the prerequisites of a job on a cycle', () => {
-    const f = fieldOf(() => parseWorkflow({ deadlineMs: 1, jobs: [job('a', { prerequisites: ['c'] }), job('b', { prerequisites: ['a'] }), job('c', { prerequisites: ['b'] })] }));
+    const f = fieldOf(() =>
+      parseWorkflow({ deadlineMs: 1, jobs: [job('a', { prerequisites: ['c'] }), job('b', { prerequisites: ['a'] }), job('c', { prerequisites: ['b'] })] }),
+    );
     expect(f).toMatch(/^jobs\[\d\]\.prerequisites$/);
-    expect(() => parseWorkflow({ deadlineMs: 1, jobs: [job('a', { prerequisites: ['c'] }), job('b', { prerequisites: ['a'] }), job('c', { prerequisites: ['b'] })] })).toThrow(/cycle/);
+    expect(() =>
+      parseWorkflow({ deadlineMs: 1, jobs: [job('a', { prerequisites: ['c'] }), job('b', { prerequisites: ['a'] }), job('c', { prerequisites: ['b'] })] }),
+    ).toThrow(/cycle/);
   });
 
   it('rejects a cycle among the tasks of a job and a task that does not exist', () => {
-    expect(fieldOf(() => parseWorkflow({ deadlineMs: 1, jobs: [job('a', { tasks: 3, taskPrerequisites: { '1': [2], '2': [1] } })] }))).toBe('jobs[0].taskPrerequisites');
-    expect(fieldOf(() => parseWorkflow({ deadlineMs: 1, jobs: [job('a', { tasks: 3, taskPrerequisites: { '4': [1] } })] }))).toBe('jobs[0].taskPrerequisites.4');
+    expect(fieldOf(() => parseWorkflow({ deadlineMs: 1, jobs: [job('a', { tasks: 3, taskPrerequisites: { '1': [2], '2': [1] } })] }))).toBe(
+      'jobs[0].taskPrerequisites',
+    );
+    expect(fieldOf(() => parseWorkflow({ deadlineMs: 1, jobs: [job('a', { tasks: 3, taskPrerequisites: { '4': [1] } })] }))).toBe(
+      'jobs[0].taskPrerequisites.4',
+    );
   });
 
   it('rejects a repeated job name and a job deadline after the workflow deadline', () => {
@@ -48,7 +56,9 @@ describe('RSL workflow requests', () => {
 
   it('rejects a deadline in the past and a task larger than any node', () => {
     expect(fieldOf(() => parseWorkflow({ deadlineMs: 1000, jobs: [job('a')] }, { nowMs: 1000 }))).toBe('deadlineMs');
-    expect(fieldOf(() => parseWorkflow({ deadlineMs: 9000, jobs: [job('a'), job('b', { unitsPerTask: 13 })] }, { nowMs: 0, largestNodeUnits: 12 }))).toBe('jobs[1].unitsPerTask');
+    expect(fieldOf(() => parseWorkflow({ deadlineMs: 9000, jobs: [job('a'), job('b', { unitsPerTask: 13 })] }, { nowMs: 0, largestNodeUnits: 12 }))).toBe(
+      'jobs[1].unitsPerTask',
+    );
     expect(() => parseWorkflow({ deadlineMs: 9000, jobs: [job('b', { unitsPerTask: 12 })] }, { nowMs: 0, largestNodeUnits: 12 })).not.toThrow();
   });
 

@@ -41,14 +41,40 @@ describe('DARSS workloads', () => {
 });
 
 describe('DARSS metrics', () => {
-  const rec = (i: number, arrivalMs: number, finishMs: number, extra: Partial<JobRecord> = {}): JobRecord => ({ appId: `a${i}`, name: `j${i}`, arrivalMs, finishMs, killed: false, tasks: 1, meanTaskMs: 1, idealMs: 1, tags: {}, ...extra });
+  const rec = (i: number, arrivalMs: number, finishMs: number, extra: Partial<JobRecord> = {}): JobRecord => ({
+    appId: `a${i}`,
+    name: `j${i}`,
+    arrivalMs,
+    finishMs,
+    killed: false,
+    tasks: 1,
+    meanTaskMs: 1,
+    idealMs: 1,
+    tags: {},
+    ...extra,
+  });
   const prod = (rid: string) => ({ tags: { 'schedbrain.darss.request': rid }, deadlineMs: 100 });
 
   it('counts workflows accepted, met and missed, and best-effort latency', () => {
-    const records = [rec(0, 0, 90, prod('a')), rec(1, 0, 100, prod('a')), rec(2, 0, 101, prod('b')), rec(3, 0, 5, { ...prod('c'), killed: true }), rec(4, 0, 10), rec(5, 0, 30)];
+    const records = [
+      rec(0, 0, 90, prod('a')),
+      rec(1, 0, 100, prod('a')),
+      rec(2, 0, 101, prod('b')),
+      rec(3, 0, 5, { ...prod('c'), killed: true }),
+      rec(4, 0, 10),
+      rec(5, 0, 30),
+    ];
     expect(records.map(jobOutcome)).toEqual(['met', 'met', 'missed', 'rejected', 'best-effort', 'best-effort']);
     const m = darssMetrics(records);
-    expect(m.production).toMatchObject({ submitted: 3, accepted: 2, rejected: 1, metDeadline: 1, missedDeadline: 1, acceptanceRate: 2 / 3, metDeadlineRate: 0.5 });
+    expect(m.production).toMatchObject({
+      submitted: 3,
+      accepted: 2,
+      rejected: 1,
+      metDeadline: 1,
+      missedDeadline: 1,
+      acceptanceRate: 2 / 3,
+      metDeadlineRate: 0.5,
+    });
     expect(m.bestEffort.completed).toBe(2);
     expect(m.bestEffort.meanLatency).toBeCloseTo(0.02);
     expect(m.bestEffort.p50Latency).toBeCloseTo(0.02);
@@ -77,7 +103,9 @@ describe('DARSS in the simulator', () => {
     const o = { trace: 'google2011' as const, seed: 1, jobs: 150 };
     const w = darssWorkloadFor(o);
     // The first request's deadline moved to one second after it arrives.
-    const reqs = (w.requests as { id: string; submittedAtMs: number; deadlineMs: number }[]).map((r, i) => (i === 0 ? { ...r, deadlineMs: r.submittedAtMs + 1000 } : r));
+    const reqs = (w.requests as { id: string; submittedAtMs: number; deadlineMs: number }[]).map((r, i) =>
+      i === 0 ? { ...r, deadlineMs: r.submittedAtMs + 1000 } : r,
+    );
     const { result, run } = runDarss({ ...w, requests: reqs }, getPolicy('darss')!, {}, o);
     expect(run.production.rejected).toBeGreaterThanOrEqual(1);
     const first = result.records.filter((r) => r?.tags['schedbrain.darss.request'] === reqs[0].id);

@@ -119,10 +119,22 @@ describe('DARSS quota and admission (Fig. 3.7, 3.8)', () => {
     expect(productionCap(10, params({ productionCapPct: 75 }))).toBe(7.5);
     expect(admitWorkflow(emptyLedger(10), w, 'w', 0, params({ productionCapPct: 75 })).decision.accepted).toBe(false);
     expect(admitWorkflow(emptyLedger(10), w, 'w', 0, params({ productionCapPct: 90, quota: { m: 0, n: 1, periodMs: S } })).decision.accepted).toBe(true);
-    const capped = admitWorkflow(emptyLedger(10), w, 'w', 0, params({ productionCapPct: 90, quota: { m: 0, n: 1, periodMs: S }, groupShares: { g: { maxPct: 50 } } }));
+    const capped = admitWorkflow(
+      emptyLedger(10),
+      w,
+      'w',
+      0,
+      params({ productionCapPct: 90, quota: { m: 0, n: 1, periodMs: S }, groupShares: { g: { maxPct: 50 } } }),
+    );
     expect(capped.decision).toMatchObject({ accepted: false, rule: 'criticalPathAdmission' });
     expect(capped.decision.reason).toMatch(/group g capped at 50%/);
-    const avg = admitWorkflow(emptyLedger(10), wf({ group: 'g', deadlineMs: 10 * S, jobs: [{ name: 'a', tasks: 40, leaseMs: S }] }), 'w', 0, params({ groupShares: { '*': { averagePct: 20, averageWindowMs: 10 * S } } }));
+    const avg = admitWorkflow(
+      emptyLedger(10),
+      wf({ group: 'g', deadlineMs: 10 * S, jobs: [{ name: 'a', tasks: 40, leaseMs: S }] }),
+      'w',
+      0,
+      params({ groupShares: { '*': { averagePct: 20, averageWindowMs: 10 * S } } }),
+    );
     expect(avg.decision).toMatchObject({ accepted: false, rule: 'groupAverageShareCap' });
   });
 
@@ -141,7 +153,11 @@ describe('DARSS quota and admission (Fig. 3.7, 3.8)', () => {
     for (let seed = 1; seed <= 60; seed++) {
       const rng = new Rng(seed);
       const C = 1 + rng.int(40);
-      const p = params({ quota: { m: rng.int(5), n: 5 + rng.int(20), periodMs: S }, productionCapPct: 30 + rng.int(71), admission: rng.next() < 0.5 ? 'count-only' : 'critical-path' });
+      const p = params({
+        quota: { m: rng.int(5), n: 5 + rng.int(20), periodMs: S },
+        productionCapPct: 30 + rng.int(71),
+        admission: rng.next() < 0.5 ? 'count-only' : 'critical-path',
+      });
       const limit = Math.min(C - bestEffortQuota(C, p.quota), (C * p.productionCapPct) / 100);
       let l: Ledger = emptyLedger(C);
       let now = 0;
@@ -213,7 +229,14 @@ describe('DARSS time-to-deadline list (Table 3.1)', () => {
 
   it('pops least ttd first, ties in insertion order, and survives JSON', () => {
     const q = new TtdQueue<string>();
-    for (const [k, v] of [[5, 'a'], [1, 'b'], [5, 'c'], [0, 'd'], [1, 'e']] as const) q.push(k, v);
+    for (const [k, v] of [
+      [5, 'a'],
+      [1, 'b'],
+      [5, 'c'],
+      [0, 'd'],
+      [1, 'e'],
+    ] as const)
+      q.push(k, v);
     const back = Object.assign(new TtdQueue<string>(), JSON.parse(JSON.stringify(q)));
     const out: string[] = [];
     for (let x = back.pop(); x !== undefined; x = back.pop()) out.push(x);
@@ -222,8 +245,28 @@ describe('DARSS time-to-deadline list (Table 3.1)', () => {
 });
 
 describe('DARSS policy: cluster capacity changes', () => {
-  const node = (i: number) => ({ id: `n${i}`, state: 'RUNNING' as const, rack: '/r', capacity: { vcores: 1, memoryMB: 1024 }, physicalCapacity: { vcores: 1, memoryMB: 1024 }, used: { vcores: 0, memoryMB: 0 }, containerIds: [] });
-  const root = { path: 'root', name: 'root', state: 'RUNNING' as const, capacityPct: 100, maxCapacityPct: 100, absoluteCapacityPct: 100, absoluteMaxCapacityPct: 100, usedCapacityPct: 0, used: { vcores: 0, memoryMB: 0 }, numApplications: 0, children: [] };
+  const node = (i: number) => ({
+    id: `n${i}`,
+    state: 'RUNNING' as const,
+    rack: '/r',
+    capacity: { vcores: 1, memoryMB: 1024 },
+    physicalCapacity: { vcores: 1, memoryMB: 1024 },
+    used: { vcores: 0, memoryMB: 0 },
+    containerIds: [],
+  });
+  const root = {
+    path: 'root',
+    name: 'root',
+    state: 'RUNNING' as const,
+    capacityPct: 100,
+    maxCapacityPct: 100,
+    absoluteCapacityPct: 100,
+    absoluteMaxCapacityPct: 100,
+    usedCapacityPct: 0,
+    used: { vcores: 0, memoryMB: 0 },
+    numApplications: 0,
+    children: [],
+  };
   const snapshot = (nowMs: number, nodes: number) => ({
     nowMs,
     totalCapacity: { vcores: nodes, memoryMB: nodes * 1024 },

@@ -47,14 +47,33 @@ describe('DRF progressive filling', () => {
 
 function leaf(path: string, capacityPct: number): QueueView {
   return {
-    path, name: path.split('.').pop()!, state: 'RUNNING', capacityPct, maxCapacityPct: 100, absoluteCapacityPct: capacityPct, absoluteMaxCapacityPct: 100,
-    usedCapacityPct: 0, used: { memoryMB: 0, vcores: 0 }, numApplications: 0, children: [],
+    path,
+    name: path.split('.').pop()!,
+    state: 'RUNNING',
+    capacityPct,
+    maxCapacityPct: 100,
+    absoluteCapacityPct: capacityPct,
+    absoluteMaxCapacityPct: 100,
+    usedCapacityPct: 0,
+    used: { memoryMB: 0, vcores: 0 },
+    numApplications: 0,
+    children: [],
   };
 }
 function app(id: string, queue: string, pending: number): AppView {
   return {
-    id, name: id, user: 'u', queue, state: 'RUNNING', priority: 0, submittedAtMs: 0, pendingContainers: pending,
-    pendingContainerResource: { vcores: 1, memoryMB: 1024 }, runningContainers: 0, allocated: { vcores: 0, memoryMB: 0 }, tags: {},
+    id,
+    name: id,
+    user: 'u',
+    queue,
+    state: 'RUNNING',
+    priority: 0,
+    submittedAtMs: 0,
+    pendingContainers: pending,
+    pendingContainerResource: { vcores: 1, memoryMB: 1024 },
+    runningContainers: 0,
+    allocated: { vcores: 0, memoryMB: 0 },
+    tags: {},
   };
 }
 function snap(leaves: QueueView[], apps: AppView[]) {

@@ -34,7 +34,10 @@ describe('a policy the cluster cannot carry out', () => {
     new Engine({ backend, store, clock: new FakeClock(), periodMs: 10_000, requireCapabilities, initial: { policy: 'fifo', params: {}, dryRun: false } });
 
   it('names what it lacks: Kairos needs container suspension, DARSS queue writes, FIFO nothing', async () => {
-    const engine = engineOn(new InMemoryBackend({ capabilities: { containerSuspend: false, notes: ['containerSuspend: no NodeManager shim configured'] } }), true);
+    const engine = engineOn(
+      new InMemoryBackend({ capabilities: { containerSuspend: false, notes: ['containerSuspend: no NodeManager shim configured'] } }),
+      true,
+    );
     await engine.init();
     expect(await engine.missingCapabilities('kairos')).toEqual({ missing: ['containerSuspend'], notes: ['containerSuspend: no NodeManager shim configured'] });
     expect(await engine.missingCapabilities('darss')).toEqual({ missing: [], notes: [] });
@@ -60,7 +63,11 @@ describe('a policy the cluster cannot carry out', () => {
     const err: string[] = [];
     const io = { out: () => undefined, err: (s: string) => void err.push(s) };
     try {
-      const code = await serve(['--rm-url', rm.url, '--policy', 'kairos', '--state-dir', join(dir, 'serve'), '--port', '0', '--log-level', 'silent'], io, Promise.resolve());
+      const code = await serve(
+        ['--rm-url', rm.url, '--policy', 'kairos', '--state-dir', join(dir, 'serve'), '--port', '0', '--log-level', 'silent'],
+        io,
+        Promise.resolve(),
+      );
       expect(code).toBe(2);
       expect(err.join('\n')).toMatch(/policy kairos needs containerSuspend[\s\S]*--dry-run[\s\S]*--allow-advisory/);
     } finally {
@@ -72,22 +79,54 @@ describe('a policy the cluster cannot carry out', () => {
 describe('GET /v1/state', () => {
   it('shows configuration without secrets, the engine, the policy with a summary of its ledger, and what the backend keeps', async () => {
     const clock = new FakeClock();
-    const backend = new InMemoryBackend({ now: () => clock.now(), queues: { 'root.production': { capacityPct: 50, maxCapacityPct: 100 }, 'root.besteffort': { capacityPct: 50, maxCapacityPct: 100 } } });
-    const engine = new Engine({ backend, store, clock, periodMs: 10_000, limits: { allowZeroCapacity: ['root.production', 'root.besteffort'] }, initial: { policy: 'darss', params: {} } });
+    const backend = new InMemoryBackend({
+      now: () => clock.now(),
+      queues: { 'root.production': { capacityPct: 50, maxCapacityPct: 100 }, 'root.besteffort': { capacityPct: 50, maxCapacityPct: 100 } },
+    });
+    const engine = new Engine({
+      backend,
+      store,
+      clock,
+      periodMs: 10_000,
+      limits: { allowZeroCapacity: ['root.production', 'root.besteffort'] },
+      initial: { policy: 'darss', params: {} },
+    });
     await engine.init();
     await engine.runCycle();
-    const serviceInfo = () => ({ config: redactSecrets({ rmUrl: 'http://rm:8088', auth: { tokensFile: '/etc/sb/tokens.yaml' }, shim: { secretFile: '/etc/sb/secret' }, tokens: [{ name: 'ops', token: 'abc' }] }) });
-    const api = await buildApi({ engine, store, plugins: [darssRoutes], auth: testAuth([{ name: 'reader', role: 'read', token: 'reader-token-0123456789abcdef' }]), serviceInfo });
+    const serviceInfo = () => ({
+      config: redactSecrets({
+        rmUrl: 'http://rm:8088',
+        auth: { tokensFile: '/etc/sb/tokens.yaml' },
+        shim: { secretFile: '/etc/sb/secret' },
+        tokens: [{ name: 'ops', token: 'abc' }],
+      }),
+    });
+    const api = await buildApi({
+      engine,
+      store,
+      plugins: [darssRoutes],
+      auth: testAuth([{ name: 'reader', role: 'read', token: 'reader-token-0123456789abcdef' }]),
+      serviceInfo,
+    });
     try {
       const denied = await api.inject({ method: 'GET', url: '/v1/state', headers: { authorization: 'Bearer reader-token-0123456789abcdef' } });
       expect(denied.statusCode).toBe(403);
       const admin = asAdmin(api);
-      const post = await admin.inject({ method: 'POST', url: '/v1/darss/requests', payload: { id: 'wf1', deadlineMs: clock.now() + 3_600_000, jobs: [{ name: 'a', tasks: 2, leaseMs: 600_000 }] } });
+      const post = await admin.inject({
+        method: 'POST',
+        url: '/v1/darss/requests',
+        payload: { id: 'wf1', deadlineMs: clock.now() + 3_600_000, jobs: [{ name: 'a', tasks: 2, leaseMs: 600_000 }] },
+      });
       expect(post.statusCode, post.body).toBe(201);
       const r = await admin.inject({ method: 'GET', url: '/v1/state' });
       expect(r.statusCode, r.body).toBe(200);
       const body = r.json();
-      expect(body.service.config).toEqual({ rmUrl: 'http://rm:8088', auth: { tokensFile: '/etc/sb/tokens.yaml' }, shim: { secretFile: '/etc/sb/secret' }, tokens: '(redacted)' });
+      expect(body.service.config).toEqual({
+        rmUrl: 'http://rm:8088',
+        auth: { tokensFile: '/etc/sb/tokens.yaml' },
+        shim: { secretFile: '/etc/sb/secret' },
+        tokens: '(redacted)',
+      });
       expect(body.engine).toMatchObject({ policy: 'darss', dryRun: false });
       expect(body.policy).toMatchObject({ name: 'darss', summary: { admitted: 1, judged: 1, rejected: 0, capacityUnits: 16 } });
       expect(body.policy.summary.reservedNowUnits).toBeGreaterThanOrEqual(0);

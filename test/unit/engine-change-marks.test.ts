@@ -23,7 +23,11 @@ class MarkingBackend extends InMemoryBackend {
   override async snapshot(opts: SnapshotOptions = {}): Promise<ClusterSnapshot> {
     this.asked.push(opts.changesSince);
     const s = await super.snapshot();
-    return { ...s, changeMark: ++this.mark, ...(opts.changesSince !== undefined ? { changedNodeIds: new Set<string>(), changedAppIds: new Set<string>() } : {}) };
+    return {
+      ...s,
+      changeMark: ++this.mark,
+      ...(opts.changesSince !== undefined ? { changedNodeIds: new Set<string>(), changedAppIds: new Set<string>() } : {}),
+    };
   }
 }
 

@@ -46,7 +46,14 @@ afterEach(async () => {
 
 for (const policy of ['inPlace', 'fresh']) {
   it(`goes on across committed cycles and is rebuilt after a discarded one, a swap and a restart (${policy})`, async () => {
-    const engine = new Engine({ backend: new InMemoryBackend(), store, clock: new FakeClock(), periodMs: 10_000, policies, initial: { policy, dryRun: false } });
+    const engine = new Engine({
+      backend: new InMemoryBackend(),
+      store,
+      clock: new FakeClock(),
+      periodMs: 10_000,
+      policies,
+      initial: { policy, dryRun: false },
+    });
     await engine.init();
     await engine.runCycle();
     await engine.runCycle();

@@ -18,7 +18,14 @@ let backend: InMemoryBackend;
 let engine: Engine;
 
 async function start(drift?: DriftOptions) {
-  engine = new Engine({ backend, store, clock, periodMs: PERIOD, initial: { policy: 'capacity-targets', params: targets(30, 70) }, ...(drift ? { drift } : {}) });
+  engine = new Engine({
+    backend,
+    store,
+    clock,
+    periodMs: PERIOD,
+    initial: { policy: 'capacity-targets', params: targets(30, 70) },
+    ...(drift ? { drift } : {}),
+  });
   await engine.init();
 }
 

@@ -31,7 +31,14 @@ beforeEach(async () => {
   store = await Store.open(dir);
   clock = new FakeClock();
   backend = new HangingBackend({ now: () => clock.now() });
-  engine = new Engine({ backend, store, clock, periodMs: PERIOD, initial: { policy: 'capacity-targets', params: { targets: {} } }, backoff: { initialMs: PERIOD, maxMs: PERIOD } });
+  engine = new Engine({
+    backend,
+    store,
+    clock,
+    periodMs: PERIOD,
+    initial: { policy: 'capacity-targets', params: { targets: {} } },
+    backoff: { initialMs: PERIOD, maxMs: PERIOD },
+  });
   await engine.init();
 });
 
@@ -74,7 +81,14 @@ describe('honest health', () => {
     backend.hung = true;
     // Reads that never finish, deadline longer than the stale limit: staleness shows first.
     await engine.stop();
-    const slow = new Engine({ backend, store, clock, periodMs: PERIOD, readDeadlineMs: 10 * PERIOD, initial: { policy: 'capacity-targets', params: { targets: {} } } });
+    const slow = new Engine({
+      backend,
+      store,
+      clock,
+      periodMs: PERIOD,
+      readDeadlineMs: 10 * PERIOD,
+      initial: { policy: 'capacity-targets', params: { targets: {} } },
+    });
     await slow.init();
     const app2 = asAdmin(await buildApi({ engine: slow, store, auth: testAuth() }));
     slow.start();

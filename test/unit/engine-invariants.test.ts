@@ -18,7 +18,10 @@ const scripted = definePolicy<Record<string, never>, null>({
   description: 'asks for the listed actions',
   paramsSchema: z.object({}).strict(),
   initialState: () => null,
-  decide: () => ({ decisions: asked.map((action, i): Decision => ({ action, policy: 'scripted', rule: `scripted.r${i}`, reason: `action ${i}` })), state: null }),
+  decide: () => ({
+    decisions: asked.map((action, i): Decision => ({ action, policy: 'scripted', rule: `scripted.r${i}`, reason: `action ${i}` })),
+    state: null,
+  }),
 });
 const table: Record<string, AnyPolicy> = { scripted };
 const policies: PolicyLookup = { get: (n) => table[n], names: () => Object.keys(table) };
@@ -41,8 +44,28 @@ beforeEach(async () => {
   backend = new InMemoryBackend({ now: () => clock.now(), capabilities: { containerSuspend: true } });
   const t = clock.now();
   for (let i = 0; i < 30; i++) {
-    backend.apps.push({ id: `app_${i}`, name: `a${i}`, user: 'u', queue: 'root.a', state: 'RUNNING', priority: 0, submittedAtMs: t, startedAtMs: t, runningContainers: 1, pendingContainers: 0, allocated: { memoryMB: 1024, vcores: 1 }, tags: {} } as never);
-    backend.containers.push({ id: `c_${i}`, appId: `app_${i}`, nodeId: 'node1:8041', resource: { memoryMB: 1024, vcores: 1 }, state: 'RUNNING', startedAtMs: t });
+    backend.apps.push({
+      id: `app_${i}`,
+      name: `a${i}`,
+      user: 'u',
+      queue: 'root.a',
+      state: 'RUNNING',
+      priority: 0,
+      submittedAtMs: t,
+      startedAtMs: t,
+      runningContainers: 1,
+      pendingContainers: 0,
+      allocated: { memoryMB: 1024, vcores: 1 },
+      tags: {},
+    } as never);
+    backend.containers.push({
+      id: `c_${i}`,
+      appId: `app_${i}`,
+      nodeId: 'node1:8041',
+      resource: { memoryMB: 1024, vcores: 1 },
+      state: 'RUNNING',
+      startedAtMs: t,
+    });
   }
   asked = [];
 });
@@ -54,7 +77,14 @@ afterEach(async () => {
 });
 
 const node = (vcores: number, memoryMB = 8192): Action => ({ kind: 'setNodeResource', nodeId: 'node1:8041', resource: { memoryMB, vcores } });
-const queues = (a: number, b: number): Action => ({ kind: 'updateQueues', add: [], update: [{ path: 'root.a', capacityPct: a }, { path: 'root.b', capacityPct: b }] });
+const queues = (a: number, b: number): Action => ({
+  kind: 'updateQueues',
+  add: [],
+  update: [
+    { path: 'root.a', capacityPct: a },
+    { path: 'root.b', capacityPct: b },
+  ],
+});
 
 describe('cluster invariants: a plan that breaks one is refused whole', () => {
   it('node resources beyond the over-commit factor: nothing of the plan is sent, and the journal says why', async () => {
@@ -105,8 +135,10 @@ describe('cluster invariants: a plan that breaks one is refused whole', () => {
 });
 
 describe('disruption rates', () => {
-  const kills = (from: number, n: number): Action[] => Array.from({ length: n }, (_, i) => ({ kind: 'killContainer', containerId: `c_${from + i}`, nodeId: 'node1:8041' }));
-  const suspends = (from: number, n: number): Action[] => Array.from({ length: n }, (_, i) => ({ kind: 'suspendContainer', containerId: `c_${from + i}`, nodeId: 'node1:8041' }));
+  const kills = (from: number, n: number): Action[] =>
+    Array.from({ length: n }, (_, i) => ({ kind: 'killContainer', containerId: `c_${from + i}`, nodeId: 'node1:8041' }));
+  const suspends = (from: number, n: number): Action[] =>
+    Array.from({ length: n }, (_, i) => ({ kind: 'suspendContainer', containerId: `c_${from + i}`, nodeId: 'node1:8041' }));
 
   it('kills and suspensions beyond the per-cycle limits are skipped (limit), the rest sent', async () => {
     await start({ maxKillsPerCycle: 2, maxSuspendsPerCycle: 3 });

@@ -45,10 +45,23 @@ function election(holder: string): FileLeaderElection {
   return new FileLeaderElection({ path: join(dir, 'leader.lock'), holder, leaseMs: LEASE, now: () => clock.now() });
 }
 
-async function brain(name: string, a: number, over: Partial<EngineOptions> = {}, el: LeaderElection = election(name)): Promise<{ engine: Engine; store: Store }> {
+async function brain(
+  name: string,
+  a: number,
+  over: Partial<EngineOptions> = {},
+  el: LeaderElection = election(name),
+): Promise<{ engine: Engine; store: Store }> {
   const store = await Store.open(join(dir, name));
   stores.push(store);
-  const engine = new Engine({ backend, store, clock, periodMs: PERIOD, initial: { policy: 'capacity-targets', params: targets(a) }, leadership: { election: el }, ...over });
+  const engine = new Engine({
+    backend,
+    store,
+    clock,
+    periodMs: PERIOD,
+    initial: { policy: 'capacity-targets', params: targets(a) },
+    leadership: { election: el },
+    ...over,
+  });
   await engine.init();
   engines.push(engine);
   return { engine, store };
@@ -95,7 +108,9 @@ describe('engine under a leader election', () => {
     expect(b.engine.metrics.leadershipChanges.get({ role: 'standby' })).toBe(1);
     // Admin requests that would write to the cluster outside the cycle go to the leader.
     expect(() => b.engine.assertLeads('reserve a workflow')).toThrow(ConflictError);
-    expect(() => b.engine.assertLeads('reserve a workflow')).toThrow('cannot reserve a workflow: this brain is a standby (a leads, epoch 1); send it to the leader');
+    expect(() => b.engine.assertLeads('reserve a workflow')).toThrow(
+      'cannot reserve a workflow: this brain is a standby (a leads, epoch 1); send it to the leader',
+    );
     expect(() => a.engine.assertLeads('reserve a workflow')).not.toThrow();
     const ja = await journal(a.store);
     expect(ja.filter((e) => e.rule === 'engine.leadership').map((e) => e.reason)).toEqual(['this brain (a) leads with epoch 1']);
@@ -142,7 +157,10 @@ describe('engine under a leader election', () => {
     const rules = jb.map((e) => e.rule).filter((r) => r.startsWith('engine.'));
     const lead = rules.lastIndexOf('engine.leadership');
     expect(rules[lead + 1]).toBe('engine.reconcile');
-    expect(jb.find((e) => e.rule === 'engine.reconcile')).toMatchObject({ reason: 'epoch 2: adopted 0 over-committed nodes and 0 suspended containers', result: 'applied' });
+    expect(jb.find((e) => e.rule === 'engine.reconcile')).toMatchObject({
+      reason: 'epoch 2: adopted 0 over-committed nodes and 0 suspended containers',
+      result: 'applied',
+    });
     expect(jb.filter((e) => e.rule === 'engine.leadership').at(-1)!.reason).toBe('this brain (b) leads with epoch 2');
     // Once b writes, each write is after the reconciliation in the journal.
     const firstApplied = jb.findIndex((e) => e.result === 'applied' && e.rule === 'capacity-targets.hold');
@@ -151,7 +169,12 @@ describe('engine under a leader election', () => {
 
   it('a reconciliation that fails keeps the new leader from writing, and is tried again', async () => {
     let fail = true;
-    const b = await brain('b', 30, { leadership: { election: election('b'), reconcile: async () => ({ reason: 'tried', errors: fail ? ['restore node1: refused'] : [], changed: !fail ? false : undefined }) } });
+    const b = await brain('b', 30, {
+      leadership: {
+        election: election('b'),
+        reconcile: async () => ({ reason: 'tried', errors: fail ? ['restore node1: refused'] : [], changed: !fail ? false : undefined }),
+      },
+    });
     b.engine.start();
     await b.engine.whenIdle();
     expect(b.engine.leadership()?.role).toBe('leader');
@@ -167,7 +190,7 @@ describe('engine under a leader election', () => {
     expect(rec[0]!.error).toBe('restore node1: refused');
   });
 
-  it("the first plan is made on the cluster as the reconciliation left it", async () => {
+  it('the first plan is made on the cluster as the reconciliation left it', async () => {
     const b = await brain('b', 30, {
       leadership: {
         election: election('b'),
@@ -198,9 +221,32 @@ describe('engine under a leader election', () => {
       epoch: 7,
       status: () => ({ role: leader ? 'leader' : 'standby', epoch: 7, holder: leader ? 'x' : 'y' }),
     };
-    const decisions: Decision[] = ['app_1', 'app_2', 'app_3'].map((appId) => ({ action: { kind: 'killApp', appId }, policy: 'scripted', rule: 'scripted.kill', reason: `kill ${appId}` }));
-    const scripted = { name: 'scripted', description: 't', paramsSchema: (await import('zod')).z.object({}), initialState: () => ({}), decide: () => ({ decisions, state: {} }) };
-    backend.apps = ['app_1', 'app_2', 'app_3'].map((id) => ({ id, name: id, user: 'u', queue: 'root.a', state: 'RUNNING', priority: 0, submittedAtMs: 0, pendingContainers: 0, runningContainers: 1, allocated: { memoryMB: 1, vcores: 1 }, tags: {} }));
+    const decisions: Decision[] = ['app_1', 'app_2', 'app_3'].map((appId) => ({
+      action: { kind: 'killApp', appId },
+      policy: 'scripted',
+      rule: 'scripted.kill',
+      reason: `kill ${appId}`,
+    }));
+    const scripted = {
+      name: 'scripted',
+      description: 't',
+      paramsSchema: (await import('zod')).z.object({}),
+      initialState: () => ({}),
+      decide: () => ({ decisions, state: {} }),
+    };
+    backend.apps = ['app_1', 'app_2', 'app_3'].map((id) => ({
+      id,
+      name: id,
+      user: 'u',
+      queue: 'root.a',
+      state: 'RUNNING',
+      priority: 0,
+      submittedAtMs: 0,
+      pendingContainers: 0,
+      runningContainers: 1,
+      allocated: { memoryMB: 1, vcores: 1 },
+      tags: {},
+    }));
     const original = backend.apply.bind(backend);
     backend.apply = async (a) => {
       const r = await original(a);
@@ -208,7 +254,12 @@ describe('engine under a leader election', () => {
       leader = false;
       return r;
     };
-    const { engine, store } = await brain('x', 50, { initial: { policy: 'scripted' }, policies: { get: (n) => (n === 'scripted' ? (scripted as never) : undefined), names: () => ['scripted'] } }, el);
+    const { engine, store } = await brain(
+      'x',
+      50,
+      { initial: { policy: 'scripted' }, policies: { get: (n) => (n === 'scripted' ? (scripted as never) : undefined), names: () => ['scripted'] } },
+      el,
+    );
     const r = await engine.runCycle();
     expect(backend.applied).toHaveLength(1);
     expect(r.decisions.map((d) => d.result)).toEqual(['applied', 'failed', 'failed']);

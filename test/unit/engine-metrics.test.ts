@@ -44,7 +44,9 @@ describe('metrics exposition', () => {
         '# HELP schedbrain_cycle_phase_seconds Duration of each phase of an engine cycle: refresh (capabilities and snapshot), decide (the policy), plan, apply (sending), journal.',
         '# TYPE schedbrain_cycle_phase_seconds histogram',
         // Buckets up to 120 s: a full read of a large cluster once took a minute.
-        ...['0.001', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '30', '60'].map((le) => `schedbrain_cycle_phase_seconds_bucket{le="${le}",phase="refresh"} 0`),
+        ...['0.001', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '30', '60'].map(
+          (le) => `schedbrain_cycle_phase_seconds_bucket{le="${le}",phase="refresh"} 0`,
+        ),
         'schedbrain_cycle_phase_seconds_bucket{le="120",phase="refresh"} 1',
         'schedbrain_cycle_phase_seconds_bucket{le="+Inf",phase="refresh"} 1',
         'schedbrain_cycle_phase_seconds_sum{phase="refresh"} 90',
@@ -100,7 +102,13 @@ describe('metrics exposition', () => {
   it('adds the process metrics: CPU, memory, heap, GC and event-loop lag', async () => {
     const text = await new EngineMetrics(() => 0).render();
     expect(text.startsWith('# HELP schedbrain_cycles_total ')).toBe(true);
-    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_gc_duration_seconds', 'nodejs_eventloop_lag_seconds']) {
+    for (const name of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_gc_duration_seconds',
+      'nodejs_eventloop_lag_seconds',
+    ]) {
       expect(text).toMatch(new RegExp(`^# TYPE ${name} `, 'm'));
     }
   });

@@ -100,11 +100,27 @@ describe('engine: policy state across parameter changes', () => {
   });
 
   it('BoPF: registering another queue does not close the open burst of an LQ', async () => {
-    backend = new InMemoryBackend({ now: () => clock.now(), queues: { 'root.lq': { capacityPct: 50, maxCapacityPct: 100 }, 'root.tq': { capacityPct: 50, maxCapacityPct: 100 } } });
+    backend = new InMemoryBackend({
+      now: () => clock.now(),
+      queues: { 'root.lq': { capacityPct: 50, maxCapacityPct: 100 }, 'root.tq': { capacityPct: 50, maxCapacityPct: 100 } },
+    });
     const lq = { name: 'lq', kind: 'LQ' as const, periodMs: 60_000, burstDeadlineMs: 20_000, demand: { vcoreSeconds: 10, memoryMBSeconds: 10_240 } };
     const e = await engineWith('bopf', { queues: [lq] });
     backend.apps = [
-      { id: 'app_1', name: 'burst', user: 'u', queue: 'lq', state: 'RUNNING', priority: 0, submittedAtMs: clock.now(), pendingContainers: 2, pendingContainerResource: { memoryMB: 512, vcores: 1 }, runningContainers: 0, allocated: { memoryMB: 0, vcores: 0 }, tags: {} },
+      {
+        id: 'app_1',
+        name: 'burst',
+        user: 'u',
+        queue: 'lq',
+        state: 'RUNNING',
+        priority: 0,
+        submittedAtMs: clock.now(),
+        pendingContainers: 2,
+        pendingContainerResource: { memoryMB: 512, vcores: 1 },
+        runningContainers: 0,
+        allocated: { memoryMB: 0, vcores: 0 },
+        tags: {},
+      },
     ];
     await e.runCycle();
     const opened = (e.policyState() as BopfState).tracks.lq;

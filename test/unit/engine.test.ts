@@ -56,7 +56,16 @@ afterEach(async () => {
 });
 
 async function makeEngine(over: Partial<EngineOptions> = {}): Promise<Engine> {
-  const e = new Engine({ backend, store, clock, periodMs: PERIOD, policies, initial: { policy: 'scripted' }, backoff: { initialMs: 1000, maxMs: 8000 }, ...over });
+  const e = new Engine({
+    backend,
+    store,
+    clock,
+    periodMs: PERIOD,
+    policies,
+    initial: { policy: 'scripted' },
+    backoff: { initialMs: 1000, maxMs: 8000 },
+    ...over,
+  });
   await e.init();
   engines.push(e);
   return e;
@@ -162,9 +171,31 @@ describe('engine loop', () => {
 
   it('reconciliation: actions already true are journaled noop and not sent; rankNodes compares with the last published ranking', async () => {
     backend.caps = { ...backend.caps, nodeRanking: true };
-    backend.apps = [{ id: 'app_1', name: 'a', user: 'u', queue: 'root.a', state: 'RUNNING', priority: 5, submittedAtMs: 0, pendingContainers: 0, runningContainers: 0, allocated: { memoryMB: 0, vcores: 0 }, tags: {} }];
-    const rank: Decision = { action: { kind: 'rankNodes', scores: { 'node1:8041': 1, 'node2:8041': 2 }, leastLoadedFirst: false, partial: false }, policy: 'scripted', rule: 'scripted.rank', reason: 'rank' };
-    script.decisions = [{ action: { kind: 'setAppPriority', appId: 'app_1', priority: 5 }, policy: 'scripted', rule: 'scripted.prio', reason: 'same priority' }, rank];
+    backend.apps = [
+      {
+        id: 'app_1',
+        name: 'a',
+        user: 'u',
+        queue: 'root.a',
+        state: 'RUNNING',
+        priority: 5,
+        submittedAtMs: 0,
+        pendingContainers: 0,
+        runningContainers: 0,
+        allocated: { memoryMB: 0, vcores: 0 },
+        tags: {},
+      },
+    ];
+    const rank: Decision = {
+      action: { kind: 'rankNodes', scores: { 'node1:8041': 1, 'node2:8041': 2 }, leastLoadedFirst: false, partial: false },
+      policy: 'scripted',
+      rule: 'scripted.rank',
+      reason: 'rank',
+    };
+    script.decisions = [
+      { action: { kind: 'setAppPriority', appId: 'app_1', priority: 5 }, policy: 'scripted', rule: 'scripted.prio', reason: 'same priority' },
+      rank,
+    ];
     const e = await makeEngine();
     const r1 = await e.runCycle();
     expect(r1.decisions.map((d) => d.result)).toEqual(['noop', 'applied']);
@@ -181,7 +212,11 @@ describe('engine loop', () => {
     script.decisions = [kill('app_1'), kill('app_2'), kill('app_3')];
     const e = await makeEngine({ limits: { maxActionsPerCycle: 2 } });
     const r = await e.runCycle();
-    expect(r.decisions.map((d) => [d.result, d.skipReason])).toEqual([['applied', undefined], ['applied', undefined], ['skipped', 'limit']]);
+    expect(r.decisions.map((d) => [d.result, d.skipReason])).toEqual([
+      ['applied', undefined],
+      ['applied', undefined],
+      ['skipped', 'limit'],
+    ]);
     expect(r.decisions[2].detail).toMatch(/maxActionsPerCycle=2/);
     expect(backend.applied).toHaveLength(2);
   });
@@ -190,7 +225,11 @@ describe('engine loop', () => {
     script.decisions = Array.from({ length: 25 }, (_, i) => kill(`app_${i}`));
     const e = await makeEngine({ limits: { maxActionsPerCycle: 2 } });
     const r = await e.runCycle();
-    expect(r.decisions.map((d) => [d.result, d.count])).toEqual([['applied', undefined], ['applied', undefined], ['skipped', 23]]);
+    expect(r.decisions.map((d) => [d.result, d.count])).toEqual([
+      ['applied', undefined],
+      ['applied', undefined],
+      ['skipped', 23],
+    ]);
     expect(r.decisions[2]).toMatchObject({ skipReason: 'limit', action: { kind: 'killApp', appId: 'app_2' } });
     expect(r.decisions[2].reason).toMatch(/and 22 more scripted.kill decisions skipped alike/);
     const journal = await store.journal.query({ order: 'asc' });
@@ -215,7 +254,12 @@ describe('engine loop', () => {
     expect(d.result).toBe('applied');
     expect(d.detail).toMatch(/clamped to 10 points/);
     expect(d.detail).toMatch(/root\.a 50→80% limited to 60%/);
-    expect(d.requestedAction).toMatchObject({ update: [{ path: 'root.a', capacityPct: 80 }, { path: 'root.b', capacityPct: 20 }] });
+    expect(d.requestedAction).toMatchObject({
+      update: [
+        { path: 'root.a', capacityPct: 80 },
+        { path: 'root.b', capacityPct: 20 },
+      ],
+    });
     await e.runCycle();
     await e.runCycle();
     expect([backend.queues.get('root.a')?.capacityPct, backend.queues.get('root.b')?.capacityPct]).toEqual([80, 20]);
@@ -318,7 +362,10 @@ describe('engine loop', () => {
 
   it('failed and unsupported actions are journaled with the reason', async () => {
     backend.failKinds.set('killApp', 'application not found');
-    script.decisions = [kill('app_9'), { action: { kind: 'suspendContainer', containerId: 'c1', nodeId: 'n1' }, policy: 'scripted', rule: 'scripted.suspend', reason: 'r' }];
+    script.decisions = [
+      kill('app_9'),
+      { action: { kind: 'suspendContainer', containerId: 'c1', nodeId: 'n1' }, policy: 'scripted', rule: 'scripted.suspend', reason: 'r' },
+    ];
     const e = await makeEngine();
     const r = await e.runCycle();
     expect(r.decisions[0]).toMatchObject({ result: 'failed', error: 'application not found' });

@@ -119,7 +119,14 @@ describe('history records from RM applications', () => {
 
   it('normalises digits in the name, reads requests where the RM gives them, and has no runtime without a launch', () => {
     const pending = fixture('pending-apps.json').apps.app.find((a: any) => a.id === 'application_1795254678998_0006');
-    const app = appInfoSchema.parse({ ...pending, name: 'etl-2026-11-24 run 7', state: 'FAILED', finalStatus: 'FAILED', finishedTime: pending.startedTime + 90_000, launchTime: 0 });
+    const app = appInfoSchema.parse({
+      ...pending,
+      name: 'etl-2026-11-24 run 7',
+      state: 'FAILED',
+      finalStatus: 'FAILED',
+      finishedTime: pending.startedTime + 90_000,
+      launchTime: 0,
+    });
     const r = historyRecordOf(app, 0)!;
     expect(r.nameKey).toBe('etl-#-#-# run #');
     expect(r.outcome).toBe('failed');
@@ -222,7 +229,14 @@ describe('history schedule', () => {
     const logger = recordingLogger(lines);
     const { history, puller } = pullerFor(store, () => 1795254960040 + 60_000, logger);
     // Every second (six fields), so the test sees a tick without waiting a minute.
-    const schedule = startHistorySchedule({ pullCron: '* * * * * *', retentionCron: '0 0 1 1 *', puller, history, retention: { maxAgeMs: 0, maxRecords: 10 }, logger });
+    const schedule = startHistorySchedule({
+      pullCron: '* * * * * *',
+      retentionCron: '0 0 1 1 *',
+      puller,
+      history,
+      retention: { maxAgeMs: 0, maxRecords: 10 },
+      logger,
+    });
     try {
       const deadline = Date.now() + 5_000;
       while (rm.callsTo('GET /apps') === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
@@ -312,7 +326,10 @@ describe('history in serve', () => {
     const file = join(dir, 'schedbrain.yaml');
     writeFileSync(file, 'history:\n  pullCron: "0 0 1 1 *"\n  maxAgeDays: 3650\n');
     // The history's request is the one that keeps resource requests (the snapshot's deselects them).
-    const historyRead = () => rm.requests.some((q) => q.path === '/apps' && q.query.get('states') === 'FINISHED,FAILED,KILLED' && !(q.query.get('deSelects') ?? '').includes('resourceRequests'));
+    const historyRead = () =>
+      rm.requests.some(
+        (q) => q.path === '/apps' && q.query.get('states') === 'FINISHED,FAILED,KILLED' && !(q.query.get('deSelects') ?? '').includes('resourceRequests'),
+      );
     const stop = new Promise<string>((resolve) => {
       const t = setInterval(() => {
         if (historyRead()) {
@@ -322,7 +339,11 @@ describe('history in serve', () => {
       }, 20);
     });
     const out: string[] = [];
-    const code = await serve(['--rm-url', rm.url, '--state-dir', join(dir, 'state'), '--port', '0', '--log-level', 'silent', '--config', file], { out: (x) => out.push(x), err: (x) => out.push(x) }, stop);
+    const code = await serve(
+      ['--rm-url', rm.url, '--state-dir', join(dir, 'state'), '--port', '0', '--log-level', 'silent', '--config', file],
+      { out: (x) => out.push(x), err: (x) => out.push(x) },
+      stop,
+    );
     expect(code, out.join('\n')).toBe(0);
     store = await Store.open(join(dir, 'state'));
     expect((await new HistoryStore(store).list()).map((r) => r.appId)).toEqual([KILLED_ID]);
@@ -362,7 +383,11 @@ describe('history in serve', () => {
         }
       }, 20);
     });
-    const code = await serve(['--rm-url', rm.url, '--state-dir', join(dir, 'state'), '--port', '0', '--log-level', 'silent', '--period-ms', '100'], { out: () => undefined, err: () => undefined }, stop);
+    const code = await serve(
+      ['--rm-url', rm.url, '--state-dir', join(dir, 'state'), '--port', '0', '--log-level', 'silent', '--period-ms', '100'],
+      { out: () => undefined, err: () => undefined },
+      stop,
+    );
     expect(code).toBe(0);
     store = await Store.open(join(dir, 'state'));
     // With a schedule, serve pulls at start and waits for that pull before closing the store.

@@ -3,8 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { foldRepeatedSkips, FOLD_SKIPS_FROM, type NewJournalEntry } from '../../src/store/journal.js';
 
 const skip = (i: number, over: Partial<NewJournalEntry> = {}): NewJournalEntry => ({
-  cycleId: 'c1', policy: 'kairos', rule: 'node.cap', reason: `node ${i}`, result: 'skipped', skipReason: 'limit', detail: 'maxActionsPerCycle=50 reached',
-  action: { kind: 'setNodeResource', nodeId: `n${i}`, resource: { memoryMB: 1024, vcores: 4 } }, ...over,
+  cycleId: 'c1',
+  policy: 'kairos',
+  rule: 'node.cap',
+  reason: `node ${i}`,
+  result: 'skipped',
+  skipReason: 'limit',
+  detail: 'maxActionsPerCycle=50 reached',
+  action: { kind: 'setNodeResource', nodeId: `n${i}`, resource: { memoryMB: 1024, vcores: 4 } },
+  ...over,
 });
 
 describe('foldRepeatedSkips', () => {

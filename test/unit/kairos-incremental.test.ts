@@ -23,13 +23,25 @@ interface C {
 }
 
 const node = (id: string): NodeView => ({
-  id, state: 'RUNNING', rack: '/r', capacity: res(5120, 1), physicalCapacity: res(5120, 1), used: res(0, 0), containerIds: [],
+  id,
+  state: 'RUNNING',
+  rack: '/r',
+  capacity: res(5120, 1),
+  physicalCapacity: res(5120, 1),
+  used: res(0, 0),
+  containerIds: [],
 });
 
 function snap(nowMs: number, nodes: NodeView[], cs: C[], changed?: string[]): ClusterSnapshot {
   const containers: ContainerView[] = cs.map((c) => ({
-    id: c.id, appId: 'app1', nodeId: c.node, resource: res(1024, 1), state: c.state ?? 'RUNNING',
-    startedAtMs: c.runningSince ?? 0, attainedServiceMs: c.attained, runningSinceMs: c.runningSince,
+    id: c.id,
+    appId: 'app1',
+    nodeId: c.node,
+    resource: res(1024, 1),
+    state: c.state ?? 'RUNNING',
+    startedAtMs: c.runningSince ?? 0,
+    attainedServiceMs: c.attained,
+    runningSinceMs: c.runningSince,
   }));
   const withIds = nodes.map((n) => ({ ...n, containerIds: containers.filter((c) => c.nodeId === n.id).map((c) => c.id) }));
   const s = buildSnapshot({ nowMs, nodes: withIds, apps: [], containers, rootQueue: defaultQueueTree() });
@@ -45,7 +57,12 @@ describe('kairos cycles are proportional to what changed', () => {
       { id: `${n.id}-r`, node: n.id, attained: 40 * S + t - i * 100, runningSince: i * 100 },
       { id: `${n.id}-w`, node: n.id, state: 'SUSPENDED' as const, attained: 1 * S },
     ]);
-  const first = kairosPolicy.decide({ snapshot: snap(20 * S, nodes, tasks(20 * S)), params, state: kairosPolicy.initialState(params), tracking: new ChangeTracker() });
+  const first = kairosPolicy.decide({
+    snapshot: snap(20 * S, nodes, tasks(20 * S)),
+    params,
+    state: kairosPolicy.initialState(params),
+    tracking: new ChangeTracker(),
+  });
   // Each case starts from a copy of that state (decide updates the state it is given), with a
   // tracking of its own, rebuilt from the copy.
 
@@ -92,7 +109,17 @@ describe('kairos cycles are proportional to what changed', () => {
     const after = capped
       .filter((n) => n.id !== 'n005')
       .map((n): NodeView => (n.id === 'n006' ? { ...n, state: 'LOST' } : n.id === 'n008' ? { ...n, capacity: res(5120, 1) } : n));
-    const out = kairosPolicy.decide({ snapshot: snap(21 * S, after, tasks(21 * S).filter((c) => c.node !== 'n005'), []), params: p, state: before.state, tracking });
+    const out = kairosPolicy.decide({
+      snapshot: snap(
+        21 * S,
+        after,
+        tasks(21 * S).filter((c) => c.node !== 'n005'),
+        [],
+      ),
+      params: p,
+      state: before.state,
+      tracking,
+    });
     const known = Object.keys(stateNodes(out.state as KairosState));
     expect(known).toHaveLength(198);
     expect(known).not.toContain('n005');
@@ -110,7 +137,7 @@ describe('kairos wake-ups', () => {
     // (No sweep: the cycles after the first read only the nodes they visit.)
     const p = kairosParamsSchema.parse({ quantumMs: 20 * S, monitorIntervalMs: 0, starvationQuanta: 2, sweepIntervalMs: 1e15 });
     let seed = 7;
-    const rnd = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const rnd = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     const ns = Array.from({ length: 40 }, (_, i) => node(`m${String(i).padStart(2, '0')}`));
     let tasks: C[] = [];
     let nextId = 0;
@@ -208,7 +235,8 @@ describe('kairos incremental cycles decide as a full pass would', () => {
   it('on the paper workload', () => {
     const r = compare({ params: {}, seed: 1, jobs: 30, workload: 'kairos-heavy', reloadEvery: 25 });
     expect(r.incremental).toBeGreaterThan(r.cycles / 2);
-    for (const rule of ['preemptOnArrival', 'swapOnQuantumEnd', 'starvationGuard', 'resumeOnFreeCore', 'nodeCap', 'dispatchRank']) expect(r.rules.get(rule), rule).toBeGreaterThan(0);
+    for (const rule of ['preemptOnArrival', 'swapOnQuantumEnd', 'starvationGuard', 'resumeOnFreeCore', 'nodeCap', 'dispatchRank'])
+      expect(r.rules.get(rule), rule).toBeGreaterThan(0);
   });
 
   it('on random workloads, parameters and reloads (property)', () => {

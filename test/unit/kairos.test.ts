@@ -45,7 +45,12 @@ describe('kairos node LAS', () => {
     ];
     const s = snap(0, [node('n1', 1, 5120), node('n2', 1, 5120)], cs);
     // n1 (visited first) is over-committed and gets a suspend; then n2's container view fails.
-    const failing = (v: object) => Object.defineProperty({ ...v }, 'state', { get: () => { throw new Error('bad view'); } });
+    const failing = (v: object) =>
+      Object.defineProperty({ ...v }, 'state', {
+        get: () => {
+          throw new Error('bad view');
+        },
+      });
     const broken: ClusterSnapshot = { ...s, containers: new Map([...s.containers].map(([k, v]) => [k, k === 'x' ? (failing(v) as typeof v) : v])) };
     expect(() => run(broken)).toThrow('bad view');
     const next = run(snap(0, [node('n3', 1, 5120)], []));
@@ -78,17 +83,32 @@ describe('kairos node LAS', () => {
 
   it('on quantum expiry the running task yields to the youngest waiting task if it has attained no less service', () => {
     const n = node('n1', 1, 5120);
-    const t0 = run(snap(0, [n], [
-      { id: 'a', node: 'n1', attained: 40 * S, runningSince: 0 },
-      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
-    ]));
+    const t0 = run(
+      snap(
+        0,
+        [n],
+        [
+          { id: 'a', node: 'n1', attained: 40 * S, runningSince: 0 },
+          { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
+        ],
+      ),
+    );
     expect(t0.decisions.filter((d) => nodeRule(d))).toHaveLength(0);
     expect(t0.wakeAtMs).toBe(50 * S);
 
-    const t50 = run(snap(50 * S, [n], [
-      { id: 'a', node: 'n1', attained: 90 * S, runningSince: 0 },
-      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
-    ], { changed: [] }), {}, t0.state);
+    const t50 = run(
+      snap(
+        50 * S,
+        [n],
+        [
+          { id: 'a', node: 'n1', attained: 90 * S, runningSince: 0 },
+          { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
+        ],
+        { changed: [] },
+      ),
+      {},
+      t0.state,
+    );
     expect(targets(t50.decisions, 'suspendContainer')).toEqual(['a']);
     expect(targets(t50.decisions, 'resumeContainer')).toEqual(['b']);
     const pre = kinds(t50.decisions, 'suspendContainer')[0];
@@ -99,7 +119,7 @@ describe('kairos node LAS', () => {
     expect(t50.wakeAtMs).toBe(100 * S);
   });
 
-  it('a reason read after the cycle names its own node\'s tasks, though later visits reused the working space', () => {
+  it("a reason read after the cycle names its own node's tasks, though later visits reused the working space", () => {
     const ns = [node('n1', 1, 5120), node('n2', 1, 5120)];
     const cs = (t: number): C[] => [
       { id: 'a', node: 'n1', attained: 40 * S + t, runningSince: 0 },
@@ -149,11 +169,17 @@ describe('kairos node LAS', () => {
 
   it('a freed core goes to the youngest waiting task', () => {
     const n = node('n1', 2, 10240);
-    const out = run(snap(5 * S, [n], [
-      { id: 'a', node: 'n1', attained: 70 * S },
-      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 30 * S },
-      { id: 'c', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
-    ]));
+    const out = run(
+      snap(
+        5 * S,
+        [n],
+        [
+          { id: 'a', node: 'n1', attained: 70 * S },
+          { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 30 * S },
+          { id: 'c', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
+        ],
+      ),
+    );
     expect(targets(out.decisions, 'resumeContainer')).toEqual(['c']);
     const r = kinds(out.decisions, 'resumeContainer')[0];
     expect(r.rule).toBe('resumeOnFreeCore');
@@ -165,11 +191,16 @@ describe('kairos node LAS', () => {
     const n = node('n1', 1, 5120);
     const p = { quantumMs: 10 * S, starvationQuanta: 3, starvationRunQuanta: 1 };
     const at = (t: number, aAtt: number, extra: C[] = [], state?: KairosState) =>
-      run(snap(t, [n], [
-        { id: 'a', node: 'n1', attained: aAtt, runningSince: 0 },
-        { id: 'x', node: 'n1', state: 'SUSPENDED', attained: 300 * S },
-        ...extra,
-      ], state ? { changed: [] } : {}), p, state);
+      run(
+        snap(
+          t,
+          [n],
+          [{ id: 'a', node: 'n1', attained: aAtt, runningSince: 0 }, { id: 'x', node: 'n1', state: 'SUSPENDED', attained: 300 * S }, ...extra],
+          state ? { changed: [] } : {},
+        ),
+        p,
+        state,
+      );
     let out = at(0, 0);
     expect(out.wakeAtMs).toBe(10 * S);
     out = at(10 * S, 10 * S, [], out.state);
@@ -184,11 +215,13 @@ describe('kairos node LAS', () => {
 
     // While protected, x is not preempted by a newcomer: the newcomer waits instead.
     const swapped = (t: number, xAtt: number, extra: C[], state: KairosState) =>
-      run(snap(t, [n], [
-        { id: 'a', node: 'n1', state: 'SUSPENDED', attained: 30 * S },
-        { id: 'x', node: 'n1', attained: xAtt, runningSince: 30 * S },
-        ...extra,
-      ], { changed: ['n1'] }), p, state);
+      run(
+        snap(t, [n], [{ id: 'a', node: 'n1', state: 'SUSPENDED', attained: 30 * S }, { id: 'x', node: 'n1', attained: xAtt, runningSince: 30 * S }, ...extra], {
+          changed: ['n1'],
+        }),
+        p,
+        state,
+      );
     const t35 = swapped(35 * S, 305 * S, [{ id: 'b', node: 'n1', attained: 0, startedAt: 35 * S }], out.state);
     expect(targets(t35.decisions, 'suspendContainer')).toEqual(['b']);
     expect(t35.wakeAtMs).toBe(40 * S);
@@ -216,23 +249,50 @@ describe('kairos node LAS', () => {
     const n = node('n1', 1, 5120);
     const t0 = run(snap(0, [n], [{ id: 'a', node: 'n1', attained: null, runningSince: 0 }]));
     expect(t0.wakeAtMs).toBeUndefined();
-    const t60 = run(snap(60 * S, [n], [
-      { id: 'a', node: 'n1', attained: null, runningSince: 0 },
-      { id: 'b', node: 'n1', attained: null, startedAt: 60 * S, runningSince: 60 * S },
-    ], { changed: ['n1'] }), {}, t0.state);
+    const t60 = run(
+      snap(
+        60 * S,
+        [n],
+        [
+          { id: 'a', node: 'n1', attained: null, runningSince: 0 },
+          { id: 'b', node: 'n1', attained: null, startedAt: 60 * S, runningSince: 60 * S },
+        ],
+        { changed: ['n1'] },
+      ),
+      {},
+      t0.state,
+    );
     expect(targets(t60.decisions, 'suspendContainer')).toEqual(['a']);
     expect(kinds(t60.decisions, 'suspendContainer')[0].reason).toContain('(60 s)');
     // a's 60 s are remembered while it is suspended: at b's quantum end (110 s) b has 50 s < 60 s, keeps running.
-    const t110 = run(snap(110 * S, [n], [
-      { id: 'a', node: 'n1', state: 'SUSPENDED', attained: null, runningSince: 0 },
-      { id: 'b', node: 'n1', attained: null, startedAt: 60 * S, runningSince: 60 * S },
-    ], { changed: [] }), {}, t60.state);
+    const t110 = run(
+      snap(
+        110 * S,
+        [n],
+        [
+          { id: 'a', node: 'n1', state: 'SUSPENDED', attained: null, runningSince: 0 },
+          { id: 'b', node: 'n1', attained: null, startedAt: 60 * S, runningSince: 60 * S },
+        ],
+        { changed: [] },
+      ),
+      {},
+      t60.state,
+    );
     expect(t110.decisions.filter((d) => nodeRule(d))).toHaveLength(0);
     // At 160 s b has 100 s > 60 s: a resumes.
-    const t160 = run(snap(160 * S, [n], [
-      { id: 'a', node: 'n1', state: 'SUSPENDED', attained: null, runningSince: 0 },
-      { id: 'b', node: 'n1', attained: null, startedAt: 60 * S, runningSince: 60 * S },
-    ], { changed: [] }), {}, t110.state);
+    const t160 = run(
+      snap(
+        160 * S,
+        [n],
+        [
+          { id: 'a', node: 'n1', state: 'SUSPENDED', attained: null, runningSince: 0 },
+          { id: 'b', node: 'n1', attained: null, startedAt: 60 * S, runningSince: 60 * S },
+        ],
+        { changed: [] },
+      ),
+      {},
+      t110.state,
+    );
     expect(targets(t160.decisions, 'resumeContainer')).toEqual(['a']);
   });
 });
@@ -324,14 +384,29 @@ describe('kairos central dispatch', () => {
   it('a node reported changed that holds just what the policy left there is not revisited; one whose cap was reset is', () => {
     const n = node('n1', 1, 5120);
     const nc = { ...n, capacity: { memoryMB: 5 * 5120, vcores: 5 } };
-    const t0 = run(snap(0, [n], [
-      { id: 'a', node: 'n1', attained: 40 * S, runningSince: 0 },
-      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
-    ]));
-    const t50 = run(snap(50 * S, [nc], [
-      { id: 'a', node: 'n1', attained: 90 * S, runningSince: 0 },
-      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
-    ], { changed: [] }), {}, t0.state);
+    const t0 = run(
+      snap(
+        0,
+        [n],
+        [
+          { id: 'a', node: 'n1', attained: 40 * S, runningSince: 0 },
+          { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
+        ],
+      ),
+    );
+    const t50 = run(
+      snap(
+        50 * S,
+        [nc],
+        [
+          { id: 'a', node: 'n1', attained: 90 * S, runningSince: 0 },
+          { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 10 * S },
+        ],
+        { changed: [] },
+      ),
+      {},
+      t0.state,
+    );
     expect(targets(t50.decisions, 'suspendContainer')).toEqual(['a']);
     // The backend reports n1 changed: the swap just asked for.
     const swapped: C[] = [
@@ -433,7 +508,9 @@ describe('kairos state', () => {
     const first = run(snap(0, [n2], cs(0, ['n2'])));
     const second = run(snap(0, [n1, n2], cs(0, ['n1', 'n2']), { changed: ['n1'] }), {}, first.state);
     const due = run(snap(50 * S, [n1, n2], cs(50 * S, ['n1', 'n2']), { changed: [] }), {}, second.state);
-    const inOrder = due.decisions.filter((d) => d.action.kind === 'suspendContainer' || d.action.kind === 'resumeContainer').map((d) => (d.action as { containerId: string }).containerId);
+    const inOrder = due.decisions
+      .filter((d) => d.action.kind === 'suspendContainer' || d.action.kind === 'resumeContainer')
+      .map((d) => (d.action as { containerId: string }).containerId);
     expect(inOrder).toEqual(['an1', 'bn1', 'an2', 'bn2']);
   });
 
@@ -461,13 +538,23 @@ describe('kairos state', () => {
   });
 
   it('forgets finished containers and removed nodes', () => {
-    const first = run(snap(0, [node('n1', 1, 5120), node('n2', 1, 5120)], [
-      { id: 'a', node: 'n1', attained: 0 },
-      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 0 },
-      { id: 'c', node: 'n2', attained: 0 },
-    ]));
+    const first = run(
+      snap(
+        0,
+        [node('n1', 1, 5120), node('n2', 1, 5120)],
+        [
+          { id: 'a', node: 'n1', attained: 0 },
+          { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 0 },
+          { id: 'c', node: 'n2', attained: 0 },
+        ],
+      ),
+    );
     expect(Object.keys(stateNodes(first.state)).sort()).toEqual(['n1', 'n2']);
-    const second = run(snap(2_000, [node('n1', 1, 5120)], [{ id: 'b', node: 'n1', state: 'SUSPENDED', attained: 0 }], { changed: ['n1', 'n2'] }), {}, first.state);
+    const second = run(
+      snap(2_000, [node('n1', 1, 5120)], [{ id: 'b', node: 'n1', state: 'SUSPENDED', attained: 0 }], { changed: ['n1', 'n2'] }),
+      {},
+      first.state,
+    );
     expect(Object.keys(stateNodes(second.state))).toEqual(['n1']);
     expect(Object.keys(stateNodes(second.state).n1.tasks)).toEqual(['b']);
     expect(targets(second.decisions, 'resumeContainer')).toEqual(['b']);
@@ -502,7 +589,9 @@ function olderLayout(state: KairosState, layout: 3 | 4 | 5): Record<string, unkn
     size: ids.length,
     nextOrd: ids.length,
     ...(layout >= 4 ? { wakeOfOrd: ids.map((id) => copy.nodes[id].t[0]) } : {}),
-    ...(layout === 5 ? { queuedTimes: queued.map((x) => x[0]), queuedIds: queued.map((x) => x[1]), queuedOrds: queued.map((x) => x[2]), queueHead: 0, queueEnd: queued.length } : {}),
+    ...(layout === 5
+      ? { queuedTimes: queued.map((x) => x[0]), queuedIds: queued.map((x) => x[1]), queuedOrds: queued.map((x) => x[2]), queueHead: 0, queueEnd: queued.length }
+      : {}),
     wakeTimes: inHeap.map((x) => x[0]),
     wakeIds: inHeap.map((x) => x[1]),
     wakeOrds: inHeap.map((x) => x[2]),

@@ -17,7 +17,12 @@ describe('decisionWithLazyReason', () => {
   it('serialises as a plain decision, reason included', () => {
     const d = decisionWithLazyReason(action, 'kairos', 'las.preempt', () => 'because');
     expect(JSON.parse(JSON.stringify(d))).toEqual({ action, policy: 'kairos', rule: 'las.preempt', reason: 'because' });
-    expect({ action: d.action, policy: d.policy, rule: d.rule, reason: d.reason }).toEqual({ action, policy: 'kairos', rule: 'las.preempt', reason: 'because' });
+    expect({ action: d.action, policy: d.policy, rule: d.rule, reason: d.reason }).toEqual({
+      action,
+      policy: 'kairos',
+      rule: 'las.preempt',
+      reason: 'because',
+    });
   });
 });
 
@@ -57,7 +62,10 @@ describe('ListedRanking', () => {
 
   it('gives its lists as made; a dictionary ranking gives its entries', () => {
     expect(rankedNodeLists(new ListedRanking(['b', 'a'], [2, 1], false, false))).toEqual({ nodeIds: ['b', 'a'], values: [2, 1] });
-    expect(rankedNodeLists({ kind: 'rankNodes', scores: { b: 2, a: 1 }, leastLoadedFirst: false, partial: true })).toEqual({ nodeIds: ['b', 'a'], values: [2, 1] });
+    expect(rankedNodeLists({ kind: 'rankNodes', scores: { b: 2, a: 1 }, leastLoadedFirst: false, partial: true })).toEqual({
+      nodeIds: ['b', 'a'],
+      values: [2, 1],
+    });
   });
 
   it('takes any node id as a key, __proto__ included', () => {

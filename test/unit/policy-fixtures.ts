@@ -22,7 +22,15 @@ export interface C {
 }
 
 export function node(id: string, vcores = 4, memoryMB = 4 * 5120, capacity?: Resources): NodeView {
-  return { id, state: 'RUNNING', rack: '/r', capacity: capacity ?? res(memoryMB, vcores), physicalCapacity: res(memoryMB, vcores), used: res(0, 0), containerIds: [] };
+  return {
+    id,
+    state: 'RUNNING',
+    rack: '/r',
+    capacity: capacity ?? res(memoryMB, vcores),
+    physicalCapacity: res(memoryMB, vcores),
+    used: res(0, 0),
+    containerIds: [],
+  };
 }
 
 export function container(c: C): ContainerView {
@@ -40,8 +48,18 @@ export function container(c: C): ContainerView {
 
 export function app(id: string, extra: Partial<AppView> = {}): AppView {
   return {
-    id, name: id, user: 'u', queue: 'root.default', state: 'RUNNING', priority: 0, submittedAtMs: 0,
-    pendingContainers: 0, runningContainers: 0, allocated: res(0, 0), tags: {}, ...extra,
+    id,
+    name: id,
+    user: 'u',
+    queue: 'root.default',
+    state: 'RUNNING',
+    priority: 0,
+    submittedAtMs: 0,
+    pendingContainers: 0,
+    runningContainers: 0,
+    allocated: res(0, 0),
+    tags: {},
+    ...extra,
   };
 }
 
@@ -51,7 +69,10 @@ export function app(id: string, extra: Partial<AppView> = {}): AppView {
  */
 export function snap(nowMs: number, nodes: NodeView[], cs: C[], opts: { apps?: AppView[]; changed?: string[]; changedApps?: string[] } = {}): ClusterSnapshot {
   const containers = cs.map(container);
-  const sumOf = (xs: typeof containers) => ({ memoryMB: xs.reduce((s, c) => s + c.resource.memoryMB, 0), vcores: xs.reduce((s, c) => s + c.resource.vcores, 0) });
+  const sumOf = (xs: typeof containers) => ({
+    memoryMB: xs.reduce((s, c) => s + c.resource.memoryMB, 0),
+    vcores: xs.reduce((s, c) => s + c.resource.vcores, 0),
+  });
   const withIds = nodes.map((n) => {
     const mine = containers.filter((c) => c.nodeId === n.id);
     return { ...n, containerIds: mine.map((c) => c.id), used: n.used.vcores === 0 && n.used.memoryMB === 0 ? sumOf(mine) : n.used };
@@ -70,7 +91,9 @@ export function snap(nowMs: number, nodes: NodeView[], cs: C[], opts: { apps?: A
 
 export const kinds = (ds: Decision[], kind: Action['kind']): Decision[] => ds.filter((d) => d.action.kind === kind);
 export const targets = (ds: Decision[], kind: 'suspendContainer' | 'resumeContainer'): string[] =>
-  kinds(ds, kind).map((d) => (d.action as { containerId: string }).containerId).sort();
+  kinds(ds, kind)
+    .map((d) => (d.action as { containerId: string }).containerId)
+    .sort();
 
 /**
  * The snapshot with `nodes`, `containers` and `apps` wrapped: every node, container or
@@ -99,7 +122,14 @@ export function guarded(s: ClusterSnapshot): { snapshot: ClusterSnapshot; nodes:
     } as unknown as ReadonlyMap<string, V>;
   };
   return {
-    snapshot: { ...s, nodes: wrap(s.nodes, nodes), containers: wrap(s.containers, containers), apps: wrap(s.apps, apps), changedNodeIds: s.changedNodeIds, changedAppIds: s.changedAppIds },
+    snapshot: {
+      ...s,
+      nodes: wrap(s.nodes, nodes),
+      containers: wrap(s.containers, containers),
+      apps: wrap(s.apps, apps),
+      changedNodeIds: s.changedNodeIds,
+      changedAppIds: s.changedAppIds,
+    },
     nodes,
     containers,
     apps,

@@ -46,7 +46,9 @@ describe('a workflow as a YARN reservation', () => {
 
   it('is refused for a best-effort workflow (no deadline)', () => {
     const w = workflowRequestSchema.parse({ jobs: [{ name: 'a', tasks: 1, leaseMs: 1000 }] });
-    expect(() => reservationSubmission(w, 'x', 'r', { queue: 'plan', unit: { vcores: 1, memoryMB: 1024 }, amOverheadMs: 0 }, 0)).toThrow(ReservationRefusedError);
+    expect(() => reservationSubmission(w, 'x', 'r', { queue: 'plan', unit: { vcores: 1, memoryMB: 1024 }, amOverheadMs: 0 }, 0)).toThrow(
+      ReservationRefusedError,
+    );
   });
 });
 
@@ -59,8 +61,17 @@ class StandInReservations implements ReservationSystem {
   constructor(private readonly capacity: number) {}
   async reserve(w: WorkflowRequest, _name: string, nowMs: number): Promise<NativeReservation> {
     const gang = Math.max(...w.jobs.map((j) => j.tasks + 1));
-    if (gang > this.capacity) throw new ReservationRefusedError(`The size of the largest gang in the reservation definition (${gang}) exceed the capacity available (${this.capacity})`);
-    const r: NativeReservation = { reservationId: `reservation_1_${this.next++}`, queue: this.queue, arrivalMs: nowMs, deadlineMs: w.deadlineMs!, allocations: [{ fromMs: nowMs, toMs: w.deadlineMs!, memoryMB: gang * 1024, vcores: gang }] };
+    if (gang > this.capacity)
+      throw new ReservationRefusedError(
+        `The size of the largest gang in the reservation definition (${gang}) exceed the capacity available (${this.capacity})`,
+      );
+    const r: NativeReservation = {
+      reservationId: `reservation_1_${this.next++}`,
+      queue: this.queue,
+      arrivalMs: nowMs,
+      deadlineMs: w.deadlineMs!,
+      allocations: [{ fromMs: nowMs, toMs: w.deadlineMs!, memoryMB: gang * 1024, vcores: gang }],
+    };
     this.placed.set(r.reservationId, r);
     return r;
   }
@@ -140,8 +151,18 @@ describe('/v1/rayon/reservations', () => {
     expect((await post(workflow('wfa'))).statusCode).toBe(201);
     expect((await post(workflow('wfb'))).statusCode).toBe(201);
     const app1: AppView = {
-      id: 'application_1_0001', name: 'a1', user: 'u', queue: 'root.plan', state: 'ACCEPTED', priority: 0, submittedAtMs: clock.now(), pendingContainers: 2,
-      pendingContainerResource: { vcores: 1, memoryMB: 512 }, runningContainers: 1, allocated: { vcores: 1, memoryMB: 256 }, tags: { [REQUEST_TAG]: 'wfa' },
+      id: 'application_1_0001',
+      name: 'a1',
+      user: 'u',
+      queue: 'root.plan',
+      state: 'ACCEPTED',
+      priority: 0,
+      submittedAtMs: clock.now(),
+      pendingContainers: 2,
+      pendingContainerResource: { vcores: 1, memoryMB: 512 },
+      runningContainers: 1,
+      allocated: { vcores: 1, memoryMB: 256 },
+      tags: { [REQUEST_TAG]: 'wfa' },
     };
     backend.apps.push(app1);
     const refused = await app.inject({ method: 'DELETE', url: '/v1/rayon/reservations/wfa' });

@@ -17,7 +17,13 @@ describe('rayon greedy reservation agent', () => {
     if ('failed' in r) throw new Error(r.failed);
     // b: 2 tasks fit in [80, 100); a: 3 in [70, 80), then 1 in [60, 70).
     expect(r.jobs.b).toEqual({ blocks: [[80, 100, 2]], startMs: 80 });
-    expect(r.jobs.a).toEqual({ blocks: [[70, 80, 3], [60, 70, 1]], startMs: 60 });
+    expect(r.jobs.a).toEqual({
+      blocks: [
+        [70, 80, 3],
+        [60, 70, 1],
+      ],
+      startMs: 60,
+    });
     expect([valueAt(plan, 65), valueAt(plan, 75), valueAt(plan, 90)]).toEqual([1, 3, 2]);
   });
 
@@ -37,6 +43,9 @@ describe('rayon greedy reservation agent', () => {
     const w = parseWorkflow({ deadlineMs: 100, jobs: [{ name: 'a', tasks: 2, leaseMs: 30, unitsPerTask: 3 }] });
     const r = greedyReservation(plan, 3, w, 0);
     if ('failed' in r) throw new Error(r.failed);
-    expect(r.jobs.a.blocks).toEqual([[70, 100, 3], [10, 40, 3]]);
+    expect(r.jobs.a.blocks).toEqual([
+      [70, 100, 3],
+      [10, 40, 3],
+    ]);
   });
 });

@@ -50,7 +50,16 @@ afterEach(async () => {
 const fastRetry = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 };
 
 function container(nodeId: string, containerId: string, state: 'RUNNING' | 'SUSPENDED' = 'RUNNING') {
-  return { containerId, nodeId, state, attainedServiceMs: 1200, runningSinceMs: 1000, suspendedAtMs: state === 'SUSPENDED' ? 2000 : null, pid: 42, processes: [{ pid: 42, state: state === 'SUSPENDED' ? 'T' : 'S' }] };
+  return {
+    containerId,
+    nodeId,
+    state,
+    attainedServiceMs: 1200,
+    runningSinceMs: 1000,
+    suspendedAtMs: state === 'SUSPENDED' ? 2000 : null,
+    pid: 42,
+    processes: [{ pid: 42, state: state === 'SUSPENDED' ? 'T' : 'S' }],
+  };
 }
 
 function listOf(nodes: string[], containers: unknown[]) {
@@ -92,12 +101,17 @@ describe('HttpNodeShim', () => {
   });
 
   it('merges containers of every node shim and routes suspend to the shim serving the node', async () => {
-    const a = await fakeShim((r) => (r.path === '/v1/containers' ? listOf(['a:1'], [container('a:1', 'c_a')]) : { status: 200, body: container('a:1', 'c_a', 'SUSPENDED') }));
+    const a = await fakeShim((r) =>
+      r.path === '/v1/containers' ? listOf(['a:1'], [container('a:1', 'c_a')]) : { status: 200, body: container('a:1', 'c_a', 'SUSPENDED') },
+    );
     const b = await fakeShim((r) =>
       r.path === '/v1/containers'
         ? listOf(['b:1'], [container('b:1', 'c_b')])
         : r.path === '/v1/health'
-          ? { status: 200, body: { service: 'schedbrain-shim', contractVersion: 3, roles: ['nodemanager'], nodes: ['b:1'], nowMs: 1, epoch: null, resources: {} } }
+          ? {
+              status: 200,
+              body: { service: 'schedbrain-shim', contractVersion: 3, roles: ['nodemanager'], nodes: ['b:1'], nowMs: 1, epoch: null, resources: {} },
+            }
           : { status: 200, body: container('b:1', 'c_b', 'SUSPENDED') },
     );
     const client = new HttpNodeShim({ urls: [a.url, b.url], retry: fastRetry });

@@ -44,7 +44,22 @@ describe('schedbrain simulate', () => {
     const dir = mkdtempSync(join(tmpdir(), 'simcli-'));
     const file = join(dir, 'cdf.svg');
     const io = capture();
-    const code = await runSimulateCommand(['--workload', 'sample:tiny', '--policy', 'fifo', '--nodes', '3', '--cores', '1', '--cutoff', '10', '--json', '--plot', file, '--log-x']);
+    const code = await runSimulateCommand([
+      '--workload',
+      'sample:tiny',
+      '--policy',
+      'fifo',
+      '--nodes',
+      '3',
+      '--cores',
+      '1',
+      '--cutoff',
+      '10',
+      '--json',
+      '--plot',
+      file,
+      '--log-x',
+    ]);
     vi.restoreAllMocks();
     expect(code).toBe(0);
     const o = JSON.parse(io.out());

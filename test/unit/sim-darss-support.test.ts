@@ -2,11 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { Simulator } from '../../src/sim/engine.js';
 import type { JobSpec, Workload } from '../../src/sim/workload.js';
 
-const one = (arrivalMs: number, workMs: number, extra: Partial<JobSpec> = {}): JobSpec => ({ arrivalMs, stages: [{ resource: { vcores: 1, memoryMB: 1024 }, workMs: [workMs] }], ...extra });
+const one = (arrivalMs: number, workMs: number, extra: Partial<JobSpec> = {}): JobSpec => ({
+  arrivalMs,
+  stages: [{ resource: { vcores: 1, memoryMB: 1024 }, workMs: [workMs] }],
+  ...extra,
+});
 
 describe('simulator: heterogeneous nodes, job dependencies, deadlines', () => {
   it('builds nodes from node groups', () => {
-    const w: Workload = { name: 't', jobs: [one(0, 10)], cluster: { nodeGroups: [{ count: 2, cores: 6, memoryMB: 8192 }, { count: 1, cores: 12, memoryMB: 16384 }] } };
+    const w: Workload = {
+      name: 't',
+      jobs: [one(0, 10)],
+      cluster: {
+        nodeGroups: [
+          { count: 2, cores: 6, memoryMB: 8192 },
+          { count: 1, cores: 12, memoryMB: 16384 },
+        ],
+      },
+    };
     const sim = new Simulator({ workload: w });
     expect(sim.nodes.map((n) => n.physicalCapacity)).toEqual([
       { vcores: 6, memoryMB: 8192 },

@@ -171,10 +171,7 @@ describe('simulator: placement and CPU model', () => {
   it('places on memory as well as vcores', () => {
     const big = { memoryMB: 6144, vcores: 1 };
     const s = new Simulator({
-      workload: wl([
-        { arrivalMs: 0, stages: [{ resource: big, workMs: [10_000, 10_000] }] },
-        job(0, [10]),
-      ]),
+      workload: wl([{ arrivalMs: 0, stages: [{ resource: big, workMs: [10_000, 10_000] }] }, job(0, [10])]),
       nodes: 1,
       cores: 4,
       memoryMBPerNode: 8192,
@@ -244,7 +241,18 @@ describe('simulator: placement and CPU model', () => {
     expect([...s.containers.entries()].map(([k, v]) => k === v.id)).toEqual([true, true]);
     expect(s.containers.has('container_0_0001_01_000002')).toBe(true);
     // Released, never launched, of an unknown app, or not a container id at all.
-    for (const id of ['container_0_0001_01_000001', 'container_0_0001_01_000003', 'container_0_0009_01_000001', 'container_0_0001_01_00000x', 'container_0__01_000002', 'container_0_0001_01_', 'container_0_0001_01_000002x', 'application_0_0001', 'container_0_0001_02_000002', ''])
+    for (const id of [
+      'container_0_0001_01_000001',
+      'container_0_0001_01_000003',
+      'container_0_0009_01_000001',
+      'container_0_0001_01_00000x',
+      'container_0__01_000002',
+      'container_0_0001_01_',
+      'container_0_0001_01_000002x',
+      'application_0_0001',
+      'container_0_0001_02_000002',
+      '',
+    ])
       expect(s.containers.get(id), id).toBeUndefined();
     expect(s.containers.has('container_0_0001_01_000001')).toBe(false);
     const seen: string[] = [];
@@ -262,7 +270,17 @@ describe('simulator: placement and CPU model', () => {
     // One job of 4,000 tasks of 1 to 30 s on 50 one-core nodes: one app, so launch order is the
     // containers' sequence order.
     const rng = new Rng(3);
-    const s = new Simulator({ workload: wl([job(0, Array.from({ length: 4000 }, () => 1 + Math.floor(rng.next() * 30)))]), nodes: 50, cores: 1, checkInvariants: true });
+    const s = new Simulator({
+      workload: wl([
+        job(
+          0,
+          Array.from({ length: 4000 }, () => 1 + Math.floor(rng.next() * 30)),
+        ),
+      ]),
+      nodes: 50,
+      cores: 1,
+      checkInvariants: true,
+    });
     const seqOf = (id: string) => Number(id.slice(id.lastIndexOf('_') + 1));
     for (const t of [200_000, 600_000, 1_000_000]) {
       s.runUntil(t);
@@ -347,7 +365,14 @@ describe('simulator: policy driving', () => {
         expect(k).toBe(v);
         each.push(v);
       });
-      seen.push({ t: s.nowMs, ids: [...c], size: c.size, has: Object.fromEntries(['node1', 'node2', 'node3', 'nodeX'].map((id) => [id, c.has(id)])), entries: [...c.entries()], each });
+      seen.push({
+        t: s.nowMs,
+        ids: [...c],
+        size: c.size,
+        has: Object.fromEntries(['node1', 'node2', 'node3', 'nodeX'].map((id) => [id, c.has(id)])),
+        entries: [...c.entries()],
+        each,
+      });
       return {};
     });
     // Two 2-core nodes. 0 s: job 1's two tasks go to node1, job 2's to node2; 1 s: job 3's to
@@ -355,7 +380,17 @@ describe('simulator: policy driving', () => {
     const s = new Simulator({ workload: wl([job(0, [3, 30]), job(0, [5]), job(1, [5]), job(2, [5])]), nodes: 2, cores: 2, policy: pol });
     s.runUntil(3000);
     expect(seen.map((x) => x.t)).toEqual([0, 1000, 2000, 3000]);
-    expect(seen[0]).toEqual({ t: 0, ids: ['node1', 'node2'], size: 2, has: { node1: true, node2: true, node3: false, nodeX: false }, entries: [['node1', 'node1'], ['node2', 'node2']], each: ['node1', 'node2'] });
+    expect(seen[0]).toEqual({
+      t: 0,
+      ids: ['node1', 'node2'],
+      size: 2,
+      has: { node1: true, node2: true, node3: false, nodeX: false },
+      entries: [
+        ['node1', 'node1'],
+        ['node2', 'node2'],
+      ],
+      each: ['node1', 'node2'],
+    });
     expect(seen[1]).toMatchObject({ ids: ['node2'], size: 1, has: { node1: false, node2: true } });
     expect(seen[2]).toMatchObject({ ids: [], size: 0, has: { node1: false, node2: false }, entries: [], each: [] });
     // A release and a launch on node1: listed once.
@@ -397,7 +432,9 @@ describe('simulator: policy driving', () => {
 
   it('stops instead of spinning when a policy starves every container forever', () => {
     const pol = scripted((s) => ({
-      actions: [...s.containers.values()].filter((c) => c.state === 'RUNNING').map((c): Action => ({ kind: 'suspendContainer', containerId: c.id, nodeId: c.nodeId })),
+      actions: [...s.containers.values()]
+        .filter((c) => c.state === 'RUNNING')
+        .map((c): Action => ({ kind: 'suspendContainer', containerId: c.id, nodeId: c.nodeId })),
       wakeAtMs: s.nowMs + 1000,
     }));
     const s = new Simulator({ workload: wl([job(0, [10])]), nodes: 1, cores: 1, policy: pol });
@@ -453,7 +490,8 @@ function chaosPolicy(seed: number): AnyPolicy {
       }
     }
     // Never leave work stranded: resume everything every so often.
-    if (rng.next() < 0.2) for (const c of containers) if (c.state === 'SUSPENDED') actions.push({ kind: 'resumeContainer', containerId: c.id, nodeId: c.nodeId });
+    if (rng.next() < 0.2)
+      for (const c of containers) if (c.state === 'SUSPENDED') actions.push({ kind: 'resumeContainer', containerId: c.id, nodeId: c.nodeId });
     return { actions, wakeAtMs: s.nowMs + 500 + rng.int(5000) };
   });
 }
@@ -464,7 +502,9 @@ function randomWorkload(seed: number, n: number): Workload {
   let t = 0;
   for (let i = 0; i < n; i++) {
     t += rng.exponential(3000);
-    const stages = [{ resource: { memoryMB: 1024 * (1 + rng.int(2)), vcores: 1 + rng.int(2) }, workMs: Array.from({ length: 1 + rng.int(6) }, () => 100 + rng.int(20_000)) }];
+    const stages = [
+      { resource: { memoryMB: 1024 * (1 + rng.int(2)), vcores: 1 + rng.int(2) }, workMs: Array.from({ length: 1 + rng.int(6) }, () => 100 + rng.int(20_000)) },
+    ];
     if (rng.next() < 0.4) stages.push({ resource: ONE, workMs: Array.from({ length: 1 + rng.int(3) }, () => rng.int(5000)), parents: [0] } as never);
     jobs.push({ arrivalMs: Math.round(t), stages });
   }
@@ -516,7 +556,8 @@ describe('simulator: changed applications', () => {
           const a = running[rng.int(running.length)];
           extra.push({ action: { kind: 'moveApp', appId: a.id, queue: a.queue === 'root.a' ? 'root.b' : 'root.a' }, policy: 't', rule: 't', reason: 't' });
         }
-        if (running.length > 0 && rng.next() < 0.03) extra.push({ action: { kind: 'killApp', appId: running[rng.int(running.length)].id }, policy: 't', rule: 't', reason: 't' });
+        if (running.length > 0 && rng.next() < 0.03)
+          extra.push({ action: { kind: 'killApp', appId: running[rng.int(running.length)].id }, policy: 't', rule: 't', reason: 't' });
         return { ...out, decisions: [...out.decisions, ...extra] };
       },
     });

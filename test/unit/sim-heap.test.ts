@@ -67,7 +67,14 @@ describe('EventQueue', () => {
 describe('KeyedHeap', () => {
   it('pops by the first key, then the second, and survives JSON without slots', () => {
     const q = new KeyedHeap<string>();
-    for (const [a, b, x] of [[5, 0, 'a'], [1, 1, 'b'], [5, -1, 'c'], [0, 9, 'd'], [1, 0, 'e']] as const) q.insert(x, a, b);
+    for (const [a, b, x] of [
+      [5, 0, 'a'],
+      [1, 1, 'b'],
+      [5, -1, 'c'],
+      [0, 9, 'd'],
+      [1, 0, 'e'],
+    ] as const)
+      q.insert(x, a, b);
     expect(q.peekKey()).toBe(0);
     const back = Object.assign(new KeyedHeap<string>(), JSON.parse(JSON.stringify(q)));
     const out: string[] = [];

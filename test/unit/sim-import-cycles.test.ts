@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 const SIM = resolve(dirname(fileURLToPath(import.meta.url)), '../../src/sim');
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** The modules of src/sim a file imports or re-exports from, types included. */

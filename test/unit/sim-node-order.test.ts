@@ -7,7 +7,9 @@ import { Rng } from '../../src/sim/rng.js';
 
 /** The rankNodes rule written out naively, as the contract in core/actions.ts states it. */
 function bruteForce(nodes: SimNode[], r: Resources, ranked: boolean, llf: boolean, scores: Map<string, number>): SimNode | undefined {
-  const cands = nodes.filter((n) => n.state === 'RUNNING' && n.capacity.vcores - n.used.vcores >= r.vcores && n.capacity.memoryMB - n.used.memoryMB >= r.memoryMB);
+  const cands = nodes.filter(
+    (n) => n.state === 'RUNNING' && n.capacity.vcores - n.used.vcores >= r.vcores && n.capacity.memoryMB - n.used.memoryMB >= r.memoryMB,
+  );
   cands.sort((a, b) => {
     if (ranked) {
       if (llf && a.containers.length !== b.containers.length) return a.containers.length - b.containers.length;

@@ -18,13 +18,24 @@ function scripted(fn: (s: ClusterSnapshot) => Action[]): AnyPolicy {
     description: 'test',
     paramsSchema: z.object({}),
     initialState: () => null,
-    decide: ({ snapshot, state }) => ({ decisions: fn(snapshot).map((action): Decision => ({ action, policy: 'scripted', rule: 'scripted.t', reason: 't' })), state }),
+    decide: ({ snapshot, state }) => ({
+      decisions: fn(snapshot).map((action): Decision => ({ action, policy: 'scripted', rule: 'scripted.t', reason: 't' })),
+      state,
+    }),
   });
 }
 
 function run(jobs: JobSpec[], policy: AnyPolicy, o: Partial<SimOptions> = {}): { sim: Simulator; planned: PlannedDecision[] } {
   const planned: PlannedDecision[] = [];
-  const sim = new Simulator({ workload: { name: 't', jobs }, nodes: 1, cores: 1, checkInvariants: true, policy, onPlanned: (_, p) => planned.push(...p), ...o });
+  const sim = new Simulator({
+    workload: { name: 't', jobs },
+    nodes: 1,
+    cores: 1,
+    checkInvariants: true,
+    policy,
+    onPlanned: (_, p) => planned.push(...p),
+    ...o,
+  });
   sim.run();
   return { sim, planned };
 }
@@ -72,7 +83,8 @@ describe('the simulator plans through the engine (plan)', () => {
   });
 
   it('applies maxActionsPerCycle when given, and none by default', () => {
-    const twoNodes = (s: ClusterSnapshot): Action[] => [...s.nodes.keys()].map((nodeId) => ({ kind: 'setNodeResource', nodeId, resource: { memoryMB: 2048, vcores: 2 } }));
+    const twoNodes = (s: ClusterSnapshot): Action[] =>
+      [...s.nodes.keys()].map((nodeId) => ({ kind: 'setNodeResource', nodeId, resource: { memoryMB: 2048, vcores: 2 } }));
     const limited = run([job(0, [1])], scripted(twoNodes), { nodes: 2, limits: { maxActionsPerCycle: 1 } });
     expect(limited.planned.slice(0, 2).map((p) => [p.status, p.skipReason])).toEqual([
       ['pending', undefined],
@@ -84,7 +96,8 @@ describe('the simulator plans through the engine (plan)', () => {
   });
 
   it('checks node over-commit against maxOvercommitFactor: 65 by default, as configured otherwise', () => {
-    const overCommit = (vcores: number) => scripted((s) => [...s.nodes.keys()].map((nodeId) => ({ kind: 'setNodeResource', nodeId, resource: { memoryMB: 1024, vcores } })));
+    const overCommit = (vcores: number) =>
+      scripted((s) => [...s.nodes.keys()].map((nodeId) => ({ kind: 'setNodeResource', nodeId, resource: { memoryMB: 1024, vcores } })));
     expect(run([job(0, [1])], overCommit(65)).sim.actionStats.byKind.setNodeResource.applied).toBe(1);
     const refused = run([job(0, [1])], overCommit(66)).planned[0];
     expect([refused.status, refused.skipReason]).toEqual(['skipped', 'invariant']);
@@ -97,13 +110,28 @@ describe('the simulator plans through the engine (plan)', () => {
       { path: 'root.a', capacityPct: 50, maxCapacityPct: 100 },
       { path: 'root.b', capacityPct: 50, maxCapacityPct: 100 },
     ];
-    const zeroA = scripted(() => [{ kind: 'updateQueues', add: [], update: [{ path: 'root.a', capacityPct: 0 }, { path: 'root.b', capacityPct: 100 }] }]);
+    const zeroA = scripted(() => [
+      {
+        kind: 'updateQueues',
+        add: [],
+        update: [
+          { path: 'root.a', capacityPct: 0 },
+          { path: 'root.b', capacityPct: 100 },
+        ],
+      },
+    ]);
     const jobs = [{ ...job(0, [1]), queue: 'root.b' }];
     const free = new Simulator({ workload: { name: 't', jobs, queues }, nodes: 1, policy: zeroA });
     free.run();
     expect(free.actionStats.byKind.updateQueues.applied).toBe(1);
     const planned: PlannedDecision[] = [];
-    const guarded = new Simulator({ workload: { name: 't', jobs, queues }, nodes: 1, policy: zeroA, limits: { allowZeroCapacity: [] }, onPlanned: (_, p) => planned.push(...p) });
+    const guarded = new Simulator({
+      workload: { name: 't', jobs, queues },
+      nodes: 1,
+      policy: zeroA,
+      limits: { allowZeroCapacity: [] },
+      onPlanned: (_, p) => planned.push(...p),
+    });
     guarded.run();
     expect(planned[0].skipReason).toBe('invariant');
   });
@@ -123,7 +151,13 @@ describe('the simulator plans through the engine (plan)', () => {
 
   it('gives the same results as before on a Kairos replay: no decision is planned away', () => {
     const planned: PlannedDecision[] = [];
-    const r = simulate({ workload: 'kairos-heavy', policy: 'kairos', seed: 1, jobs: 60, onPlanned: (_, p) => planned.push(...p.filter((x) => x.status !== 'pending')) });
+    const r = simulate({
+      workload: 'kairos-heavy',
+      policy: 'kairos',
+      seed: 1,
+      jobs: 60,
+      onPlanned: (_, p) => planned.push(...p.filter((x) => x.status !== 'pending')),
+    });
     expect(r.actions.skipped).toBe(0);
     expect(planned.filter((p) => p.status === 'skipped')).toEqual([]);
   });
@@ -139,7 +173,11 @@ describe('plan', () => {
   const d = (action: Action): Decision => ({ action, policy: 'p', rule: 'p.r', reason: 'why' });
 
   it('sends an application priority and a move of the same application in one cycle: two targets', () => {
-    const p = plan(ctx(), [d({ kind: 'moveApp', appId: 'app1', queue: 'root.b' }), d({ kind: 'setAppPriority', appId: 'app1', priority: 3 }), d({ kind: 'setAppPriority', appId: 'app1', priority: 4 })]);
+    const p = plan(ctx(), [
+      d({ kind: 'moveApp', appId: 'app1', queue: 'root.b' }),
+      d({ kind: 'setAppPriority', appId: 'app1', priority: 3 }),
+      d({ kind: 'setAppPriority', appId: 'app1', priority: 4 }),
+    ]);
     expect(p.map((x) => [x.status, x.skipReason])).toEqual([
       ['pending', undefined],
       ['pending', undefined],
@@ -150,7 +188,12 @@ describe('plan', () => {
 
   it('finds a second decision on a target among many', () => {
     const suspend = (i: number) => d({ kind: 'suspendContainer', containerId: `c${i}`, nodeId: 'n1' });
-    const decisions = [...Array.from({ length: 30 }, (_, i) => suspend(i)), suspend(3), suspend(25), d({ kind: 'resumeContainer', containerId: 'c29', nodeId: 'n1' })];
+    const decisions = [
+      ...Array.from({ length: 30 }, (_, i) => suspend(i)),
+      suspend(3),
+      suspend(25),
+      d({ kind: 'resumeContainer', containerId: 'c29', nodeId: 'n1' }),
+    ];
     const p = plan(ctx(), decisions);
     expect(p.filter((x) => x.skipReason === 'duplicate').map((x) => (x.action as { containerId: string }).containerId)).toEqual(['c3', 'c25', 'c29']);
     expect(p.filter((x) => x.status === 'pending')).toHaveLength(30);

@@ -58,7 +58,9 @@ describe('Kairos Table 1 workloads', () => {
     expect(Math.max(...works)).toBe(works[0]);
     expect(Math.min(...works)).toBeGreaterThanOrEqual(works[0] * 0.5);
     for (const cat of KAIROS_CATEGORIES.slice(0, 4)) {
-      const s = new Simulator({ workload: { name: 'alone', jobs: [kairosJob(cat, 0, 'alone', true, { taskJitter: 0.3 }, new Rng(1))], cluster: KAIROS_CLUSTER } });
+      const s = new Simulator({
+        workload: { name: 'alone', jobs: [kairosJob(cat, 0, 'alone', true, { taskJitter: 0.3 }, new Rng(1))], cluster: KAIROS_CLUSTER },
+      });
       s.run();
       expect(s.records[0]!.finishMs).toBeCloseTo(cat.durationS * 1000, 6);
     }

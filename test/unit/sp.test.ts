@@ -5,12 +5,31 @@ import { spPolicy } from '../../src/policies/sp/index.js';
 
 const C = { vcores: 10, memoryMB: 10_240 };
 const leaf = (path: string, capacityPct: number): QueueView => ({
-  path, name: path.split('.').pop()!, state: 'RUNNING', capacityPct, maxCapacityPct: 100, absoluteCapacityPct: capacityPct, absoluteMaxCapacityPct: 100,
-  usedCapacityPct: 0, used: { memoryMB: 0, vcores: 0 }, numApplications: 0, children: [],
+  path,
+  name: path.split('.').pop()!,
+  state: 'RUNNING',
+  capacityPct,
+  maxCapacityPct: 100,
+  absoluteCapacityPct: capacityPct,
+  absoluteMaxCapacityPct: 100,
+  usedCapacityPct: 0,
+  used: { memoryMB: 0, vcores: 0 },
+  numApplications: 0,
+  children: [],
 });
 const app = (id: string, queue: string, pending: number): AppView => ({
-  id, name: id, user: 'u', queue, state: 'RUNNING', priority: 0, submittedAtMs: 0, pendingContainers: pending,
-  pendingContainerResource: { vcores: 1, memoryMB: 0 }, runningContainers: 0, allocated: { vcores: 0, memoryMB: 0 }, tags: {},
+  id,
+  name: id,
+  user: 'u',
+  queue,
+  state: 'RUNNING',
+  priority: 0,
+  submittedAtMs: 0,
+  pendingContainers: pending,
+  pendingContainerResource: { vcores: 1, memoryMB: 0 },
+  runningContainers: 0,
+  allocated: { vcores: 0, memoryMB: 0 },
+  tags: {},
 });
 const snap = (apps: AppView[]) => {
   const leaves = [leaf('root.lq', 34), leaf('root.lq2', 33), leaf('root.tq', 33)];

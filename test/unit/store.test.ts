@@ -40,7 +40,12 @@ describe('store', () => {
     await s.close();
 
     s = await Store.open(dir);
-    expect(await s.getEngineConfig()).toEqual({ policy: 'capacity-targets', params: { targets: { 'root.a': { capacityPct: 40 } } }, dryRun: true, updatedAtMs: 5 });
+    expect(await s.getEngineConfig()).toEqual({
+      policy: 'capacity-targets',
+      params: { targets: { 'root.a': { capacityPct: 40 } } },
+      dryRun: true,
+      updatedAtMs: 5,
+    });
     expect((await s.getPolicyState('capacity-targets'))?.state).toEqual({ seen: [1, 2] });
     expect(await s.getPolicyState('nope')).toBeUndefined();
     expect(await s.getRanking()).toEqual({ scores: { n1: 1 }, leastLoadedFirst: true });
@@ -60,7 +65,11 @@ describe('store', () => {
 
   it('writes engine config and policy state together', async () => {
     let s = await Store.open(dir);
-    await s.putEngineConfigAndState({ policy: 'p', params: { a: 1 }, dryRun: false, updatedAtMs: 1 }, 'p', { state: { n: 1 }, savedAtMs: 1, cycleId: 'config' });
+    await s.putEngineConfigAndState({ policy: 'p', params: { a: 1 }, dryRun: false, updatedAtMs: 1 }, 'p', {
+      state: { n: 1 },
+      savedAtMs: 1,
+      cycleId: 'config',
+    });
     await s.close();
     s = await Store.open(dir);
     expect(await s.getEngineConfig()).toEqual({ policy: 'p', params: { a: 1 }, dryRun: false, updatedAtMs: 1 });

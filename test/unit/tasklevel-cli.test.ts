@@ -9,7 +9,21 @@ afterEach(() => vi.restoreAllMocks());
 describe('schedbrain simulate --policy pigeon|eagle|sparrow', () => {
   it('--json gives completion times by class (mean, p50, p90, p99) for each task-level scheduler', async () => {
     const io = capture();
-    const code = await runSimulateCommand(['--workload', 'sample:heavy-tail-yahoo-like', '--policy', 'pigeon,eagle,sparrow', '--nodes', '200', '--cores', '1', '--cutoff', '3', '--seed', '4', '--json']);
+    const code = await runSimulateCommand([
+      '--workload',
+      'sample:heavy-tail-yahoo-like',
+      '--policy',
+      'pigeon,eagle,sparrow',
+      '--nodes',
+      '200',
+      '--cores',
+      '1',
+      '--cutoff',
+      '3',
+      '--seed',
+      '4',
+      '--json',
+    ]);
     vi.restoreAllMocks();
     expect(code).toBe(0);
     const o = JSON.parse(io.out());

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/sim/rng.js';
 import { runTaskLevel } from '../../src/sim/tasklevel/index.js';
-import { jobZeroQueueing, jobZeroQueueingEqualTasks, sparrowJobZeroQueueing, taskMeanQueueing, taskZeroQueueing } from '../../src/sim/tasklevel/pigeon-model.js';
+import {
+  jobZeroQueueing,
+  jobZeroQueueingEqualTasks,
+  sparrowJobZeroQueueing,
+  taskMeanQueueing,
+  taskZeroQueueing,
+} from '../../src/sim/tasklevel/pigeon-model.js';
 import type { Workload } from '../../src/sim/workload.js';
 
 describe("Pigeon's analytic model (§3)", () => {
@@ -35,10 +41,20 @@ describe("Pigeon's analytic model (§3)", () => {
       let t = 0;
       for (let j = 0; j < 20_000; j++) {
         t += rng.exponential(1 / perMs);
-        jobs.push({ arrivalMs: t, stages: [{ resource: { memoryMB: 1, vcores: 1 }, workMs: Array.from({ length: fanout }, () => rng.exponential(meanTask)) }] });
+        jobs.push({
+          arrivalMs: t,
+          stages: [{ resource: { memoryMB: 1, vcores: 1 }, workMs: Array.from({ length: fanout }, () => rng.exponential(meanTask)) }],
+        });
       }
       const w: Workload = { name: 'mm', jobs };
-      const r = runTaskLevel({ workload: w, scheduler: 'pigeon', workers: groups * groupSize, params: { groupSize, reservedPerGroup: 0, networkDelayMs: 0 }, perJob: true, seed: 23 });
+      const r = runTaskLevel({
+        workload: w,
+        scheduler: 'pigeon',
+        workers: groups * groupSize,
+        params: { groupSize, reservedPerGroup: 0, networkDelayMs: 0 },
+        perJob: true,
+        seed: 23,
+      });
       const steady = (r.perJob ?? []).slice(2_000);
       const waitsMs = steady.map((j) => (j.jctS - j.longestTaskS) * 1000);
       const zero = waitsMs.filter((x) => x <= 1e-6).length / waitsMs.length;

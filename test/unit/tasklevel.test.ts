@@ -77,7 +77,14 @@ describe('Pigeon', () => {
       { atS: 1, tasksS: [2, 2] },
     ]);
     const decisions: DecisionRecord[] = [];
-    const r = runTaskLevel({ workload: w, scheduler: 'pigeon', workers: 4, params: { groupSize: 4, reservedPerGroup: 2 }, onDecision: (d) => decisions.push(d), perJob: true });
+    const r = runTaskLevel({
+      workload: w,
+      scheduler: 'pigeon',
+      workers: 4,
+      params: { groupSize: 4, reservedPerGroup: 2 },
+      onDecision: (d) => decisions.push(d),
+      perJob: true,
+    });
     expect(r.unfinished).toBe(0);
     const { isReserved } = pigeonGroups(4, 4, 2);
     const longOnReserved = decisions.filter((d) => d.job === 0 && d.worker >= 0 && isReserved[d.worker] === 1 && d.rule !== 'pigeon.reservedIdles');
@@ -137,7 +144,12 @@ describe('Pigeon', () => {
 describe('Sparrow', () => {
   it('places d·m reservations on distinct workers and hands out each task once', () => {
     const decisions: DecisionRecord[] = [];
-    const r = runTaskLevel({ workload: workload([{ atS: 0, tasksS: [1, 2, 3, 4, 5] }]), scheduler: 'sparrow', workers: 50, onDecision: (d) => decisions.push(d) });
+    const r = runTaskLevel({
+      workload: workload([{ atS: 0, tasksS: [1, 2, 3, 4, 5] }]),
+      scheduler: 'sparrow',
+      workers: 50,
+      onDecision: (d) => decisions.push(d),
+    });
     const reserved = decisions.filter((d) => d.rule === 'sparrow.reserve').map((d) => d.worker);
     expect(reserved).toHaveLength(probeCount(5, 2));
     expect(reserved).toHaveLength(10);
@@ -157,7 +169,18 @@ describe('Eagle', () => {
     const jobs = [{ atS: 0, tasksS: new Array(40).fill(50) }, ...Array.from({ length: 20 }, (_, i) => ({ atS: 1 + i * 0.1, tasksS: [1, 1, 1] }))];
     const decisions: DecisionRecord[] = [];
     const engine = new TaskLevelEngine({ workers: 50, networkDelayMs: 0.5, seed: 4, onDecision: (d) => decisions.push(d) });
-    const eagle = createEagle(engine, { probeRatio: 2, minProbes: 20, probeRounds: 2, shortPartitionPct: 100, longPartitionPct: 80, srpt: true, stickyBatchProbing: true, slackCap: 5, schedulers: 10, networkDelayMs: 0.5 });
+    const eagle = createEagle(engine, {
+      probeRatio: 2,
+      minProbes: 20,
+      probeRounds: 2,
+      shortPartitionPct: 100,
+      longPartitionPct: 80,
+      srpt: true,
+      stickyBatchProbing: true,
+      slackCap: 5,
+      schedulers: 10,
+      networkDelayMs: 0.5,
+    });
     engine.run(taskJobs(workload(jobs)), eagle);
     expect(eagle.firstLongWorker).toBe(10);
     const longWorkers = decisions.filter((d) => d.job === 0 && d.worker >= 0).map((d) => d.worker);
@@ -185,10 +208,13 @@ describe('sampling workers', () => {
 
 describe('the short/long cutoff', () => {
   it('is a parameter in milliseconds, and classifies both the scheduling and the figures', () => {
-    const w = workload([
-      { atS: 0, tasksS: [4] },
-      { atS: 0, tasksS: [8] },
-    ], 10);
+    const w = workload(
+      [
+        { atS: 0, tasksS: [4] },
+        { atS: 0, tasksS: [8] },
+      ],
+      10,
+    );
     expect(runTaskLevel({ workload: w, scheduler: 'pigeon', workers: 10 }).short.count).toBe(2);
     const r = runTaskLevel({ workload: w, scheduler: 'pigeon', workers: 10, params: { cutoffMs: 5000 } });
     expect([r.short.count, r.long.count, r.cutoffS]).toEqual([1, 1, 5]);
@@ -200,8 +226,22 @@ describe('determinism', () => {
   const jobs = Array.from({ length: 60 }, (_, i) => ({ atS: i * 0.7, tasksS: Array.from({ length: 1 + (i % 7) * 5 }, (_, k) => 1 + ((i * 13 + k * 7) % 40)) }));
   for (const scheduler of ['pigeon', 'eagle', 'sparrow'] as const) {
     it(`${scheduler}: the same seed gives the same run`, () => {
-      const a = runTaskLevel({ workload: workload(jobs, 20), scheduler, workers: 60, seed: 9, params: scheduler === 'pigeon' ? { groupSize: 20 } : {}, perJob: true });
-      const b = runTaskLevel({ workload: workload(jobs, 20), scheduler, workers: 60, seed: 9, params: scheduler === 'pigeon' ? { groupSize: 20 } : {}, perJob: true });
+      const a = runTaskLevel({
+        workload: workload(jobs, 20),
+        scheduler,
+        workers: 60,
+        seed: 9,
+        params: scheduler === 'pigeon' ? { groupSize: 20 } : {},
+        perJob: true,
+      });
+      const b = runTaskLevel({
+        workload: workload(jobs, 20),
+        scheduler,
+        workers: 60,
+        seed: 9,
+        params: scheduler === 'pigeon' ? { groupSize: 20 } : {},
+        perJob: true,
+      });
       expect(a.perJob).toEqual(b.perJob);
       expect(a.decisions).toEqual(b.decisions);
     });
@@ -226,9 +266,14 @@ describe('yahoo-sub-3363.tr, first 300 jobs', () => {
     if (!existsSync(TRACE)) ctx.skip();
     const w = loadEagleTrace(TRACE, { maxJobs: 300 });
     const jobs = taskJobs(w);
-    const engine = new TaskLevelEngine({ workers: 3000, networkDelayMs: 0.5, seed: 5, onDecision: (d) => {
-      if (d.worker >= 0 && d.job >= 0 && pigeon.isReserved[d.worker] === 1 && d.rule !== 'pigeon.reservedIdles') expect(jobs[d.job].short).toBe(true);
-    } });
+    const engine = new TaskLevelEngine({
+      workers: 3000,
+      networkDelayMs: 0.5,
+      seed: 5,
+      onDecision: (d) => {
+        if (d.worker >= 0 && d.job >= 0 && pigeon.isReserved[d.worker] === 1 && d.rule !== 'pigeon.reservedIdles') expect(jobs[d.job].short).toBe(true);
+      },
+    });
     const pigeon = createPigeon(engine, pigeonParamsSchema.parse({}));
     engine.run(jobs, pigeon);
     expect(engine.runs.every((r) => r.finishMs >= 0)).toBe(true);

@@ -3,7 +3,15 @@ import * as fc from 'fast-check';
 import { fromWeighted, pointMass } from '../../src/policies/threesigma/distribution.js';
 import { isFeasible, solveGreedy, solvePlan, solverAvailability, type PlanProblem } from '../../src/policies/threesigma/milp.js';
 import { threeSigmaParamsSchema } from '../../src/policies/threesigma/params.js';
-import { expectedUse, extendUnderestimate, handlesOverestimate, planCycle, remainingRuntime, type JobToPlan, type RunningJobToPlan } from '../../src/policies/threesigma/plan.js';
+import {
+  expectedUse,
+  extendUnderestimate,
+  handlesOverestimate,
+  planCycle,
+  remainingRuntime,
+  type JobToPlan,
+  type RunningJobToPlan,
+} from '../../src/policies/threesigma/plan.js';
 import { expectedUtility, utilityAt } from '../../src/policies/threesigma/utility.js';
 
 const MIN = 60_000;
@@ -13,8 +21,23 @@ const uniform0to10 = fromWeighted([2.5 * MIN, 5 * MIN, 7.5 * MIN, 10 * MIN], [1,
 const uniform2_5to7_5 = fromWeighted([5 * MIN, 7.5 * MIN], [1, 1]);
 const whole = [1, 1];
 
-const slo = (over: Partial<JobToPlan> = {}): JobToPlan => ({ id: 'slo', kind: 'slo', submittedAtMs: 0, deadlineMs: 15 * MIN, demand: whole, distribution: uniform0to10, ...over });
-const be = (over: Partial<JobToPlan> = {}): JobToPlan => ({ id: 'be', kind: 'bestEffort', submittedAtMs: 0, demand: whole, distribution: uniform0to10, ...over });
+const slo = (over: Partial<JobToPlan> = {}): JobToPlan => ({
+  id: 'slo',
+  kind: 'slo',
+  submittedAtMs: 0,
+  deadlineMs: 15 * MIN,
+  demand: whole,
+  distribution: uniform0to10,
+  ...over,
+});
+const be = (over: Partial<JobToPlan> = {}): JobToPlan => ({
+  id: 'be',
+  kind: 'bestEffort',
+  submittedAtMs: 0,
+  demand: whole,
+  distribution: uniform0to10,
+  ...over,
+});
 
 describe('3Sigma expected utility and consumption (§3)', () => {
   it('values an SLO job’s start by its chance to meet the deadline (Fig. 5e)', () => {
@@ -52,7 +75,12 @@ describe('3Sigma plan: the paper’s two-job example (§4.3.2)', () => {
   });
 
   it('an SLO job with a tight deadline goes before a best-effort job submitted earlier', () => {
-    const plan = planCycle(MIN, [be({ submittedAtMs: 0, distribution: pointMass(5 * MIN) }), slo({ submittedAtMs: MIN, deadlineMs: 7 * MIN, distribution: pointMass(5 * MIN) })], [], params);
+    const plan = planCycle(
+      MIN,
+      [be({ submittedAtMs: 0, distribution: pointMass(5 * MIN) }), slo({ submittedAtMs: MIN, deadlineMs: 7 * MIN, distribution: pointMass(5 * MIN) })],
+      [],
+      params,
+    );
     expect(plan.pending.map((j) => [j.id, j.startSlice])).toEqual([
       ['be', 2],
       ['slo', 0],

@@ -4,7 +4,14 @@ import { res } from '../../src/core/resources.js';
 import type { AppView } from '../../src/core/model.js';
 import { getPolicy } from '../../src/policies/index.js';
 import * as threesigma from '../../src/policies/threesigma/index.js';
-import { describeApp, learnRuntime, threeSigmaParamsSchema, threeSigmaPolicy, type ThreeSigmaParams, type ThreeSigmaState } from '../../src/policies/threesigma/index.js';
+import {
+  describeApp,
+  learnRuntime,
+  threeSigmaParamsSchema,
+  threeSigmaPolicy,
+  type ThreeSigmaParams,
+  type ThreeSigmaState,
+} from '../../src/policies/threesigma/index.js';
 import { app, node, snap, type C } from './policy-fixtures.js';
 
 const MIN = 60_000;
@@ -12,19 +19,26 @@ const params = (extra: Record<string, unknown> = {}): ThreeSigmaParams => threeS
 
 /** One node of 4 cores; every job asks for the whole of it (4 containers of 1 core). */
 const cluster = [node('n1', 4, 4 * 5120)];
-const pendingApp = (id: string, extra: Partial<AppView> = {}): AppView => app(id, { name: id, state: 'ACCEPTED', pendingContainers: 4, pendingContainerResource: res(5120, 1), ...extra });
+const pendingApp = (id: string, extra: Partial<AppView> = {}): AppView =>
+  app(id, { name: id, state: 'ACCEPTED', pendingContainers: 4, pendingContainerResource: res(5120, 1), ...extra });
 const sloTags = (deadlineMs: number) => ({ 'schedbrain.slo.deadline-ms': String(deadlineMs) });
 
 /** A state whose history says jobs named `name` run `runtimeMs`. */
 function trained(p: ThreeSigmaParams, runs: { name: string; runtimeMs: number }[]): ThreeSigmaState {
   const s = threeSigmaPolicy.initialState(p);
-  for (const r of runs) for (let i = 0; i < 5; i++) learnRuntime(s.predictor, describeApp(pendingApp(`${r.name}-${i}`, { name: `${r.name}-${i}` })), r.runtimeMs, p.predictor);
+  for (const r of runs)
+    for (let i = 0; i < 5; i++) learnRuntime(s.predictor, describeApp(pendingApp(`${r.name}-${i}`, { name: `${r.name}-${i}` })), r.runtimeMs, p.predictor);
   return s;
 }
 
 /** Every rule seen in these tests: each must be the name of an exported function that makes it. */
 const rulesSeen = new Set<string>();
-const byApp = (ds: Decision[]) => Object.fromEntries((ds.forEach((d) => rulesSeen.add(d.rule)), ds).filter((d) => d.action.kind === 'setAppPriority').map((d) => [(d.action as { appId: string }).appId, { rule: d.rule, priority: (d.action as { priority: number }).priority }]));
+const byApp = (ds: Decision[]) =>
+  Object.fromEntries(
+    (ds.forEach((d) => rulesSeen.add(d.rule)), ds)
+      .filter((d) => d.action.kind === 'setAppPriority')
+      .map((d) => [(d.action as { appId: string }).appId, { rule: d.rule, priority: (d.action as { priority: number }).priority }]),
+  );
 
 describe('3Sigma policy', () => {
   it('is registered', () => {
@@ -38,7 +52,9 @@ describe('3Sigma policy', () => {
       { name: 'etl', runtimeMs: 5 * MIN },
     ]);
     const now = MIN;
-    const s = snap(now, cluster, [], { apps: [pendingApp('report-7', { submittedAtMs: 0 }), pendingApp('etl-7', { submittedAtMs: MIN, tags: sloTags(now + 7 * MIN) })] });
+    const s = snap(now, cluster, [], {
+      apps: [pendingApp('report-7', { submittedAtMs: 0 }), pendingApp('etl-7', { submittedAtMs: MIN, tags: sloTags(now + 7 * MIN) })],
+    });
     const out = threeSigmaPolicy.decide({ snapshot: s, params: p, state });
     expect(byApp(out.decisions)).toEqual({
       'report-7': { rule: 'deferToPlannedStart', priority: 1 },
@@ -52,9 +68,13 @@ describe('3Sigma policy', () => {
   it('starts an over-estimated SLO job on a free cluster instead of starving it; without over-estimate handling it gets no utility', () => {
     const state = () => trained(params(), [{ name: 'sim', runtimeMs: 30 * MIN }]);
     const s = snap(0, cluster, [], { apps: [pendingApp('sim-1', { tags: sloTags(10 * MIN) })] });
-    expect(byApp(threeSigmaPolicy.decide({ snapshot: s, params: params(), state: state() }).decisions)).toEqual({ 'sim-1': { rule: 'startPlannedNow', priority: 10 } });
+    expect(byApp(threeSigmaPolicy.decide({ snapshot: s, params: params(), state: state() }).decisions)).toEqual({
+      'sim-1': { rule: 'startPlannedNow', priority: 10 },
+    });
     const off = params({ overestimate: { mode: 'off' } });
-    expect(byApp(threeSigmaPolicy.decide({ snapshot: s, params: off, state: state() }).decisions)).toEqual({ 'sim-1': { rule: 'deprioritiseWithoutUtility', priority: 0 } });
+    expect(byApp(threeSigmaPolicy.decide({ snapshot: s, params: off, state: state() }).decisions)).toEqual({
+      'sim-1': { rule: 'deprioritiseWithoutUtility', priority: 0 },
+    });
   });
 
   it('deprioritises an SLO job past its deadline with no utility left, below a best-effort job', () => {
@@ -79,7 +99,10 @@ describe('3Sigma policy', () => {
     const now = 10 * MIN;
     const held: C[] = [1, 2, 3, 4].map((i) => ({ id: `c${i}`, node: 'n1', app: 'crawl-1', startedAt: 9 * MIN }));
     const s = snap(now, cluster, held, {
-      apps: [app('crawl-1', { name: 'crawl-1', submittedAtMs: 9 * MIN, startedAtMs: 9 * MIN, runningContainers: 4 }), pendingApp('billing-1', { submittedAtMs: now, tags: sloTags(now + 12 * MIN) })],
+      apps: [
+        app('crawl-1', { name: 'crawl-1', submittedAtMs: 9 * MIN, startedAtMs: 9 * MIN, runningContainers: 4 }),
+        pendingApp('billing-1', { submittedAtMs: now, tags: sloTags(now + 12 * MIN) }),
+      ],
     });
     const out = threeSigmaPolicy.decide({ snapshot: s, params: p, state });
     const kills = out.decisions.filter((d) => d.action.kind === 'killContainer');
@@ -95,9 +118,17 @@ describe('3Sigma policy', () => {
     const p = params();
     let state = threeSigmaPolicy.initialState(p);
     const running = app('etl-1', { name: 'etl-1', submittedAtMs: 0, startedAtMs: MIN, runningContainers: 1 });
-    state = threeSigmaPolicy.decide({ snapshot: snap(2 * MIN, cluster, [{ id: 'c1', node: 'n1', app: 'etl-1', startedAt: MIN }], { apps: [running] }), params: p, state }).state;
+    state = threeSigmaPolicy.decide({
+      snapshot: snap(2 * MIN, cluster, [{ id: 'c1', node: 'n1', app: 'etl-1', startedAt: MIN }], { apps: [running] }),
+      params: p,
+      state,
+    }).state;
     const finished = { ...running, state: 'FINISHED' as const, runningContainers: 0 };
-    state = threeSigmaPolicy.decide({ snapshot: snap(7 * MIN, cluster, [], { apps: [finished, pendingApp('etl-2', { name: 'etl-2', submittedAtMs: 7 * MIN })] }), params: p, state }).state;
+    state = threeSigmaPolicy.decide({
+      snapshot: snap(7 * MIN, cluster, [], { apps: [finished, pendingApp('etl-2', { name: 'etl-2', submittedAtMs: 7 * MIN })] }),
+      params: p,
+      state,
+    }).state;
     expect(state.predictor.seq).toBe(1);
     expect(state.predictor.features['name=etl-#'].histogram.max).toBe(6 * MIN);
     expect(state.jobs['etl-1']).toBeUndefined();
@@ -109,7 +140,9 @@ describe('3Sigma policy', () => {
     const history = (p: ThreeSigmaParams) => {
       const s = threeSigmaPolicy.initialState(p);
       for (let round = 0; round < 3; round++)
-        for (const m of [2.5, 10, 5, 7.5]) for (const name of ['etl', 'adhoc']) learnRuntime(s.predictor, describeApp(pendingApp(`${name}-${round}`, { name: `${name}-${round}` })), m * MIN, p.predictor);
+        for (const m of [2.5, 10, 5, 7.5])
+          for (const name of ['etl', 'adhoc'])
+            learnRuntime(s.predictor, describeApp(pendingApp(`${name}-${round}`, { name: `${name}-${round}` })), m * MIN, p.predictor);
       return s;
     };
     const s = snap(0, cluster, [], { apps: [pendingApp('adhoc-9', { name: 'adhoc-9' }), pendingApp('etl-9', { name: 'etl-9', tags: sloTags(15 * MIN) })] });

@@ -124,7 +124,11 @@ describe('3Sigma predictor (3σPredict)', () => {
   it('falls back to every job’s history for a job whose features were never seen', () => {
     const s = emptyPredictor();
     for (let i = 0; i < 5; i++) learnRuntime(s, job({ user: 'bob', name: `sort-${i}` }), 60_000, params);
-    const p = predictRuntime(s, job({ user: 'carol', name: 'new-job', queue: 'root.other', priority: 3, containers: 100, submittedAtMs: Date.UTC(2026, 10, 24, 13) }), params)!;
+    const p = predictRuntime(
+      s,
+      job({ user: 'carol', name: 'new-job', queue: 'root.other', priority: 3, containers: 100, submittedAtMs: Date.UTC(2026, 10, 24, 13) }),
+      params,
+    )!;
     // `all` is also an expert of the new job (every job has it), and it predicted bob's runs exactly.
     expect(p.feature).toBe('all');
     expect(longest(p.distribution)).toBe(60_000);
@@ -157,13 +161,20 @@ describe('3Sigma predictor (3σPredict)', () => {
     expect(h.scoredActualMs).toBe(80);
     expect(nmae(h, 'mean')).toBeCloseTo(55 / 80, 12);
     // After 60: mean 30, median of the last two 40, rolling 37.5, recent 40.
-    expect(expertTable(s, job()).filter((x) => x.feature === 'user=alice').map((x) => x.estimateMs)).toEqual([30, 40, 37.5, 40]);
+    expect(
+      expertTable(s, job())
+        .filter((x) => x.feature === 'user=alice')
+        .map((x) => x.estimateMs),
+    ).toEqual([30, 40, 37.5, 40]);
   });
 
   it('is deterministic and serialisable: a restored predictor predicts as the original', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ user: fc.constantFrom('a', 'b', 'c'), name: fc.constantFrom('x1', 'x2', 'y'), runtime: fc.integer({ min: 1, max: 10_000 }) }), { minLength: 1, maxLength: 60 }),
+        fc.array(fc.record({ user: fc.constantFrom('a', 'b', 'c'), name: fc.constantFrom('x1', 'x2', 'y'), runtime: fc.integer({ min: 1, max: 10_000 }) }), {
+          minLength: 1,
+          maxLength: 60,
+        }),
         (runs) => {
           const s = emptyPredictor();
           for (const r of runs) learnRuntime(s, job({ user: r.user, name: r.name }), r.runtime, params);

@@ -50,7 +50,17 @@ function history(): HistoryRecord[] {
 
 /** How the live policy describes a new run of a job (the size is known there, and the type is not). */
 function liveJob(user: string, name: string): JobDescription {
-  return { user, queue: 'root.default', name, tags: {}, containers: 8, containerMemoryMB: 1024, containerVcores: 1, submittedAtMs: T0 + 20 * 86_400_000, priority: 0 };
+  return {
+    user,
+    queue: 'root.default',
+    name,
+    tags: {},
+    containers: 8,
+    containerMemoryMB: 1024,
+    containerVcores: 1,
+    submittedAtMs: T0 + 20 * 86_400_000,
+    priority: 0,
+  };
 }
 
 describe('3Sigma predictor warmed from history records', () => {

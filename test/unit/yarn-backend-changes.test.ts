@@ -17,14 +17,17 @@ const ATTEMPT = 'appattempt_1795254945306_0001_000001';
 const CONTAINERS = `GET /apps/${APP}/appattempts/${ATTEMPT}/containers`;
 
 let rm: FakeRm;
-const client = (url: string) => new RmClient({ rmUrl: url, user: 'schedbrain', requestTimeoutMs: 5_000, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } });
+const client = (url: string) =>
+  new RmClient({ rmUrl: url, user: 'schedbrain', requestTimeoutMs: 5_000, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } });
 const backendFor = (shim?: NodeShim) => new YarnBackend({ rmUrl: rm.url, client: client(rm.url), shim });
 
 function serve(parts: { nodes?: unknown; apps?: unknown; containers?: unknown } = {}): void {
   const body = (v: unknown, name: string) => (v === undefined ? { body: fixtureText(name), contentType: JSON_TYPE } : { body: v });
   rm.on('GET /nodes', body(parts.nodes, 'nodes.json'));
   rm.on('GET /scheduler', { body: fixtureText('scheduler.json'), contentType: JSON_TYPE });
-  rm.on('GET /apps', (req) => (req.query.get('states')?.startsWith('FINISHED') ? { body: fixtureText('apps-empty.json'), contentType: JSON_TYPE } : body(parts.apps, 'apps-running.json')));
+  rm.on('GET /apps', (req) =>
+    req.query.get('states')?.startsWith('FINISHED') ? { body: fixtureText('apps-empty.json'), contentType: JSON_TYPE } : body(parts.apps, 'apps-running.json'),
+  );
   rm.on(`GET /apps/${APP}/appattempts`, { body: fixtureText('appattempts.json'), contentType: JSON_TYPE });
   rm.on(CONTAINERS, body(parts.containers, 'containers.json'));
 }
@@ -115,7 +118,13 @@ describe('change sets', () => {
   it('a container the shim shows suspended changes its node; attained service alone does not', async () => {
     serve();
     const c = fixture('containers.json').container[1];
-    const entry = (state: 'RUNNING' | 'SUSPENDED', attainedServiceMs: number): ShimContainer => ({ containerId: c.containerId, nodeId: c.assignedNodeId, state, attainedServiceMs, runningSinceMs: 1_000 });
+    const entry = (state: 'RUNNING' | 'SUSPENDED', attainedServiceMs: number): ShimContainer => ({
+      containerId: c.containerId,
+      nodeId: c.assignedNodeId,
+      state,
+      attainedServiceMs,
+      runningSinceMs: 1_000,
+    });
     let list = [entry('RUNNING', 100)];
     const shim: NodeShim = {
       containers: async () => list,

@@ -64,7 +64,10 @@ const physicalOf = () => {
   const n = (fixture('nodes.json').nodes.node as { id: string; totalResource: { memory: number; vCores: number } }[]).find((x) => x.id === NODE)!;
   return { memoryMB: n.totalResource.memory, vcores: n.totalResource.vCores };
 };
-const posts = () => rm.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/resource')).map((r) => JSON.parse(r.body) as { resource: { memory: number; vCores: number } });
+const posts = () =>
+  rm.requests
+    .filter((r) => r.method === 'POST' && r.path.endsWith('/resource'))
+    .map((r) => JSON.parse(r.body) as { resource: { memory: number; vCores: number } });
 
 beforeEach(async () => {
   rm = await new FakeRm().start();
@@ -171,7 +174,13 @@ class TakeOverShim implements NodeShim {
   }
 }
 
-const suspendedOn = (nodeId: string, containerId: string): ShimContainer => ({ containerId, nodeId, state: 'SUSPENDED', attainedServiceMs: 10, runningSinceMs: 1 });
+const suspendedOn = (nodeId: string, containerId: string): ShimContainer => ({
+  containerId,
+  nodeId,
+  state: 'SUSPENDED',
+  attainedServiceMs: 10,
+  runningSinceMs: 1,
+});
 
 describe('a new leader takes over what a previous brain left', () => {
   it('undo: the physical capacity comes from the NodeManager, not the record; over-commits and suspensions are undone', async () => {

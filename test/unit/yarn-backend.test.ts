@@ -84,7 +84,9 @@ describe('snapshot', () => {
     // The apps read saw one more container than the containers read a moment later (an AM
     // releasing an extra allocation does this): the snapshot must still agree with itself.
     const apps = fixture('apps-running.json');
-    apps.apps.app = apps.apps.app.map((a: { id: string; runningContainers: number }) => (a.id === RUNNING_APP ? { ...a, runningContainers: a.runningContainers + 1 } : a));
+    apps.apps.app = apps.apps.app.map((a: { id: string; runningContainers: number }) =>
+      a.id === RUNNING_APP ? { ...a, runningContainers: a.runningContainers + 1 } : a,
+    );
     rm.on('GET /apps', { body: apps });
     const s = await backendFor().snapshot();
     const mine = [...s.containers.values()].filter((c) => c.appId === RUNNING_APP);
@@ -109,8 +111,19 @@ describe('snapshot', () => {
   it('builds nodes, queues, apps and containers from the recorded running cluster', async () => {
     serveRunningCluster(rm);
     const snap = await backendFor().snapshot();
-    const rawNodes = fixture('nodes.json').nodes.node as { id: string; totalResource: { memory: number; vCores: number }; usedMemoryMB: number; rack: string }[];
-    const rawContainers = fixture('containers.json').container as { containerId: string; assignedNodeId: string; allocatedMB: string; allocatedVCores: string; startedTime: string }[];
+    const rawNodes = fixture('nodes.json').nodes.node as {
+      id: string;
+      totalResource: { memory: number; vCores: number };
+      usedMemoryMB: number;
+      rack: string;
+    }[];
+    const rawContainers = fixture('containers.json').container as {
+      containerId: string;
+      assignedNodeId: string;
+      allocatedMB: string;
+      allocatedVCores: string;
+      startedTime: string;
+    }[];
     const rawApp = fixture('apps-running.json').apps.app[0];
 
     expect([...snap.nodes.keys()]).toEqual(rawNodes.map((n) => n.id));
@@ -121,7 +134,12 @@ describe('snapshot', () => {
       expect(n.capacity).toEqual({ memoryMB: raw.totalResource.memory, vcores: raw.totalResource.vCores });
       expect(n.physicalCapacity).toEqual(n.capacity);
       expect(n.used.memoryMB).toBe(raw.usedMemoryMB);
-      expect([...n.containerIds].sort()).toEqual(rawContainers.filter((c) => c.assignedNodeId === raw.id).map((c) => c.containerId).sort());
+      expect([...n.containerIds].sort()).toEqual(
+        rawContainers
+          .filter((c) => c.assignedNodeId === raw.id)
+          .map((c) => c.containerId)
+          .sort(),
+      );
     }
     expect(snap.totalCapacity).toEqual({
       memoryMB: rawNodes.reduce((m, n) => m + n.totalResource.memory, 0),
@@ -173,7 +191,13 @@ describe('snapshot', () => {
     const running = snap.apps.get(PENDING_APP)!;
     expect(running).toMatchObject({ state: 'RUNNING', pendingContainers: 2, pendingContainerResource: { memoryMB: 2048, vcores: 1 }, runningContainers: 1 });
     const accepted = snap.apps.get(ACCEPTED_APP)!;
-    expect(accepted).toMatchObject({ state: 'ACCEPTED', pendingContainers: 1, pendingContainerResource: { memoryMB: 256, vcores: 1 }, priority: 4, tags: { team: 'etl' } });
+    expect(accepted).toMatchObject({
+      state: 'ACCEPTED',
+      pendingContainers: 1,
+      pendingContainerResource: { memoryMB: 256, vcores: 1 },
+      priority: 4,
+      tags: { team: 'etl' },
+    });
     expect(accepted.startedAtMs).toBeUndefined();
     expect(rm.callsTo(`GET /apps/${ACCEPTED_APP}/appattempts`)).toBe(0);
     // The single AM container (a bare object in the recording).
@@ -273,7 +297,17 @@ describe('apply', () => {
       const put = puts()[0]!;
       expect(put.query.get('user.name')).toBe('schedbrain');
       expect(JSON.parse(put.body)).toEqual({
-        'add-queue': [{ 'queue-name': 'root.batch', params: { entry: [{ key: 'capacity', value: '40' }, { key: 'maximum-capacity', value: '100' }] } }],
+        'add-queue': [
+          {
+            'queue-name': 'root.batch',
+            params: {
+              entry: [
+                { key: 'capacity', value: '40' },
+                { key: 'maximum-capacity', value: '100' },
+              ],
+            },
+          },
+        ],
         'update-queue': [{ 'queue-name': 'root.default', params: { entry: [{ key: 'capacity', value: '60' }] } }],
       });
     });
@@ -282,7 +316,11 @@ describe('apply', () => {
       rm.on('GET /scheduler', { body: fixtureText('scheduler-idle.json'), contentType: JSON_TYPE });
       rm.on('PUT /scheduler-conf', { status: 400, body: fixtureText('error-400-put-scheduler-conf-bad.json'), contentType: JSON_TYPE });
       const outcome = await backendFor().apply(action);
-      expect(outcome).toEqual({ status: 'failed', error: `RM refused (400): ${fixtureText('error-400-put-scheduler-conf-bad.json').trim()}`, retryable: false });
+      expect(outcome).toEqual({
+        status: 'failed',
+        error: `RM refused (400): ${fixtureText('error-400-put-scheduler-conf-bad.json').trim()}`,
+        retryable: false,
+      });
       expect(rm.callsTo('PUT /scheduler-conf')).toBe(1);
     });
 
@@ -297,9 +335,16 @@ describe('apply', () => {
     it('unknown queues are refused before anything is sent (the RM would answer 200 and ignore them)', async () => {
       rm.on('GET /scheduler', { body: fixtureText('scheduler-idle.json'), contentType: JSON_TYPE });
       const backend = backendFor();
-      expect(await backend.apply({ kind: 'updateQueues', add: [], update: [{ path: 'root.nosuch', capacityPct: 10 }] })).toMatchObject({ status: 'failed', retryable: false });
-      expect(await backend.apply({ kind: 'updateQueues', add: [{ path: 'root.default', capacityPct: 10, maxCapacityPct: 100 }], update: [] })).toMatchObject({ status: 'failed' });
-      expect(await backend.apply({ kind: 'updateQueues', add: [{ path: 'root.x.y', capacityPct: 10, maxCapacityPct: 100 }], update: [] })).toMatchObject({ status: 'failed' });
+      expect(await backend.apply({ kind: 'updateQueues', add: [], update: [{ path: 'root.nosuch', capacityPct: 10 }] })).toMatchObject({
+        status: 'failed',
+        retryable: false,
+      });
+      expect(await backend.apply({ kind: 'updateQueues', add: [{ path: 'root.default', capacityPct: 10, maxCapacityPct: 100 }], update: [] })).toMatchObject({
+        status: 'failed',
+      });
+      expect(await backend.apply({ kind: 'updateQueues', add: [{ path: 'root.x.y', capacityPct: 10, maxCapacityPct: 100 }], update: [] })).toMatchObject({
+        status: 'failed',
+      });
       expect(puts()).toHaveLength(0);
     });
 
@@ -386,7 +431,11 @@ describe('apply', () => {
     const backend = backendFor();
     expect(await backend.apply({ kind: 'killContainer', containerId: id, nodeId: 'localhost:33135' })).toEqual({ status: 'applied' });
     expect(puts()[0]!.query.get('user.name')).toBe('schedbrain');
-    rm.on(`POST /containers/${id}/signal/FORCEFUL_SHUTDOWN`, { status: 500, body: fixtureText('error-500-signal-absent-container.txt'), contentType: JSON_TYPE });
+    rm.on(`POST /containers/${id}/signal/FORCEFUL_SHUTDOWN`, {
+      status: 500,
+      body: fixtureText('error-500-signal-absent-container.txt'),
+      contentType: JSON_TYPE,
+    });
     expect(await backend.apply({ kind: 'killContainer', containerId: id, nodeId: 'localhost:33135' })).toMatchObject({ status: 'noop' });
     expect(rm.callsTo(`POST /containers/${id}/signal/FORCEFUL_SHUTDOWN`)).toBe(2);
   });
@@ -412,7 +461,11 @@ describe('apply', () => {
     expect(await backend.apply({ kind: 'resumeContainer', containerId: 'c1', nodeId: 'n1' })).toEqual({ status: 'applied' });
     expect(shim.calls).toEqual(['suspend n1 c1', 'resume n1 c1']);
     shim.failWith = new RmUnavailableError('shim on n1 unreachable');
-    expect(await backend.apply({ kind: 'suspendContainer', containerId: 'c1', nodeId: 'n1' })).toEqual({ status: 'failed', error: 'shim on n1 unreachable', retryable: true });
+    expect(await backend.apply({ kind: 'suspendContainer', containerId: 'c1', nodeId: 'n1' })).toEqual({
+      status: 'failed',
+      error: 'shim on n1 unreachable',
+      retryable: true,
+    });
   });
 
   it('rankNodes publishes the ranking; a partial ranking is merged into the last one', async () => {
@@ -466,7 +519,10 @@ describe('helpers', () => {
 
   it('resolveQueuePath: full paths kept, unique leaf names resolved', () => {
     const tree = toQueueTree(fixture('scheduler-two-queues.json').scheduler.schedulerInfo);
-    const leaves = new Map([['batch', ['root.batch']], ['default', ['root.default']]]);
+    const leaves = new Map([
+      ['batch', ['root.batch']],
+      ['default', ['root.default']],
+    ]);
     expect(resolveQueuePath('root.batch', leaves)).toBe('root.batch');
     expect(resolveQueuePath('batch', leaves)).toBe('root.batch');
     expect(findQueue(tree, 'root.batch')?.capacityPct).toBe(40);
@@ -476,7 +532,14 @@ describe('helpers', () => {
     const tree = toQueueTree(fixture('scheduler-idle.json').scheduler.schedulerInfo);
     expect(
       queueUpdateProblem(
-        { kind: 'updateQueues', add: [{ path: 'root.p', capacityPct: 50, maxCapacityPct: 100 }, { path: 'root.p.q', capacityPct: 100, maxCapacityPct: 100 }], update: [{ path: 'root.default', capacityPct: 50 }] },
+        {
+          kind: 'updateQueues',
+          add: [
+            { path: 'root.p', capacityPct: 50, maxCapacityPct: 100 },
+            { path: 'root.p.q', capacityPct: 100, maxCapacityPct: 100 },
+          ],
+          update: [{ path: 'root.default', capacityPct: 50 }],
+        },
         tree,
       ),
     ).toBeUndefined();

@@ -105,8 +105,12 @@ describe('RmClient error mapping', () => {
   });
 
   it('a 503 on a scheduler-conf write is retried (the RM did not act)', async () => {
-    rm.on('PUT /scheduler-conf', (_r, n) => (n === 0 ? { status: 503, body: 'not active' } : { status: 200, body: 'Configuration change successfully applied.' }));
-    await expect(client.updateSchedulerConf({ updateQueues: [{ queue: 'root.default', params: { capacity: '100' } }] })).resolves.toContain('successfully applied');
+    rm.on('PUT /scheduler-conf', (_r, n) =>
+      n === 0 ? { status: 503, body: 'not active' } : { status: 200, body: 'Configuration change successfully applied.' },
+    );
+    await expect(client.updateSchedulerConf({ updateQueues: [{ queue: 'root.default', params: { capacity: '100' } }] })).resolves.toContain(
+      'successfully applied',
+    );
     expect(rm.callsTo('PUT /scheduler-conf')).toBe(2);
   });
 
@@ -215,7 +219,17 @@ describe('schedConfUpdateBody', () => {
         updateQueues: [{ queue: 'root.default', params: { capacity: '60' } }],
       }),
     ).toEqual({
-      'add-queue': [{ 'queue-name': 'root.b', params: { entry: [{ key: 'capacity', value: '40' }, { key: 'maximum-capacity', value: '100' }] } }],
+      'add-queue': [
+        {
+          'queue-name': 'root.b',
+          params: {
+            entry: [
+              { key: 'capacity', value: '40' },
+              { key: 'maximum-capacity', value: '100' },
+            ],
+          },
+        },
+      ],
       'update-queue': [{ 'queue-name': 'root.default', params: { entry: [{ key: 'capacity', value: '60' }] } }],
     });
   });

@@ -68,14 +68,19 @@ export class FakeRm {
         const n = this.calls.get(key) ?? 0;
         this.calls.set(key, n + 1);
         const handler = this.routes.get(key);
-        const reply: FakeReply = handler ? handler(recorded, n) : { status: 404, body: { RemoteException: { exception: 'NotFoundException', message: `no route ${key}` } } };
+        const reply: FakeReply = handler
+          ? handler(recorded, n)
+          : { status: 404, body: { RemoteException: { exception: 'NotFoundException', message: `no route ${key}` } } };
         const send = (): void => {
           if (reply.destroy) {
             req.socket.destroy();
             return;
           }
           const body = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
-          res.writeHead(reply.status ?? 200, { 'Content-Type': reply.contentType ?? (typeof reply.body === 'string' ? 'text/plain' : 'application/json'), ...reply.headers });
+          res.writeHead(reply.status ?? 200, {
+            'Content-Type': reply.contentType ?? (typeof reply.body === 'string' ? 'text/plain' : 'application/json'),
+            ...reply.headers,
+          });
           res.end(body);
         };
         if (reply.delayMs) setTimeout(send, reply.delayMs);

@@ -40,9 +40,20 @@ const admissionBody = z
   })
   .describe('BopfAdmission');
 const queueBody = z
-  .object({ name: z.string(), kind: z.enum(['LQ', 'TQ']), class: z.enum(['hard', 'soft', 'elastic']), reason: z.string(), spec: queueSpecSchema, demand: z.object({ vcoreSeconds: z.number(), memoryMBSeconds: z.number() }) })
+  .object({
+    name: z.string(),
+    kind: z.enum(['LQ', 'TQ']),
+    class: z.enum(['hard', 'soft', 'elastic']),
+    reason: z.string(),
+    spec: queueSpecSchema,
+    demand: z.object({ vcoreSeconds: z.number(), memoryMBSeconds: z.number() }),
+  })
   .describe('BopfQueue');
-const listBody = z.object({ capacity: z.object({ memoryMB: z.number(), vcores: z.number() }).nullable(), variant: z.enum(['bopf', 'nbopf']), queues: z.array(queueBody) });
+const listBody = z.object({
+  capacity: z.object({ memoryMB: z.number(), vcores: z.number() }).nullable(),
+  variant: z.enum(['bopf', 'nbopf']),
+  queues: z.array(queueBody),
+});
 const registeredBody = z.object({ queue: queueBody, admission: admissionBody });
 const conflictBody = z
   .object({
@@ -59,16 +70,41 @@ const lqExample = { name: 'etl', kind: 'LQ', periodMs: 600_000, burstDeadlineMs:
 
 export const apiRoutes: readonly ApiRoute[] = [
   {
-    method: 'post', path: '/v1/bopf/queues', summary: 'Register a BoPF queue (LQ or TQ); answers its admission class with the conditions and their numbers', tags: ['bopf'],
-    body: specBody, bodyExample: lqExample, responses: { 201: registeredBody, 400: errorBody, 409: conflictBody, 503: errorBody },
+    method: 'post',
+    path: '/v1/bopf/queues',
+    summary: 'Register a BoPF queue (LQ or TQ); answers its admission class with the conditions and their numbers',
+    tags: ['bopf'],
+    body: specBody,
+    bodyExample: lqExample,
+    responses: { 201: registeredBody, 400: errorBody, 409: conflictBody, 503: errorBody },
   },
   { method: 'get', path: '/v1/bopf/queues', summary: 'Admitted BoPF queues with their classes', tags: ['bopf'], responses: { 200: listBody } },
-  { method: 'get', path: '/v1/bopf/queues/{name}', summary: 'One admitted BoPF queue', tags: ['bopf'], params: nameParam, responses: { 200: queueBody, 404: errorBody } },
   {
-    method: 'put', path: '/v1/bopf/queues/{name}', summary: 'Re-register a queue with new parameters (judged as if absent; unchanged when rejected)', tags: ['bopf'], params: nameParam,
-    body: specBody, bodyExample: { ...lqExample, burstDeadlineMs: 180_000 }, responses: { 200: registeredBody, 400: errorBody, 404: errorBody, 409: conflictBody },
+    method: 'get',
+    path: '/v1/bopf/queues/{name}',
+    summary: 'One admitted BoPF queue',
+    tags: ['bopf'],
+    params: nameParam,
+    responses: { 200: queueBody, 404: errorBody },
   },
-  { method: 'delete', path: '/v1/bopf/queues/{name}', summary: 'Unregister a BoPF queue', tags: ['bopf'], params: nameParam, responses: { 204: 'removed', 404: errorBody } },
+  {
+    method: 'put',
+    path: '/v1/bopf/queues/{name}',
+    summary: 'Re-register a queue with new parameters (judged as if absent; unchanged when rejected)',
+    tags: ['bopf'],
+    params: nameParam,
+    body: specBody,
+    bodyExample: { ...lqExample, burstDeadlineMs: 180_000 },
+    responses: { 200: registeredBody, 400: errorBody, 404: errorBody, 409: conflictBody },
+  },
+  {
+    method: 'delete',
+    path: '/v1/bopf/queues/{name}',
+    summary: 'Unregister a BoPF queue',
+    tags: ['bopf'],
+    params: nameParam,
+    responses: { 204: 'removed', 404: errorBody },
+  },
 ];
 
 function admissionJson(d: AdmissionDecision) {
@@ -134,7 +170,9 @@ const bopfRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
 
   const conflict = (reply: FastifyReply, d: AdmissionDecision) => {
     const failed = d.checks.find((c) => !c.passed);
-    return reply.code(409).send({ error: 'conflict', reason: d.reason, ...(failed ? { condition: failed.condition, detail: failed.detail } : {}), admission: admissionJson(d) });
+    return reply
+      .code(409)
+      .send({ error: 'conflict', reason: d.reason, ...(failed ? { condition: failed.condition, detail: failed.detail } : {}), admission: admissionJson(d) });
   };
 
   app.post('/v1/bopf/queues', async (req, reply) => {
@@ -152,7 +190,11 @@ const bopfRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
     });
   });
 
-  app.get('/v1/bopf/queues', async () => ({ capacity: book?.capacity ?? null, variant: book?.variant ?? variantNow(), queues: (book?.queues ?? []).map(queueJson) }));
+  app.get('/v1/bopf/queues', async () => ({
+    capacity: book?.capacity ?? null,
+    variant: book?.variant ?? variantNow(),
+    queues: (book?.queues ?? []).map(queueJson),
+  }));
 
   app.get('/v1/bopf/queues/:name', async (req, reply) => {
     const name = parseName(req.params);

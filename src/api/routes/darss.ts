@@ -23,7 +23,23 @@ import { z } from 'zod';
 import { ConflictError, ValidationError, zodToValidationError } from '../../core/errors.js';
 import type { ClusterSnapshot } from '../../core/model.js';
 import { checkWorkflow, fieldPath, jobSpanMs, REQUEST_TAG, workflowRequestSchema, type WorkflowRequest } from '../../core/rsl.js';
-import { addSteps, bestEffortQuota, capacityChanged, clusterUnits, emptySteps, forEachSegment, judgeRequest, productionCap, releaseBooking, admissionParams, type AdmissionDecision, type AdmittedRequest, type DarssParams, type DarssState, type Piece } from '../../policies/darss/index.js';
+import {
+  addSteps,
+  bestEffortQuota,
+  capacityChanged,
+  clusterUnits,
+  emptySteps,
+  forEachSegment,
+  judgeRequest,
+  productionCap,
+  releaseBooking,
+  admissionParams,
+  type AdmissionDecision,
+  type AdmittedRequest,
+  type DarssParams,
+  type DarssState,
+  type Piece,
+} from '../../policies/darss/index.js';
 import type { ApiRoute } from '../openapi.js';
 import { errorBody } from '../schemas.js';
 import type { RoutePlugin, RoutePluginOptions } from '../server.js';
@@ -44,7 +60,14 @@ const ID_RE = /^[A-Za-z0-9._-]+$/;
 
 const idSchema = z.string().min(1).max(128).regex(ID_RE, 'letters, digits, ".", "-" and "_" only');
 const pieceSchema = z.tuple([z.number(), z.number(), z.number()]);
-const admittedJobSchema = z.object({ tasks: z.number(), unitsPerTask: z.number(), leaseMs: z.number(), latestStartMs: z.number(), bookedStartMs: z.number(), done: z.boolean().optional() });
+const admittedJobSchema = z.object({
+  tasks: z.number(),
+  unitsPerTask: z.number(),
+  leaseMs: z.number(),
+  latestStartMs: z.number(),
+  bookedStartMs: z.number(),
+  done: z.boolean().optional(),
+});
 
 /** One stored request: what was asked, what was decided, what was booked; or a tombstone. */
 const recordSchema = z.object({
@@ -71,7 +94,16 @@ const numbersBody = z
     bookedFromMs: z.number().optional(),
   })
   .describe('DarssNumbers');
-const decisionBody = z.object({ accepted: z.boolean(), rule: z.string(), test: z.enum(['critical-path', 'count-only']), nowMs: z.number(), reason: z.string(), numbers: numbersBody }).describe('DarssDecision');
+const decisionBody = z
+  .object({
+    accepted: z.boolean(),
+    rule: z.string(),
+    test: z.enum(['critical-path', 'count-only']),
+    nowMs: z.number(),
+    reason: z.string(),
+    numbers: numbersBody,
+  })
+  .describe('DarssDecision');
 const jobStartBody = z.object({ job: z.string(), latestStartMs: z.number(), bookedStartMs: z.number(), done: z.boolean() });
 const requestBody = z
   .object({
@@ -89,7 +121,13 @@ const requestBody = z
 const requestDetailBody = requestBody.extend({ workflow: workflowRequestSchema }).describe('DarssRequestDetail');
 const createdBody = z.object({ id: z.string(), latestStarts: z.record(z.string(), z.number()), decision: decisionBody });
 const conflictBody = z
-  .object({ error: z.literal('conflict'), reason: z.string(), condition: z.string().optional(), numbers: numbersBody.optional(), decision: decisionBody.optional() })
+  .object({
+    error: z.literal('conflict'),
+    reason: z.string(),
+    condition: z.string().optional(),
+    numbers: numbersBody.optional(),
+    decision: decisionBody.optional(),
+  })
   .describe('DarssConflict');
 const listQuery = z.object({ group: z.string().min(1).max(128).optional(), limit: z.coerce.number().int().min(1).max(10_000).default(1000) }).strict();
 const listBody = z.object({ nowMs: z.number(), requests: z.array(requestBody) });
@@ -150,15 +188,65 @@ const workflowExample = {
 
 export const apiRoutes: readonly ApiRoute[] = [
   {
-    method: 'post', path: '/v1/darss/requests', summary: 'Submit a workflow (RSL; application/json or application/yaml); admitted against the ledger (201 with its latest starts) or refused (409 with the failing condition and its numbers)', tags: ['darss'],
-    body: workflowBody, bodyTypes: ['application/json', 'application/yaml'], bodyExample: workflowExample, responses: { 201: createdBody, 400: errorBody, 409: conflictBody, 503: errorBody },
+    method: 'post',
+    path: '/v1/darss/requests',
+    summary:
+      'Submit a workflow (RSL; application/json or application/yaml); admitted against the ledger (201 with its latest starts) or refused (409 with the failing condition and its numbers)',
+    tags: ['darss'],
+    body: workflowBody,
+    bodyTypes: ['application/json', 'application/yaml'],
+    bodyExample: workflowExample,
+    responses: { 201: createdBody, 400: errorBody, 409: conflictBody, 503: errorBody },
   },
-  { method: 'get', path: '/v1/darss/requests', summary: 'Admitted DARSS requests with progress and slack', tags: ['darss'], query: listQuery, responses: { 200: listBody, 400: errorBody } },
-  { method: 'get', path: '/v1/darss/requests/{id}', summary: 'One admitted DARSS request with its workflow', tags: ['darss'], params: idParam, responses: { 200: requestDetailBody, 404: errorBody } },
-  { method: 'delete', path: '/v1/darss/requests/{id}', summary: 'Withdraw a request and release its bookings (409 once one of its tasks has started)', tags: ['darss'], params: idParam, responses: { 204: 'withdrawn', 404: errorBody, 409: conflictBody, 503: errorBody } },
-  { method: 'get', path: '/v1/darss/quota', summary: 'Best-effort quota (m of n units per period) and production cap', tags: ['darss'], responses: { 200: quotaBody, 409: errorBody } },
-  { method: 'put', path: '/v1/darss/quota', summary: 'Change the best-effort quota and production cap (role admin); names admitted requests that no longer fit', tags: ['darss'], role: 'admin', body: quotaSchema, bodyExample: { m: 40, n: 100, periodMs: 3_600_000, productionCapPct: 80 }, responses: { 200: quotaBody, 400: errorBody, 409: errorBody } },
-  { method: 'get', path: '/v1/darss/ledger', summary: 'Units reserved for production over [from, to) as a step function (at most 30 days, 10,000 steps)', tags: ['darss'], query: ledgerQuery, responses: { 200: ledgerBody, 400: errorBody, 409: errorBody } },
+  {
+    method: 'get',
+    path: '/v1/darss/requests',
+    summary: 'Admitted DARSS requests with progress and slack',
+    tags: ['darss'],
+    query: listQuery,
+    responses: { 200: listBody, 400: errorBody },
+  },
+  {
+    method: 'get',
+    path: '/v1/darss/requests/{id}',
+    summary: 'One admitted DARSS request with its workflow',
+    tags: ['darss'],
+    params: idParam,
+    responses: { 200: requestDetailBody, 404: errorBody },
+  },
+  {
+    method: 'delete',
+    path: '/v1/darss/requests/{id}',
+    summary: 'Withdraw a request and release its bookings (409 once one of its tasks has started)',
+    tags: ['darss'],
+    params: idParam,
+    responses: { 204: 'withdrawn', 404: errorBody, 409: conflictBody, 503: errorBody },
+  },
+  {
+    method: 'get',
+    path: '/v1/darss/quota',
+    summary: 'Best-effort quota (m of n units per period) and production cap',
+    tags: ['darss'],
+    responses: { 200: quotaBody, 409: errorBody },
+  },
+  {
+    method: 'put',
+    path: '/v1/darss/quota',
+    summary: 'Change the best-effort quota and production cap (role admin); names admitted requests that no longer fit',
+    tags: ['darss'],
+    role: 'admin',
+    body: quotaSchema,
+    bodyExample: { m: 40, n: 100, periodMs: 3_600_000, productionCapPct: 80 },
+    responses: { 200: quotaBody, 400: errorBody, 409: errorBody },
+  },
+  {
+    method: 'get',
+    path: '/v1/darss/ledger',
+    summary: 'Units reserved for production over [from, to) as a step function (at most 30 days, 10,000 steps)',
+    tags: ['darss'],
+    query: ledgerQuery,
+    responses: { 200: ledgerBody, 400: errorBody, 409: errorBody },
+  },
 ];
 
 // ----------------------------------------------------------------------------------- helpers
@@ -177,7 +265,8 @@ export function inBody(e: unknown): unknown {
 }
 
 export function parseWorkflowBody(body: unknown): WorkflowRequest {
-  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) throw new ValidationError('body', 'a workflow object (JSON or YAML) is required');
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new ValidationError('body', 'a workflow object (JSON or YAML) is required');
   const r = workflowRequestSchema.safeParse(body);
   if (!r.success) {
     const i = r.error.issues[0];
@@ -189,16 +278,20 @@ export function parseWorkflowBody(body: unknown): WorkflowRequest {
 
 /** Bounds beyond the RSL schema: what an operator-facing API lets reach the ledger and the RM (fields as in the request). */
 export function checkBounds(w: WorkflowRequest, now: number): void {
-  if (w.deadlineMs === undefined) throw new ValidationError('deadlineMs', 'required: the admin API takes production workflows (best-effort jobs need no request)');
-  if (w.deadlineMs > now + MAX_HORIZON_MS) throw new ValidationError('deadlineMs', `more than ${MAX_HORIZON_MS / DAY_MS} days ahead (${w.deadlineMs} > ${now + MAX_HORIZON_MS})`);
-  if (w.submittedAtMs !== undefined && w.submittedAtMs > now) throw new ValidationError('submittedAtMs', `in the future (${w.submittedAtMs} > ${now}); omit it, the request is judged now`);
+  if (w.deadlineMs === undefined)
+    throw new ValidationError('deadlineMs', 'required: the admin API takes production workflows (best-effort jobs need no request)');
+  if (w.deadlineMs > now + MAX_HORIZON_MS)
+    throw new ValidationError('deadlineMs', `more than ${MAX_HORIZON_MS / DAY_MS} days ahead (${w.deadlineMs} > ${now + MAX_HORIZON_MS})`);
+  if (w.submittedAtMs !== undefined && w.submittedAtMs > now)
+    throw new ValidationError('submittedAtMs', `in the future (${w.submittedAtMs} > ${now}); omit it, the request is judged now`);
   let steps = 0;
   w.jobs.forEach((j, i) => {
     if (j.leaseMs < MIN_LEASE_MS) throw new ValidationError(`jobs[${i}].leaseMs`, `below ${MIN_LEASE_MS} ms`);
     if (j.leaseMs > MAX_HORIZON_MS) throw new ValidationError(`jobs[${i}].leaseMs`, `above ${MAX_HORIZON_MS} ms`);
     steps += Math.ceil(((j.deadlineMs ?? w.deadlineMs!) - now) / jobSpanMs(j));
   });
-  if (steps > MAX_BOOKING_STEPS) throw new ValidationError('jobs', `booking would step through ${steps} windows (most ${MAX_BOOKING_STEPS}): use longer leases or a nearer deadline`);
+  if (steps > MAX_BOOKING_STEPS)
+    throw new ValidationError('jobs', `booking would step through ${steps} windows (most ${MAX_BOOKING_STEPS}): use longer leases or a nearer deadline`);
 }
 
 function numbersOf(d: AdmissionDecision) {
@@ -281,7 +374,8 @@ function withdraw(state: DarssState, id: string, group: string, now: number): vo
 function startedBy(snapshot: ClusterSnapshot, id: string, state: DarssState | undefined): string | undefined {
   for (const app of snapshot.apps.values()) {
     if (app.tags[REQUEST_TAG] !== id) continue;
-    if (app.runningContainers > 0 || app.state === 'FINISHED' || app.state === 'FAILED') return `application ${app.id} (${app.state}, ${app.runningContainers} containers)`;
+    if (app.runningContainers > 0 || app.state === 'FINISHED' || app.state === 'FAILED')
+      return `application ${app.id} (${app.state}, ${app.runningContainers} containers)`;
   }
   const done = Object.entries(state?.admitted[id]?.jobs ?? {}).find(([, j]) => j.done);
   return done ? `job ${done[0]} is done` : undefined;
@@ -320,7 +414,8 @@ const darssRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
   const reconcile = async (): Promise<void> => {
     const s = liveState();
     if (!s) return;
-    const off = orphans(s, records).length > 0 || [...records.values()].some((r) => (r.deletedAtMs !== undefined ? Boolean(s.admitted[r.id]) : !s.admitted[r.id]));
+    const off =
+      orphans(s, records).length > 0 || [...records.values()].some((r) => (r.deletedAtMs !== undefined ? Boolean(s.admitted[r.id]) : !s.admitted[r.id]));
     if (!off) return;
     await engine.changePolicyState(POLICY, (raw) => ({ changed: restore(darssState(raw), records, engine.clock.now()), value: undefined }));
   };
@@ -334,7 +429,12 @@ const darssRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
 
   const requestJson = (rec: RequestRecord, state: DarssState | undefined, now: number) => {
     const admitted = state?.admitted[rec.id] ?? rec.admitted;
-    const jobs = Object.entries(admitted?.jobs ?? {}).map(([job, j]) => ({ job, latestStartMs: j.latestStartMs, bookedStartMs: j.bookedStartMs, done: j.done === true }));
+    const jobs = Object.entries(admitted?.jobs ?? {}).map(([job, j]) => ({
+      job,
+      latestStartMs: j.latestStartMs,
+      bookedStartMs: j.bookedStartMs,
+      done: j.done === true,
+    }));
     const left = jobs.filter((j) => !j.done);
     const done = jobs.length - left.length;
     const d = rec.decision as unknown as AdmissionDecision;
@@ -360,7 +460,8 @@ const darssRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
       requireDarss();
       await reconcile();
       const id = w.id ?? `wf-${randomBytes(6).toString('hex')}`;
-      if (records.has(id) || liveState()?.judged[id]) return reply.code(409).send({ error: 'conflict', reason: `request ${id} exists already; give another id` });
+      if (records.has(id) || liveState()?.judged[id])
+        return reply.code(409).send({ error: 'conflict', reason: `request ${id} exists already; give another id` });
       const snapshot = await engine.snapshot();
       const now = snapshot.nowMs;
       const p = params();
@@ -380,14 +481,24 @@ const darssRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
         const decision = judgeRequest(state, request, now, largest, p);
         if (!decision.accepted) return { changed: false, value: { decision } };
         state.judged[id] = { ...decision, via: VIA } as ApiDecision;
-        return { changed: true, value: { decision, admitted: structuredClone(state.admitted[id]), bookings: structuredClone(state.ledger.bookings[id] ?? {}) } };
+        return {
+          changed: true,
+          value: { decision, admitted: structuredClone(state.admitted[id]), bookings: structuredClone(state.ledger.bookings[id] ?? {}) },
+        };
       });
       const d = out.decision;
       if (!d.accepted) {
         if (d.rule === 'invalidRequest') throw new ValidationError('body', d.reason);
         return conflict(reply, d);
       }
-      const rec: RequestRecord = { id, admittedAtMs: now, workflow: request as unknown as Record<string, unknown>, decision: d as unknown as Record<string, unknown>, admitted: out.admitted, bookings: out.bookings };
+      const rec: RequestRecord = {
+        id,
+        admittedAtMs: now,
+        workflow: request as unknown as Record<string, unknown>,
+        decision: d as unknown as Record<string, unknown>,
+        admitted: out.admitted,
+        bookings: out.bookings,
+      };
       try {
         await ns.put(id, rec);
       } catch (e) {
@@ -449,7 +560,8 @@ const darssRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
       const tomb: RequestRecord = { ...rec, deletedAtMs: snapshot.nowMs };
       await ns.put(id, tomb);
       records.set(id, tomb);
-      if (running()) await engine.changePolicyState(POLICY, (raw) => ({ changed: restore(darssState(raw), new Map([[id, tomb]]), snapshot.nowMs), value: undefined }));
+      if (running())
+        await engine.changePolicyState(POLICY, (raw) => ({ changed: restore(darssState(raw), new Map([[id, tomb]]), snapshot.nowMs), value: undefined }));
       req.audit = { before: { id, group: rec.admitted?.group, deadlineMs: rec.admitted?.deadlineMs } };
       return reply.code(204).send();
     });
@@ -457,7 +569,15 @@ const darssRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
 
   const quotaJson = (p: DarssParams, state: DarssState | undefined) => {
     const c = state?.ledger.capacityUnits ?? 0;
-    return { m: p.quota.m, n: p.quota.n, periodMs: p.quota.periodMs, productionCapPct: p.productionCapPct, capacityUnits: c, bestEffortUnits: bestEffortQuota(c, p.quota), productionLimitUnits: productionCap(c, admissionParams(p)) };
+    return {
+      m: p.quota.m,
+      n: p.quota.n,
+      periodMs: p.quota.periodMs,
+      productionCapPct: p.productionCapPct,
+      capacityUnits: c,
+      bestEffortUnits: bestEffortQuota(c, p.quota),
+      productionLimitUnits: productionCap(c, admissionParams(p)),
+    };
   };
 
   app.get('/v1/darss/quota', async () => {
@@ -472,7 +592,10 @@ const darssRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
       requireDarss();
       const before = params();
       req.audit = { before: { quota: before.quota, productionCapPct: before.productionCapPct } };
-      await engine.setPolicy({ name: POLICY, params: { ...before, quota: { m: q.m, n: q.n, periodMs: q.periodMs }, productionCapPct: q.productionCapPct ?? before.productionCapPct } });
+      await engine.setPolicy({
+        name: POLICY,
+        params: { ...before, quota: { m: q.m, n: q.n, periodMs: q.periodMs }, productionCapPct: q.productionCapPct ?? before.productionCapPct },
+      });
       const p = params();
       req.audit.after = { quota: p.quota, productionCapPct: p.productionCapPct };
       // Bookings made under the old limit may go over the new one: recorded and named, never dropped.
@@ -507,7 +630,15 @@ const darssRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
       else truncated = true;
     });
     const p = params();
-    return { fromMs: from, toMs: to, capacityUnits: state.ledger.capacityUnits, productionLimitUnits: productionCap(state.ledger.capacityUnits, admissionParams(p)), ...(q.group !== undefined ? { group: q.group } : {}), steps, truncated };
+    return {
+      fromMs: from,
+      toMs: to,
+      capacityUnits: state.ledger.capacityUnits,
+      productionLimitUnits: productionCap(state.ledger.capacityUnits, admissionParams(p)),
+      ...(q.group !== undefined ? { group: q.group } : {}),
+      steps,
+      truncated,
+    };
   });
 };
 

@@ -26,7 +26,11 @@ import { serialQueue } from '../serial.js';
 export const RAYON_NAMESPACE = 'rayon.reservations';
 const WAITING: ReadonlySet<string> = new Set(['NEW', 'NEW_SAVING', 'SUBMITTED', 'ACCEPTED']);
 
-const idSchema = z.string().min(1).max(128).regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "-" and "_" only');
+const idSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "-" and "_" only');
 const idParam = z.object({ id: idSchema.describe('Request id') });
 
 const recordSchema = z.object({
@@ -64,12 +68,38 @@ const workflowExample = {
 
 export const apiRoutes: readonly ApiRoute[] = [
   {
-    method: 'post', path: '/v1/rayon/reservations', summary: "Reserve a workflow (RSL) in the RM's own ReservationSystem: 201 with the reservation, or 409 with the RM's reason", tags: ['rayon'],
-    body: workflowRequestSchema.describe('RayonWorkflow'), bodyTypes: ['application/json', 'application/yaml'], bodyExample: workflowExample, responses: { 201: reservationBody, 400: errorBody, 409: conflictBody, 503: errorBody },
+    method: 'post',
+    path: '/v1/rayon/reservations',
+    summary: "Reserve a workflow (RSL) in the RM's own ReservationSystem: 201 with the reservation, or 409 with the RM's reason",
+    tags: ['rayon'],
+    body: workflowRequestSchema.describe('RayonWorkflow'),
+    bodyTypes: ['application/json', 'application/yaml'],
+    bodyExample: workflowExample,
+    responses: { 201: reservationBody, 400: errorBody, 409: conflictBody, 503: errorBody },
   },
-  { method: 'get', path: '/v1/rayon/reservations', summary: 'Workflows reserved through the brain, with what the RM placed', tags: ['rayon'], responses: { 200: listBody, 409: errorBody, 503: errorBody } },
-  { method: 'get', path: '/v1/rayon/reservations/{id}', summary: 'One reserved workflow', tags: ['rayon'], params: idParam, responses: { 200: reservationBody, 404: errorBody, 409: errorBody } },
-  { method: 'delete', path: '/v1/rayon/reservations/{id}', summary: 'Give a reservation back (409 once an application of it has started)', tags: ['rayon'], params: idParam, responses: { 204: 'deleted', 404: errorBody, 409: conflictBody, 503: errorBody } },
+  {
+    method: 'get',
+    path: '/v1/rayon/reservations',
+    summary: 'Workflows reserved through the brain, with what the RM placed',
+    tags: ['rayon'],
+    responses: { 200: listBody, 409: errorBody, 503: errorBody },
+  },
+  {
+    method: 'get',
+    path: '/v1/rayon/reservations/{id}',
+    summary: 'One reserved workflow',
+    tags: ['rayon'],
+    params: idParam,
+    responses: { 200: reservationBody, 404: errorBody, 409: errorBody },
+  },
+  {
+    method: 'delete',
+    path: '/v1/rayon/reservations/{id}',
+    summary: 'Give a reservation back (409 once an application of it has started)',
+    tags: ['rayon'],
+    params: idParam,
+    responses: { 204: 'deleted', 404: errorBody, 409: conflictBody, 503: errorBody },
+  },
 ];
 
 const rayonRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
@@ -80,7 +110,7 @@ const rayonRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
   const serial = serialQueue();
   const system = (): ReservationSystem => {
     const r = engine.reservationSystem();
-    if (!r) throw new ConflictError('this brain has no reservation system: start it with --reservation-queue against an RM that runs YARN\'s ReservationSystem');
+    if (!r) throw new ConflictError("this brain has no reservation system: start it with --reservation-queue against an RM that runs YARN's ReservationSystem");
     return r;
   };
   acceptYamlBodies(app);
@@ -115,7 +145,13 @@ const rayonRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
         if (e instanceof ReservationRefusedError) return reply.code(409).send({ error: 'conflict', reason: e.message, condition: 'reservation-refused' });
         throw e;
       }
-      const rec: ReservationRecord = { id, reservationId: placed.reservationId, queue: placed.queue, reservedAtMs: now, workflow: { ...w, id } as Record<string, unknown> };
+      const rec: ReservationRecord = {
+        id,
+        reservationId: placed.reservationId,
+        queue: placed.queue,
+        reservedAtMs: now,
+        workflow: { ...w, id } as Record<string, unknown>,
+      };
       try {
         await ns.put(id, rec);
       } catch (e) {
@@ -161,7 +197,12 @@ const rayonRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
       const snapshot = await engine.snapshot();
       // Started: an application of it holds a container (its AM counts) or has run.
       const started = [...snapshot.apps.values()].find((a) => a.tags[REQUEST_TAG] === id.toLowerCase() && (a.runningContainers > 0 || !WAITING.has(a.state)));
-      if (started) return reply.code(409).send({ error: 'conflict', reason: `request ${id} has started (${started.id} is ${started.state} with ${started.runningContainers} container(s)): a started workflow cannot be withdrawn`, condition: 'started' });
+      if (started)
+        return reply.code(409).send({
+          error: 'conflict',
+          reason: `request ${id} has started (${started.id} is ${started.state} with ${started.runningContainers} container(s)): a started workflow cannot be withdrawn`,
+          condition: 'started',
+        });
       await rs.delete(rec.reservationId);
       const tomb = { ...rec, deletedAtMs: snapshot.nowMs };
       await ns.put(id, tomb);

@@ -54,7 +54,16 @@ export async function bopf(c: AdminContext, args: readonly string[]): Promise<nu
     }
     case 'get': {
       const q = await ok(c.client.GET('/v1/bopf/queues/{name}', path(arg)));
-      c.io.out(c.json ? json(q) : `${fields([['name', q.name], ['kind', q.kind], ['class', q.class], ['reason', q.reason]])}\nspec:\n${json(q.spec).replace(/^/gm, '  ')}`);
+      c.io.out(
+        c.json
+          ? json(q)
+          : `${fields([
+              ['name', q.name],
+              ['kind', q.kind],
+              ['class', q.class],
+              ['reason', q.reason],
+            ])}\nspec:\n${json(q.spec).replace(/^/gm, '  ')}`,
+      );
       return 0;
     }
     case 'add': {

@@ -19,7 +19,11 @@ function requestRows(requests: readonly Request[]): string[][] {
 const REQUEST_HEADER = ['ID', 'GROUP', 'DEADLINE', 'JOBS DONE', 'SLACK', 'NOTE'];
 
 const jobsTable = (jobs: Request['jobs'], columns?: number) =>
-  table(['JOB', 'LATEST START', 'BOOKED FROM', 'DONE'], jobs.map((j) => [j.job, isoTime(j.latestStartMs), isoTime(j.bookedStartMs), j.done ? 'yes' : 'no']), columns);
+  table(
+    ['JOB', 'LATEST START', 'BOOKED FROM', 'DONE'],
+    jobs.map((j) => [j.job, isoTime(j.latestStartMs), isoTime(j.bookedStartMs), j.done ? 'yes' : 'no']),
+    columns,
+  );
 
 async function requests(c: AdminContext, verb: string, rest: readonly string[]): Promise<number> {
   const [arg, extra] = rest;
@@ -40,7 +44,16 @@ async function requests(c: AdminContext, verb: string, rest: readonly string[]):
       const r = await ok(c.client.GET('/v1/darss/requests/{id}', idPath()));
       if (c.json) c.io.out(json(r));
       else {
-        c.io.out(fields([['id', r.id], ['group', r.group], ['deadline', isoTime(r.deadlineMs)], ['admitted', isoTime(r.admittedAtMs)], ['slack', shortDuration(r.slackMs)], ['decision', `${r.decision.rule}: ${r.decision.reason}`]]));
+        c.io.out(
+          fields([
+            ['id', r.id],
+            ['group', r.group],
+            ['deadline', isoTime(r.deadlineMs)],
+            ['admitted', isoTime(r.admittedAtMs)],
+            ['slack', shortDuration(r.slackMs)],
+            ['decision', `${r.decision.rule}: ${r.decision.reason}`],
+          ]),
+        );
         c.io.out(jobsTable(r.jobs, c.io.columns));
       }
       return 0;
@@ -53,7 +66,13 @@ async function requests(c: AdminContext, verb: string, rest: readonly string[]):
       if (c.json) c.io.out(json(r));
       else {
         c.io.out(`request ${r.id} admitted: ${r.decision.reason}`);
-        c.io.out(table(['JOB', 'LATEST START'], Object.entries(r.latestStarts).map(([job, t]) => [job, isoTime(t)]), c.io.columns));
+        c.io.out(
+          table(
+            ['JOB', 'LATEST START'],
+            Object.entries(r.latestStarts).map(([job, t]) => [job, isoTime(t)]),
+            c.io.columns,
+          ),
+        );
         c.io.out(`tag its YARN applications ${REQUEST_TAG}=${r.id} and ${JOB_TAG}=<job>`);
       }
       return 0;
@@ -96,10 +115,15 @@ async function quota(c: AdminContext, verb: string, rest: readonly string[]): Pr
     const n = numberFlag(c, 'n');
     const periodMs = typeof c.flags.period === 'string' ? parseDuration(c.flags.period, '--period') : undefined;
     const productionCapPct = numberFlag(c, 'production-cap-pct');
-    if (m === undefined && n === undefined && periodMs === undefined && productionCapPct === undefined) throw new UsageError('darss quota set needs at least one of --m, --n, --period, --production-cap-pct');
+    if (m === undefined && n === undefined && periodMs === undefined && productionCapPct === undefined)
+      throw new UsageError('darss quota set needs at least one of --m, --n, --period, --production-cap-pct');
     // What is not given stays as it is.
     const now = await ok(c.client.GET('/v1/darss/quota'));
-    const q = await ok(c.client.PUT('/v1/darss/quota', { body: { m: m ?? now.m, n: n ?? now.n, periodMs: periodMs ?? now.periodMs, productionCapPct: productionCapPct ?? now.productionCapPct } }));
+    const q = await ok(
+      c.client.PUT('/v1/darss/quota', {
+        body: { m: m ?? now.m, n: n ?? now.n, periodMs: periodMs ?? now.periodMs, productionCapPct: productionCapPct ?? now.productionCapPct },
+      }),
+    );
     c.io.out(c.json ? json(q) : quotaText(q));
     return 0;
   }
@@ -111,15 +135,32 @@ async function ledger(c: AdminContext, rest: readonly string[]): Promise<number>
   const now = Date.now();
   const from = typeof c.flags.from === 'string' ? parseTime(c.flags.from, '--from', now) : undefined;
   // --to also takes a duration after --from (or now): `--to 6h`.
-  const to = typeof c.flags.to === 'string' ? (/^\d+(\.\d+)?(ms|s|m|h|d)$/.test(c.flags.to) ? (from ?? now) + parseDuration(c.flags.to, '--to') : parseTime(c.flags.to, '--to', now)) : undefined;
-  const query = { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), ...(typeof c.flags.group === 'string' ? { group: c.flags.group } : {}) };
+  const to =
+    typeof c.flags.to === 'string'
+      ? /^\d+(\.\d+)?(ms|s|m|h|d)$/.test(c.flags.to)
+        ? (from ?? now) + parseDuration(c.flags.to, '--to')
+        : parseTime(c.flags.to, '--to', now)
+      : undefined;
+  const query = {
+    ...(from !== undefined ? { from } : {}),
+    ...(to !== undefined ? { to } : {}),
+    ...(typeof c.flags.group === 'string' ? { group: c.flags.group } : {}),
+  };
   const l = await ok(c.client.GET('/v1/darss/ledger', { params: { query } }));
   if (c.json) {
     c.io.out(json(l));
     return 0;
   }
-  c.io.out(`${l.group ? `group ${l.group}` : 'production'} from ${isoTime(l.fromMs)} to ${isoTime(l.toMs)}: capacity ${l.capacityUnits} units, production limit ${l.productionLimitUnits}`);
-  c.io.out(table(['FROM', 'TO', 'UNITS'], l.steps.map((s) => [isoTime(s.fromMs), isoTime(s.toMs), String(Math.round(s.units * 1000) / 1000)]), c.io.columns));
+  c.io.out(
+    `${l.group ? `group ${l.group}` : 'production'} from ${isoTime(l.fromMs)} to ${isoTime(l.toMs)}: capacity ${l.capacityUnits} units, production limit ${l.productionLimitUnits}`,
+  );
+  c.io.out(
+    table(
+      ['FROM', 'TO', 'UNITS'],
+      l.steps.map((s) => [isoTime(s.fromMs), isoTime(s.toMs), String(Math.round(s.units * 1000) / 1000)]),
+      c.io.columns,
+    ),
+  );
   if (l.truncated) c.io.out('(truncated: ask for a shorter span)');
   return 0;
 }

@@ -37,7 +37,8 @@ export async function status(c: AdminContext): Promise<number> {
   const health = (h.data ?? h.error) as Schemas['Health'] | undefined;
   if (!health || typeof (health as { status?: unknown }).status !== 'string') return c.fail(h.response.status, h.error);
   const policy = await ok(c.client.GET('/v1/policy'));
-  if (c.json) c.io.out(json({ server: c.server, health, policy: { name: policy.name, params: policy.params, dryRun: policy.dryRun, updatedAtMs: policy.updatedAtMs } }));
+  if (c.json)
+    c.io.out(json({ server: c.server, health, policy: { name: policy.name, params: policy.params, dryRun: policy.dryRun, updatedAtMs: policy.updatedAtMs } }));
   else {
     const last = health.lastCycle;
     c.io.out(
@@ -97,7 +98,9 @@ export async function policy(c: AdminContext, args: readonly string[]): Promise<
       const running = await ok(c.client.GET('/v1/policy'));
       if (running.name === name) params = running.params;
     }
-    const p = await ok(c.client.PUT('/v1/policy', { body: { name, ...(params !== undefined ? { params } : {}), ...(dryRun !== undefined ? { dryRun } : {}) } }));
+    const p = await ok(
+      c.client.PUT('/v1/policy', { body: { name, ...(params !== undefined ? { params } : {}), ...(dryRun !== undefined ? { dryRun } : {}) } }),
+    );
     c.io.out(c.json ? json(p) : policyText(p));
     return 0;
   }
@@ -159,7 +162,8 @@ export async function decisions(c: AdminContext, args: readonly string[]): Promi
     if (c.signal?.aborted) break;
     // Entries of one millisecond may straddle two pages: ask from the last time seen, drop what was shown.
     for (;;) {
-      const page: Entry[] = (await ok(c.client.GET('/v1/decisions', { params: { query: { limit: 1000, order: 'asc', since: String(since), ...filters } } }))).entries;
+      const page: Entry[] = (await ok(c.client.GET('/v1/decisions', { params: { query: { limit: 1000, order: 'asc', since: String(since), ...filters } } })))
+        .entries;
       const fresh = page.filter((e) => !seen.has(e.id));
       for (const e of fresh) seen.add(e.id);
       print(fresh);
@@ -186,9 +190,17 @@ export async function dryRun(c: AdminContext, args: readonly string[]): Promise<
     c.io.out(json(r));
     return r.outcome === 'ok' ? 0 : 1;
   }
-  c.io.out(`${r.policy}: ${r.outcome} on the snapshot of ${isoTime(r.snapshotAtMs)}${r.advisory ? ' (advisory: the backend cannot write queues)' : ''}${r.error ? `: ${r.error}` : ''}`);
+  c.io.out(
+    `${r.policy}: ${r.outcome} on the snapshot of ${isoTime(r.snapshotAtMs)}${r.advisory ? ' (advisory: the backend cannot write queues)' : ''}${r.error ? `: ${r.error}` : ''}`,
+  );
   if (r.decisions.length) {
-    const rows = r.decisions.map((d) => [d.rule, d.result, [describeAction(d.action), d.reason, d.skipReason ? `(${d.skipReason})` : '', d.detail ?? '', d.error ? `error: ${d.error}` : ''].filter(Boolean).join(' — ')]);
+    const rows = r.decisions.map((d) => [
+      d.rule,
+      d.result,
+      [describeAction(d.action), d.reason, d.skipReason ? `(${d.skipReason})` : '', d.detail ?? '', d.error ? `error: ${d.error}` : '']
+        .filter(Boolean)
+        .join(' — '),
+    ]);
     c.io.out(table(['RULE', 'RESULT', 'ACTION — REASON'], rows, c.io.columns));
   } else c.io.out('no decisions');
   for (const n of r.notes) c.io.out(`note: ${n}`);

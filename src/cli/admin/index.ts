@@ -197,7 +197,15 @@ export async function runAdminCommand(argv: readonly string[], o: AdminRunOption
       return 0;
     }
     const v = values as Record<string, string | boolean | undefined>;
-    const conn = resolveConnection({ server: v.server as string | undefined, tokenFile: v['token-file'] as string | undefined, stateDir: v['state-dir'] as string | undefined, clientConfig: v['client-config'] as string | undefined }, o.env ?? process.env);
+    const conn = resolveConnection(
+      {
+        server: v.server as string | undefined,
+        tokenFile: v['token-file'] as string | undefined,
+        stateDir: v['state-dir'] as string | undefined,
+        clientConfig: v['client-config'] as string | undefined,
+      },
+      o.env ?? process.env,
+    );
     server = conn.server;
     const client = createAdminClient({ baseUrl: conn.server, ...(conn.token ? { token: conn.token } : {}) });
     let signal = o.signal;
@@ -223,7 +231,9 @@ export async function runAdminCommand(argv: readonly string[], o: AdminRunOption
       return await cmd.run(ctx, positionals);
     } catch (e) {
       if (e instanceof ApiError && e.status === 401 && conn.tokenSource === 'none') {
-        io.err(`schedbrain ${name}: ${serverErrorText(e)}\nNo token found: give --token-file, set SCHEDBRAIN_TOKEN, or run where the service's <state-dir>/admin.token is readable.`);
+        io.err(
+          `schedbrain ${name}: ${serverErrorText(e)}\nNo token found: give --token-file, set SCHEDBRAIN_TOKEN, or run where the service's <state-dir>/admin.token is readable.`,
+        );
         return 1;
       }
       throw e;
@@ -241,7 +251,9 @@ export async function runAdminCommand(argv: readonly string[], o: AdminRunOption
     }
     if (e instanceof TypeError && /fetch failed/.test(e.message)) {
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      io.err(`schedbrain ${name}: cannot reach ${server}: ${cause?.code ?? cause?.message ?? e.message} (is the service running? --server gives another address)`);
+      io.err(
+        `schedbrain ${name}: cannot reach ${server}: ${cause?.code ?? cause?.message ?? e.message} (is the service running? --server gives another address)`,
+      );
       return 1;
     }
     if ((e as Error).name === 'TimeoutError') {

@@ -53,7 +53,8 @@ export function parseTime(text: string, flag: string, nowMs: number): number {
   if (/^\d+$/.test(text)) return Number(text);
   if (/^\d+(\.\d+)?(ms|s|m|h|d)$/.test(text)) return nowMs - parseDuration(text, flag);
   const t = Date.parse(text);
-  if (!Number.isFinite(t)) throw new UsageError(`${flag}: expected epoch milliseconds, an ISO-8601 date-time or a duration back from now (10m, 2h), got "${text}"`);
+  if (!Number.isFinite(t))
+    throw new UsageError(`${flag}: expected epoch milliseconds, an ISO-8601 date-time or a duration back from now (10m, 2h), got "${text}"`);
   return t;
 }
 
@@ -66,7 +67,9 @@ export function readDocument(arg: string, what: string): unknown {
     try {
       text = readFileSync(arg === '-' ? 0 : arg, 'utf8');
     } catch (e) {
-      throw new UsageError(`${what}: cannot read ${arg === '-' ? 'standard input' : arg}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+      throw new UsageError(
+        `${what}: cannot read ${arg === '-' ? 'standard input' : arg}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
+      );
     }
   }
   try {
@@ -83,7 +86,11 @@ export function shortDuration(ms: number | null | undefined): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
   let s = Math.round(ms / 1000);
   const parts: string[] = [];
-  for (const [unit, size] of [['d', 86_400], ['h', 3600], ['m', 60]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+  ] as const) {
     if (s >= size) {
       parts.push(`${Math.floor(s / size)}${unit}`);
       s %= size;

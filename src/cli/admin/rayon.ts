@@ -11,7 +11,11 @@ const HEADER = ['ID', 'RESERVATION', 'QUEUE', 'DEADLINE', 'ALLOCATIONS'];
 
 function allocations(r: Reservation, columns?: number): string {
   if (!r.allocations.length) return 'no allocation left (the reservation is over)';
-  return table(['FROM', 'TO', 'MEMORY MB', 'VCORES'], r.allocations.map((a) => [isoTime(a.fromMs), isoTime(a.toMs), String(a.memoryMB), String(a.vcores)]), columns);
+  return table(
+    ['FROM', 'TO', 'MEMORY MB', 'VCORES'],
+    r.allocations.map((a) => [isoTime(a.fromMs), isoTime(a.toMs), String(a.memoryMB), String(a.vcores)]),
+    columns,
+  );
 }
 
 export async function rayon(c: AdminContext, args: readonly string[]): Promise<number> {

@@ -581,7 +581,13 @@ function appTotals(cycle: Cycle, kept: AppFigures | undefined, key: string): voi
  * say what changed, and when the figures do not fit the snapshot. Returns whether it was a full
  * pass, and whether the figures can be kept.
  */
-function nodeTotals(cycle: Cycle, state: BigcState, keptFigures: NodeFigures | undefined, key: string, scanDue: boolean): { full: boolean; keepFigures: boolean } {
+function nodeTotals(
+  cycle: Cycle,
+  state: BigcState,
+  keptFigures: NodeFigures | undefined,
+  key: string,
+  scanDue: boolean,
+): { full: boolean; keepFigures: boolean } {
   const { snapshot, params, now } = cycle;
   const changed = snapshot.changedNodeIds;
   const isLong = (c: ContainerView): boolean => cycle.isLong(c);
@@ -738,7 +744,8 @@ function preemptResume(cycle: Cycle, shortPending: number): void {
             { kind: 'resumeContainer', containerId: c.id, nodeId: id },
             POLICY,
             RULE.preemptResume,
-            () => `${free} core(s) free on ${id}, ${freeAfter} in the cluster for ${shortPending} waiting short task core(s): resume long ${c.id} (suspended ${secondsText(waited)})`,
+            () =>
+              `${free} core(s) free on ${id}, ${freeAfter} in the cluster for ${shortPending} waiting short task core(s): resume long ${c.id} (suspended ${secondsText(waited)})`,
           ),
         );
       },

@@ -282,7 +282,9 @@ export class AdmissionControl {
     };
     const okDetail = (committed: Resources, when: string): ConditionCheck => {
       // Report the tighter resource.
-      const r = RES.map((x) => ({ x, slack: (this.capacity[x.cap] - committed[x.cap] - rate[x.cap]) / Math.max(1e-12, this.capacity[x.cap]) })).sort((a, b) => a.slack - b.slack)[0].x;
+      const r = RES.map((x) => ({ x, slack: (this.capacity[x.cap] - committed[x.cap] - rate[x.cap]) / Math.max(1e-12, this.capacity[x.cap]) })).sort(
+        (a, b) => a.slack - b.slack,
+      )[0].x;
       return {
         condition: 'resource',
         passed: true,
@@ -371,7 +373,11 @@ function summary(checks: readonly ConditionCheck[]): string {
 }
 
 /** Admits `specs` in order on a fresh cluster of capacity `capacity`. */
-export function admitAll(capacity: Resources, specs: readonly QueueSpec[], opts: AdmissionOptions = {}): { control: AdmissionControl; decisions: AdmissionDecision[] } {
+export function admitAll(
+  capacity: Resources,
+  specs: readonly QueueSpec[],
+  opts: AdmissionOptions = {},
+): { control: AdmissionControl; decisions: AdmissionDecision[] } {
   const control = new AdmissionControl(capacity, opts);
   const decisions = specs.map((s) => control.admit(s));
   return { control, decisions };

@@ -93,7 +93,6 @@ export interface BopfState {
   lastMs?: number;
 }
 
-
 function fmtShare(received: Resources, d: { vcoreSeconds: number; memoryMBSeconds: number }): string {
   const f = Math.min(
     d.vcoreSeconds > 0 ? received.vcores / d.vcoreSeconds : Infinity,
@@ -170,9 +169,7 @@ export function makeBopfPolicy(name: string, variant: Variant, description: stri
         let burst: AllocQueue['burst'];
         if (q.spec.kind === 'LQ' && (q.cls === 'hard' || q.cls === 'soft')) {
           const prev = state.tracks[q.spec.name];
-          const t: BurstTrack = prev
-            ? { ...prev, received: { ...prev.received } }
-            : { open: false, received: { ...Z }, lastUsed: { ...Z } };
+          const t: BurstTrack = prev ? { ...prev, received: { ...prev.received } } : { open: false, received: { ...Z }, lastUsed: { ...Z } };
           const busy = load.demand.vcores > 0 || load.demand.memoryMB > 0;
           const len = q.spec.burstDeadlineMs!;
           const period = q.spec.periodMs!;
@@ -184,7 +181,9 @@ export function makeBopfPolicy(name: string, variant: Variant, description: stri
             if (!busy || (late && !carry)) t.open = false;
             else if (late && !t.carried) {
               t.carried = true;
-              notes.push(`burst: ${q.spec.name} past its deadline with ${fmtShare(t.received, q.demand)} of d received: guarantee kept until d or the period ends`);
+              notes.push(
+                `burst: ${q.spec.name} past its deadline with ${fmtShare(t.received, q.demand)} of d received: guarantee kept until d or the period ends`,
+              );
             }
           }
           if (!t.open && busy && (t.start === undefined || now >= t.start + period * (1 - params.burstGraceFraction))) {
@@ -239,7 +238,8 @@ export function makeBopfPolicy(name: string, variant: Variant, description: stri
       const floorWhy = (path: string): string => {
         const f = plan.floor;
         const up = f?.raised.get(path);
-        if (up !== undefined) return `; raised by ${(up * 100).toFixed(1)}% to the ${f!.pct}% floor (minCapacityPct: at 0 % CapacityScheduler admits no application to the queue)`;
+        if (up !== undefined)
+          return `; raised by ${(up * 100).toFixed(1)}% to the ${f!.pct}% floor (minCapacityPct: at 0 % CapacityScheduler admits no application to the queue)`;
         const down = f?.paid.get(path);
         if (down !== undefined && down * 100 >= 0.05) return `; ${(down * 100).toFixed(1)}% less for other queues' ${f!.pct}% floor`;
         return '';

@@ -10,9 +10,7 @@ import { z } from 'zod';
 const positive = z.number().finite().positive();
 const nonNegative = z.number().finite().nonnegative();
 
-export const demandSchema = z
-  .object({ vcoreSeconds: nonNegative, memoryMBSeconds: nonNegative })
-  .strict();
+export const demandSchema = z.object({ vcoreSeconds: nonNegative, memoryMBSeconds: nonNegative }).strict();
 export type BurstDemand = z.infer<typeof demandSchema>;
 
 /** A per-resource distribution of a burst's demand (resource-seconds). */

@@ -222,12 +222,24 @@ function bookInWaves(l: Ledger, group: string, id: string, j: RslJob, to: number
 }
 
 /** Books `work` unit·ms as late as possible before `to`, never before `now`; returns what is missing. */
-function bookBackward(l: Ledger, group: string, id: string, job: string, to: number, now: number, work: number, rateCap: number, p: AdmissionParams): { from: number; missing: number } {
+function bookBackward(
+  l: Ledger,
+  group: string,
+  id: string,
+  job: string,
+  to: number,
+  now: number,
+  work: number,
+  rateCap: number,
+  p: AdmissionParams,
+): { from: number; missing: number } {
   const limit = productionCap(l.capacityUnits, p);
   const share = shareOf(p, group);
   const groupLimit = share.maxPct !== undefined ? (l.capacityUnits * share.maxPct) / 100 : Infinity;
   const gf = (l.byGroup[group] ??= emptySteps());
-  const points = [...new Set([now, ...changePointsIn(l.production, now, to), ...(groupLimit < Infinity ? changePointsIn(gf, now, to) : []), to])].sort((a, b) => a - b);
+  const points = [...new Set([now, ...changePointsIn(l.production, now, to), ...(groupLimit < Infinity ? changePointsIn(gf, now, to) : []), to])].sort(
+    (a, b) => a - b,
+  );
   let left = work;
   let from = to;
   const pieces: Piece[] = [];
@@ -271,7 +283,13 @@ export function maxWindowIntegral(f: StepFunction, from: number, to: number, win
 }
 
 /** The group's average share over its window, after booking, is within its cap. */
-export function groupAverageShareCap(l: Ledger, group: string, from: number, to: number, p: AdmissionParams): { ok: boolean; worstPct: number; capPct?: number; windowMs?: number } {
+export function groupAverageShareCap(
+  l: Ledger,
+  group: string,
+  from: number,
+  to: number,
+  p: AdmissionParams,
+): { ok: boolean; worstPct: number; capPct?: number; windowMs?: number } {
   const share = shareOf(p, group);
   if (share.averagePct === undefined || l.capacityUnits <= 0) return { ok: true, worstPct: 0 };
   const windowMs = share.averageWindowMs ?? 72 * 3_600_000;
@@ -288,8 +306,18 @@ export function groupShareCap(p: AdmissionParams, group: string): number | undef
 // --------------------------------------------------------------------------- admission
 
 /** A request without a deadline is best-effort: accepted, nothing reserved. */
-export function bestEffortRequest(base: Pick<AdmissionDecision, 'requestId' | 'group' | 'test' | 'nowMs' | 'neededUnitMs' | 'criticalPathMs'>): AdmissionDecision {
-  return { ...base, accepted: true, rule: 'bestEffortRequest', freeUnitMs: 0, windowFromMs: base.nowMs, windowToMs: base.nowMs, reason: 'best-effort request (no deadline): nothing reserved' };
+export function bestEffortRequest(
+  base: Pick<AdmissionDecision, 'requestId' | 'group' | 'test' | 'nowMs' | 'neededUnitMs' | 'criticalPathMs'>,
+): AdmissionDecision {
+  return {
+    ...base,
+    accepted: true,
+    rule: 'bestEffortRequest',
+    freeUnitMs: 0,
+    windowFromMs: base.nowMs,
+    windowToMs: base.nowMs,
+    reason: 'best-effort request (no deadline): nothing reserved',
+  };
 }
 
 const unitS = (unitMs: number): string => `${(unitMs / 1000).toFixed(1)} unit·s`;
@@ -299,7 +327,13 @@ const unitS = (unitMs: number): string => `${(unitMs / 1000).toFixed(1)} unit·s
  * ledger with the booking, which replaces the given one (a refusal leaves it alone; an acceptance
  * adds the request's entries to the booking table both share).
  */
-export function admitWorkflow(ledger: Ledger, w: WorkflowRequest, id: string, now: number, p: AdmissionParams): { decision: AdmissionDecision; ledger?: Ledger } {
+export function admitWorkflow(
+  ledger: Ledger,
+  w: WorkflowRequest,
+  id: string,
+  now: number,
+  p: AdmissionParams,
+): { decision: AdmissionDecision; ledger?: Ledger } {
   const needed = workUnitMs(w);
   const cp = criticalPathMs(w);
   const base = { requestId: id, group: w.group, test: p.admission, nowMs: now, neededUnitMs: needed, criticalPathMs: cp };
@@ -328,7 +362,14 @@ export function admitWorkflow(ledger: Ledger, w: WorkflowRequest, id: string, no
     const r = bookBackward(trial, w.group, id, '(workflow)', D, now, needed, Infinity, p);
     if (r.missing > 1e-6) {
       // Only the group's instantaneous cap can leave the count short here.
-      return { decision: { ...numbers, accepted: false, rule: 'groupShareCap', reason: `rejected: group ${w.group} may hold ${groupShareCap(p, w.group)}% at once; ${unitS(r.missing)} of ${unitS(needed)} do not fit under it` } };
+      return {
+        decision: {
+          ...numbers,
+          accepted: false,
+          rule: 'groupShareCap',
+          reason: `rejected: group ${w.group} may hold ${groupShareCap(p, w.group)}% at once; ${unitS(r.missing)} of ${unitS(needed)} do not fit under it`,
+        },
+      };
     }
     return finish(ledger, trial, w, id, now, p, numbers, r.from, `accepted (count-only, the thesis's test): ${fitText}`, 'countOnlyAdmission');
   }
@@ -345,7 +386,18 @@ export function admitWorkflow(ledger: Ledger, w: WorkflowRequest, id: string, no
       },
     };
   }
-  return finish(ledger, trial, w, id, now, p, numbers, b.fromMs, `accepted: ${fitText}; critical path ${cp} ms ≤ ${timeLeft} ms left, booked from ${b.fromMs} ms (stricter than the thesis's count-only test)`, 'criticalPathAdmission');
+  return finish(
+    ledger,
+    trial,
+    w,
+    id,
+    now,
+    p,
+    numbers,
+    b.fromMs,
+    `accepted: ${fitText}; critical path ${cp} ms ≤ ${timeLeft} ms left, booked from ${b.fromMs} ms (stricter than the thesis's count-only test)`,
+    'criticalPathAdmission',
+  );
 }
 
 function finish(
@@ -363,7 +415,12 @@ function finish(
   const avg = groupAverageShareCap(trial, w.group, now, w.deadlineMs!, p);
   if (!avg.ok) {
     return {
-      decision: { ...numbers, accepted: false, rule: 'groupAverageShareCap', reason: `rejected: group ${w.group} would hold ${avg.worstPct.toFixed(1)}% of the units on average over ${avg.windowMs} ms, cap ${avg.capPct}%` },
+      decision: {
+        ...numbers,
+        accepted: false,
+        rule: 'groupAverageShareCap',
+        reason: `rejected: group ${w.group} would hold ${avg.worstPct.toFixed(1)}% of the units on average over ${avg.windowMs} ms, cap ${avg.capPct}%`,
+      },
     };
   }
   // The booking table is not copied per trial (it holds every request): the accepted request's

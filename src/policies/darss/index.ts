@@ -1,4 +1,26 @@
-export { darssPolicy, darssParamsSchema, darssRequestSchema, judgeRequest, invalidRequest, capacityChanged, holdUntil, productionQueueCapacity, preemptAtLatestStart, timeToDeadlineOrder, rejectUnadmittedProduction, productionLeaf, clusterUnits, admissionParams, REQUEST_TAG, JOB_TAG, type DarssParams, type DarssState, type DarssRequest, type AdmittedJob, type AdmittedRequest } from './policy.js';
+export {
+  darssPolicy,
+  darssParamsSchema,
+  darssRequestSchema,
+  judgeRequest,
+  invalidRequest,
+  capacityChanged,
+  holdUntil,
+  productionQueueCapacity,
+  preemptAtLatestStart,
+  timeToDeadlineOrder,
+  rejectUnadmittedProduction,
+  productionLeaf,
+  clusterUnits,
+  admissionParams,
+  REQUEST_TAG,
+  JOB_TAG,
+  type DarssParams,
+  type DarssState,
+  type DarssRequest,
+  type AdmittedJob,
+  type AdmittedRequest,
+} from './policy.js';
 export {
   admitWorkflow,
   bestEffortRequest,

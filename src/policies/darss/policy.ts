@@ -53,13 +53,20 @@ export const darssParamsSchema = z
      * When the production queue has children (per-group leaves), production applications are
      * moved into this leaf of it, created when missing.
      */
-    productionLeafName: z.string().min(1).regex(/^[A-Za-z0-9_-]+$/).default('darss'),
+    productionLeafName: z
+      .string()
+      .min(1)
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .default('darss'),
     /** Its sibling for best-effort applications. */
     bestEffortQueue: z.string().min(1).default('root.besteffort'),
     /** One resource unit (thesis: 1 core and 1 GB). */
     unit: resourceUnitSchema.default({}),
     /** Best-effort quota: m of every n units in every period of periodMs (Fig. 3.8 example). */
-    quota: z.object({ m: z.number().nonnegative().default(7), n: z.number().positive().default(70), periodMs: z.number().int().positive().default(600_000) }).strict().default({}),
+    quota: z
+      .object({ m: z.number().nonnegative().default(7), n: z.number().positive().default(70), periodMs: z.number().int().positive().default(600_000) })
+      .strict()
+      .default({}),
     /** Most of the units production may hold reserved at once, percent (thesis §4.2.2: 75). */
     productionCapPct: z.number().min(0).max(100).default(75),
     /** `critical-path` (ours, stricter) or `count-only` (the thesis's test). */
@@ -195,7 +202,13 @@ export function judgeRequest(state: DarssState, req: DarssRequest, now: number, 
       const pieces = ledger.bookings[req.id]?.[j.name] ?? ledger.bookings[req.id]?.['(workflow)'] ?? [];
       let booked = Infinity;
       for (const pc of pieces) booked = Math.min(booked, pc[0]);
-      jobs[j.name] = { tasks: j.tasks, unitsPerTask: j.unitsPerTask, leaseMs: j.leaseMs, latestStartMs: ttd.get(j.name)!.latestStartMs, bookedStartMs: Number.isFinite(booked) ? booked : ttd.get(j.name)!.latestStartMs };
+      jobs[j.name] = {
+        tasks: j.tasks,
+        unitsPerTask: j.unitsPerTask,
+        leaseMs: j.leaseMs,
+        latestStartMs: ttd.get(j.name)!.latestStartMs,
+        bookedStartMs: Number.isFinite(booked) ? booked : ttd.get(j.name)!.latestStartMs,
+      };
     }
     state.admitted[req.id] = { group: w.group, deadlineMs: w.deadlineMs, jobs };
   }
@@ -250,9 +263,10 @@ export function preemptAtLatestStart(s: ClusterSnapshot, p: DarssParams, latePen
   const why = `production tasks at their latest start need ${latePendingUnits} units, ${shortfall} more than are free`;
   const fromBestEffort = preemptYoungest(s, (a) => (inQueue(a, p.bestEffortQueue) ? Infinity : 0), shortfall, p.unit, POLICY_NAME, 'preemptAtLatestStart', why);
   const rest = shortfall - fromBestEffort.length;
-  return rest > 0 ? [...fromBestEffort, ...preemptYoungest(s, (a) => aheadOfPlan.get(a.id) ?? 0, rest, p.unit, POLICY_NAME, 'preemptAtLatestStart', why)] : fromBestEffort;
+  return rest > 0
+    ? [...fromBestEffort, ...preemptYoungest(s, (a) => aheadOfPlan.get(a.id) ?? 0, rest, p.unit, POLICY_NAME, 'preemptAtLatestStart', why)]
+    : fromBestEffort;
 }
-
 
 /**
  * Application priorities in time-to-deadline order (the ttd list as a priority queue): tasks late
@@ -269,19 +283,37 @@ export function timeToDeadlineOrder(production: readonly ProductionApp[], lateAp
     const app = p.app;
     const latest = p.job.latestStartMs;
     const late = lateApps.has(app.id);
-    out.push(decisionWithLazyReason({ kind: 'setAppPriority', appId: app.id, priority: prio }, POLICY_NAME, 'timeToDeadlineOrder', () => `${app.id} latest start ${latest} ms${late ? ', tasks late for their wave' : ''}: priority ${prio} of ${production.length} production applications`));
+    out.push(
+      decisionWithLazyReason(
+        { kind: 'setAppPriority', appId: app.id, priority: prio },
+        POLICY_NAME,
+        'timeToDeadlineOrder',
+        () =>
+          `${app.id} latest start ${latest} ms${late ? ', tasks late for their wave' : ''}: priority ${prio} of ${production.length} production applications`,
+      ),
+    );
   }
   return out;
 }
 
 /** An application of a request that was rejected, deleted or never submitted is killed. */
 export function rejectUnadmittedProduction(appId: string, requestId: string, why: string): Decision {
-  return decisionWithLazyReason({ kind: 'killApp', appId }, POLICY_NAME, 'rejectUnadmittedProduction', () => `${appId} belongs to request ${requestId}, not admitted (${why})`);
+  return decisionWithLazyReason(
+    { kind: 'killApp', appId },
+    POLICY_NAME,
+    'rejectUnadmittedProduction',
+    () => `${appId} belongs to request ${requestId}, not admitted (${why})`,
+  );
 }
 
 /** An admitted application goes to DARSS's production leaf, where it is ordered by urgency. */
 export function productionLeaf(appId: string, requestId: string, from: string, leaf: string): Decision {
-  return decisionWithLazyReason({ kind: 'moveApp', appId, queue: leaf }, POLICY_NAME, 'productionLeaf', () => `${appId} of admitted request ${requestId} from ${from} to ${leaf}, where production goes in time-to-deadline order`);
+  return decisionWithLazyReason(
+    { kind: 'moveApp', appId, queue: leaf },
+    POLICY_NAME,
+    'productionLeaf',
+    () => `${appId} of admitted request ${requestId} from ${from} to ${leaf}, where production goes in time-to-deadline order`,
+  );
 }
 
 export const darssPolicy = definePolicy<DarssParams, DarssState>({
@@ -291,7 +323,12 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
     'DARSS: production workflows admitted against a reservation ledger (best-effort quota, production cap, group shares), held toward their latest start while best-effort work runs, prioritised in time-to-deadline order.',
   paramsSchema: darssParamsSchema,
   updatesStateInPlace: true,
-  initialState: () => ({ ledger: { capacityUnits: 0, production: { times: [], units: [] }, byGroup: {}, bookings: {} }, nextRequest: 0, judged: {}, admitted: {} }),
+  initialState: () => ({
+    ledger: { capacityUnits: 0, production: { times: [], units: [] }, byGroup: {}, bookings: {} },
+    nextRequest: 0,
+    judged: {},
+    admitted: {},
+  }),
   decide({ snapshot, params, state: prev }) {
     const now = snapshot.nowMs;
     const notes: string[] = [];
@@ -369,7 +406,10 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
       running += app.runningContainers * job.unitsPerTask;
       if (now >= holdUntil(job, params.holdLeadMs)) duePending += app.pendingContainers * job.unitsPerTask;
       const pendingUnits = app.pendingContainers * job.unitsPerTask;
-      const late = now >= job.latestStartMs ? pendingUnits : Math.min(pendingUnits, behindWaves(state.ledger, rid, jobName!, now, (job.tasks - app.pendingContainers) * job.unitsPerTask));
+      const late =
+        now >= job.latestStartMs
+          ? pendingUnits
+          : Math.min(pendingUnits, behindWaves(state.ledger, rid, jobName!, now, (job.tasks - app.pendingContainers) * job.unitsPerTask));
       latePending += late;
       if (late > 0) lateApps.add(app.id);
       if (app.pendingContainers > 0) {
@@ -408,8 +448,12 @@ export const darssPolicy = definePolicy<DarssParams, DarssState>({
         for (const k of kids) update.push({ path: k.path, capacityPct: k.path === leaf ? 100 : 0, maxCapacityPct: 100 });
       }
       decisions.push(
-        decisionWithLazyReason({ kind: 'updateQueues', add, update }, POLICY_NAME, 'productionQueueCapacity', () =>
-          `production ${prodUnits.toFixed(1)} of ${C} units (running ${running}, due pending ${duePending}, reserved now ${reservedNow.toFixed(1)}) → ${params.productionQueue} ${prodPct}%, ${params.bestEffortQueue} ${bePct}% (max ${beMax}%${beMax < 100 ? ' while production is due' : ', work-conserving'})`,
+        decisionWithLazyReason(
+          { kind: 'updateQueues', add, update },
+          POLICY_NAME,
+          'productionQueueCapacity',
+          () =>
+            `production ${prodUnits.toFixed(1)} of ${C} units (running ${running}, due pending ${duePending}, reserved now ${reservedNow.toFixed(1)}) → ${params.productionQueue} ${prodPct}%, ${params.bestEffortQueue} ${bePct}% (max ${beMax}%${beMax < 100 ? ' while production is due' : ', work-conserving'})`,
         ),
       );
     }

@@ -69,7 +69,11 @@ export function ttdList(workflowId: string, w: WorkflowRequest): TtdEntry[] {
   const q = new TtdQueue<TtdEntry>();
   for (const j of w.jobs) {
     const d = deadlines.get(j.name)!;
-    for (let t = 0; t < j.tasks; t++) q.push(d.taskTtdMs ? d.taskTtdMs[t] : d.latestFinishMs, { task: `${workflowId}.${j.name}.t${t + 1}`, ttdMs: d.taskTtdMs ? d.taskTtdMs[t] : d.latestFinishMs });
+    for (let t = 0; t < j.tasks; t++)
+      q.push(d.taskTtdMs ? d.taskTtdMs[t] : d.latestFinishMs, {
+        task: `${workflowId}.${j.name}.t${t + 1}`,
+        ttdMs: d.taskTtdMs ? d.taskTtdMs[t] : d.latestFinishMs,
+      });
   }
   const out: TtdEntry[] = [];
   for (let e = q.pop(); e !== undefined; e = q.pop()) out.push(e);

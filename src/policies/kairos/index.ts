@@ -22,7 +22,19 @@ import { keptKey, trackingOf, type WakeIndex } from '../../core/tracking.js';
 import type { Resources } from '../../core/resources.js';
 import { runSpaceOf } from '../shared/run-space.js';
 import { advertisesSlots, slotCapacity } from '../shared/suspend-resume.js';
-import { coresOf, DecisionBuffer, nodeEntry, NodeVisit, POLICY_NAME, scheduleNode, taskEntries, taskRunning, wakeOf, type NodeEntry, type TaskEntry } from './node-las.js';
+import {
+  coresOf,
+  DecisionBuffer,
+  nodeEntry,
+  NodeVisit,
+  POLICY_NAME,
+  scheduleNode,
+  taskEntries,
+  taskRunning,
+  wakeOf,
+  type NodeEntry,
+  type TaskEntry,
+} from './node-las.js';
 import { kairosParamsSchema, type KairosParams, type TieBreak } from './params.js';
 
 export { kairosParamsSchema, type KairosParams } from './params.js';
@@ -246,7 +258,14 @@ function nodeCap(node: NodeView, params: KairosParams): Decision {
 }
 
 const rankReason = (a: ListedRanking, tieBreak: TieBreak, lowest: NodeId, lowestScore: number): string => {
-  const what = tieBreak === 'random' ? 'a random score' : tieBreak === 'sum' ? 'total attained service (s)' : tieBreak === 'stddev' ? 'std dev of attained service (s)' : 'variance of attained service (s²)';
+  const what =
+    tieBreak === 'random'
+      ? 'a random score'
+      : tieBreak === 'sum'
+        ? 'total attained service (s)'
+        : tieBreak === 'stddev'
+          ? 'std dev of attained service (s)'
+          : 'variance of attained service (s²)';
   return `${a.partial ? 'changed' : 'all'} ${a.size} node(s) rescored: fewest tasks first, ties by lowest ${what}; lowest ${lowest} = ${lowestScore}`;
 };
 

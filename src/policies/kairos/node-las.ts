@@ -215,7 +215,9 @@ export class NodeVisit implements CoreLedger {
     vcoresOf: (w) => w.vcores,
     resume: (m) => {
       this.giveCore(m, this.now, this.W);
-      this.out.add(decisionWithReasonOf(resumeAction(m, this.nodeId), POLICY_NAME, 'resumeOnFreeCore', freeCore, this.used, this.cores, tenthsOf(m.attainedMs)));
+      this.out.add(
+        decisionWithReasonOf(resumeAction(m, this.nodeId), POLICY_NAME, 'resumeOnFreeCore', freeCore, this.used, this.cores, tenthsOf(m.attainedMs)),
+      );
     },
   };
 
@@ -317,7 +319,9 @@ class OverCommittedNode implements SuspendOnNode<Work> {
   suspend(w: Work): void {
     const v = this.visit;
     v.takeCore(w, v.now);
-    v.out.add(decisionWithReasonOf(suspendAction(w, v.nodeId), POLICY_NAME, 'preemptOnArrival', overCommitted, v.used, v.cores, this.newcomers, tenthsOf(w.attainedMs)));
+    v.out.add(
+      decisionWithReasonOf(suspendAction(w, v.nodeId), POLICY_NAME, 'preemptOnArrival', overCommitted, v.used, v.cores, this.newcomers, tenthsOf(w.attainedMs)),
+    );
   }
 }
 
@@ -428,7 +432,18 @@ function swapOnQuantumEnd(v: NodeVisit): void {
     const m = v.youngestWaiting();
     if (m && m.attainedMs <= t.attainedMs && m.vcores <= t.vcores + (v.cores - v.used)) {
       v.takeCore(t, now);
-      v.out.add(decisionWithReasonOf(suspendAction(t, v.nodeId), POLICY_NAME, 'swapOnQuantumEnd', quantumExpired, tenthsOf(W), tenthsOf(t.attainedMs), m.id, tenthsOf(m.attainedMs)));
+      v.out.add(
+        decisionWithReasonOf(
+          suspendAction(t, v.nodeId),
+          POLICY_NAME,
+          'swapOnQuantumEnd',
+          quantumExpired,
+          tenthsOf(W),
+          tenthsOf(t.attainedMs),
+          m.id,
+          tenthsOf(m.attainedMs),
+        ),
+      );
       v.used -= t.vcores;
       v.giveCore(m, now, W);
       v.out.add(decisionWithReasonOf(resumeAction(m, v.nodeId), POLICY_NAME, 'swapOnQuantumEnd', takesCoreOf, tenthsOf(m.attainedMs), t.id));
@@ -466,7 +481,18 @@ function starvationGuard(v: NodeVisit, starveMs: number): void {
     v.takeCore(victim, now);
     // A victim resumed earlier in this visit simply stays suspended: one end state per container.
     if (!v.out.withdrawResume(victim.id, v.nodeId)) {
-      v.out.add(decisionWithReasonOf(suspendAction(victim, v.nodeId), POLICY_NAME, 'starvationGuard', starvedVictim, s.id, tenthsOf(waitedMs), params, tenthsOf(victim.attainedMs)));
+      v.out.add(
+        decisionWithReasonOf(
+          suspendAction(victim, v.nodeId),
+          POLICY_NAME,
+          'starvationGuard',
+          starvedVictim,
+          s.id,
+          tenthsOf(waitedMs),
+          params,
+          tenthsOf(victim.attainedMs),
+        ),
+      );
     }
     v.used -= victim.vcores;
     v.giveCore(s, now, W, protectMs);

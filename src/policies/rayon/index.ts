@@ -28,7 +28,11 @@ export const rayonParamsSchema = z
   .object({
     productionQueue: z.string().min(1).default('root.production'),
     /** Leaf of the production queue for reserved jobs, when that queue has children. */
-    productionLeafName: z.string().min(1).regex(/^[A-Za-z0-9_-]+$/).default('rayon'),
+    productionLeafName: z
+      .string()
+      .min(1)
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .default('rayon'),
     bestEffortQueue: z.string().min(1).default('root.besteffort'),
     unit: resourceUnitSchema.default({}),
     /** CapacityOverTimePolicy's instantaneous maximum for all reservations together, percent. */
@@ -63,7 +67,12 @@ export interface RayonState {
  * The greedy agent: places every job of `w` backward from its deadline into `plan` (updated in
  * place only when all fit). Returns the reservations, or why the workflow does not fit.
  */
-export function greedyReservation(plan: StepFunction, limitUnits: number, w: WorkflowRequest, now: number): { jobs: Record<string, JobReservation> } | { failed: string } {
+export function greedyReservation(
+  plan: StepFunction,
+  limitUnits: number,
+  w: WorkflowRequest,
+  now: number,
+): { jobs: Record<string, JobReservation> } | { failed: string } {
   const order = jobsInOrder(w);
   const dependants = new Map<string, string[]>(order.map((j) => [j.name, []]));
   for (const j of order) for (const p of j.prerequisites) dependants.get(p)!.push(j.name);
@@ -77,7 +86,10 @@ export function greedyReservation(plan: StepFunction, limitUnits: number, w: Wor
     const blocks: [number, number, number][] = [];
     while (left > 0) {
       const from = t - j.leaseMs;
-      if (from < now) return { failed: `job ${j.name}: ${left} of ${j.tasks} tasks find no window of ${j.leaseMs} ms between now and its deadline under ${limitUnits.toFixed(1)} units` };
+      if (from < now)
+        return {
+          failed: `job ${j.name}: ${left} of ${j.tasks} tasks find no window of ${j.leaseMs} ms between now and its deadline under ${limitUnits.toFixed(1)} units`,
+        };
       const fit = Math.min(left, Math.floor((limitUnits - maxOn(trial, from, t) + 1e-9) / j.unitsPerTask));
       if (fit > 0) {
         addSteps(trial, from, t, fit * j.unitsPerTask);
@@ -96,7 +108,8 @@ export function greedyReservation(plan: StepFunction, limitUnits: number, w: Wor
 export const rayonPolicy = definePolicy<RayonParams, RayonState>({
   needs: ['queueWrites'],
   name: NAME,
-  description: 'Rayon (YARN ReservationSystem) baseline: job-level reservations placed greedily backward from the deadline, enforced as a rigid skyline on the production queue.',
+  description:
+    'Rayon (YARN ReservationSystem) baseline: job-level reservations placed greedily backward from the deadline, enforced as a rigid skyline on the production queue.',
   paramsSchema: rayonParamsSchema,
   updatesStateInPlace: true,
   initialState: () => ({ capacityUnits: 0, plan: emptySteps(), nextRequest: 0, judged: {}, reservations: {} }),
@@ -130,7 +143,10 @@ export const rayonPolicy = definePolicy<RayonParams, RayonState>({
           if ('failed' in g) verdict = { accepted: false, reason: `rejected: ${g.failed}` };
           else {
             state.reservations[r.id] = { group: r.group, jobs: g.jobs };
-            verdict = { accepted: true, reason: `accepted: reserved from ${Math.min(...Object.values(g.jobs).map((j) => j.startMs))} ms to ${r.deadlineMs} ms` };
+            verdict = {
+              accepted: true,
+              reason: `accepted: reserved from ${Math.min(...Object.values(g.jobs).map((j) => j.startMs))} ms to ${r.deadlineMs} ms`,
+            };
           }
         } catch (e) {
           verdict = { accepted: false, reason: `rejected: invalid request: ${(e as Error).message}` };
@@ -166,7 +182,14 @@ export const rayonPolicy = definePolicy<RayonParams, RayonState>({
       if (!res || !job) {
         if (isActiveApp(app) && params.rejectedApps === 'kill' && !state.judged[rid]?.accepted) {
           const why = state.judged[rid]?.reason ?? `request ${rid} is unknown`;
-          decisions.push(decisionWithLazyReason({ kind: 'killApp', appId: app.id }, NAME, 'rejectUnreserved', () => `${app.id} belongs to request ${rid}, not reserved (${why})`));
+          decisions.push(
+            decisionWithLazyReason(
+              { kind: 'killApp', appId: app.id },
+              NAME,
+              'rejectUnreserved',
+              () => `${app.id} belongs to request ${rid}, not reserved (${why})`,
+            ),
+          );
         }
         continue;
       }
@@ -182,7 +205,16 @@ export const rayonPolicy = definePolicy<RayonParams, RayonState>({
       // Asked again when one of its blocks starts or ends (the plan's total may not change then).
       for (const [a, b] of job.blocks) wakeAtMs = Math.min(wakeAtMs, a > now ? a : b > now ? b : Infinity);
       const target = active ? leaf : now < job.startMs ? waiting : after;
-      if (app.queue !== target) moves.push(decisionWithLazyReason({ kind: 'moveApp', appId: app.id, queue: target }, NAME, 'reservationQueue', () => `${app.id} of request ${rid}: ${target === leaf ? 'inside its reservation' : target === waiting ? 'its reservation has not started' : 'its reservation has ended'} → ${target}`));
+      if (app.queue !== target)
+        moves.push(
+          decisionWithLazyReason(
+            { kind: 'moveApp', appId: app.id, queue: target },
+            NAME,
+            'reservationQueue',
+            () =>
+              `${app.id} of request ${rid}: ${target === leaf ? 'inside its reservation' : target === waiting ? 'its reservation has not started' : 'its reservation has ended'} → ${target}`,
+          ),
+        );
       const held = unitsIn(app.allocated, params.unit);
       if (active) {
         running += held;
@@ -208,12 +240,19 @@ export const rayonPolicy = definePolicy<RayonParams, RayonState>({
       const add: { path: string; capacityPct: number; maxCapacityPct: number }[] = [];
       if (own) {
         const shape: Record<string, [number, number]> = { [leaf]: [100, 100], [waiting]: [0, 0], [after]: [0, 100] };
-        for (const [path, [cap, max]] of Object.entries(shape)) if (!kids.some((k) => k.path === path)) add.push({ path, capacityPct: cap, maxCapacityPct: max });
+        for (const [path, [cap, max]] of Object.entries(shape))
+          if (!kids.some((k) => k.path === path)) add.push({ path, capacityPct: cap, maxCapacityPct: max });
         // Other leaves (where jobs are submitted) start nothing: jobs are moved out when seen.
         for (const k of kids) update.push({ path: k.path, capacityPct: shape[k.path]?.[0] ?? 0, maxCapacityPct: shape[k.path]?.[1] ?? 0 });
       }
       decisions.push(
-        decisionWithLazyReason({ kind: 'updateQueues', add, update }, NAME, 'planFollower', () => `reserved now ${reserved.toFixed(1)} of ${C} units, jobs inside their reservations hold ${running} and wait for ${pending}, ${overrun} held past them → ${params.productionQueue} ${update[0].capacityPct}%, ${params.bestEffortQueue} ${bePct}%`),
+        decisionWithLazyReason(
+          { kind: 'updateQueues', add, update },
+          NAME,
+          'planFollower',
+          () =>
+            `reserved now ${reserved.toFixed(1)} of ${C} units, jobs inside their reservations hold ${running} and wait for ${pending}, ${overrun} held past them → ${params.productionQueue} ${update[0].capacityPct}%, ${params.bestEffortQueue} ${bePct}%`,
+        ),
       );
       decisions.push(...moves);
       if (params.preemptForReservations && busy) {
@@ -221,7 +260,10 @@ export const rayonPolicy = definePolicy<RayonParams, RayonState>({
         const want = Math.min(reserved, running + pending) - running;
         const why = `reservations hold ${reserved.toFixed(1)} units now, jobs inside them run on ${running}`;
         let short = want - freeUnits(snapshot, params.unit);
-        const tiers: ((a: AppView) => number)[] = [(a) => (inQueue(a, params.bestEffortQueue) ? Infinity : 0), (a) => (own && a.queue === after ? Infinity : 0)];
+        const tiers: ((a: AppView) => number)[] = [
+          (a) => (inQueue(a, params.bestEffortQueue) ? Infinity : 0),
+          (a) => (own && a.queue === after ? Infinity : 0),
+        ];
         for (const victim of tiers) {
           if (short <= 0) break;
           const got = preemptYoungest(snapshot, victim, short, params.unit, NAME, 'preemptForReservation', why);
@@ -235,7 +277,15 @@ export const rayonPolicy = definePolicy<RayonParams, RayonState>({
     production.sort((a, b) => a.startMs - b.startMs || (a.appId < b.appId ? -1 : 1));
     production.forEach((p, i) => {
       const prio = production.length - i;
-      if (p.priority !== prio) decisions.push(decisionWithLazyReason({ kind: 'setAppPriority', appId: p.appId, priority: prio }, NAME, 'reservationOrder', () => `${p.appId} reservation starts at ${p.startMs} ms: priority ${prio}`));
+      if (p.priority !== prio)
+        decisions.push(
+          decisionWithLazyReason(
+            { kind: 'setAppPriority', appId: p.appId, priority: prio },
+            NAME,
+            'reservationOrder',
+            () => `${p.appId} reservation starts at ${p.startMs} ms: priority ${prio}`,
+          ),
+        );
     });
 
     return { decisions, state, notes, ...(Number.isFinite(wakeAtMs) ? { wakeAtMs } : {}) };

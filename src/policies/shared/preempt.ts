@@ -26,7 +26,15 @@ export function inQueue(app: AppView, queue: string): boolean {
  * `victim(app)` is how many units may be taken from an application (0: none). ApplicationMasters
  * are left alone.
  */
-export function preemptYoungest(s: ClusterSnapshot, victim: (app: AppView) => number, units: number, unit: ResourceUnit, policy: string, rule: string, why: string): Decision[] {
+export function preemptYoungest(
+  s: ClusterSnapshot,
+  victim: (app: AppView) => number,
+  units: number,
+  unit: ResourceUnit,
+  policy: string,
+  rule: string,
+  why: string,
+): Decision[] {
   if (units <= 0) return [];
   const victims: { id: string; nodeId: string; startedAtMs: number; units: number; queue: string }[] = [];
   for (const c of s.containers.values()) {
@@ -46,7 +54,14 @@ export function preemptYoungest(s: ClusterSnapshot, victim: (app: AppView) => nu
     if (t + v.units > victim(app)) continue;
     taken.set(app.id, t + v.units);
     freed += v.units;
-    out.push(decisionWithLazyReason({ kind: 'killContainer', containerId: v.id, nodeId: v.nodeId }, policy, rule, () => `${why}: container of ${v.queue} started at ${v.startedAtMs} ms gives ${v.units} units`));
+    out.push(
+      decisionWithLazyReason(
+        { kind: 'killContainer', containerId: v.id, nodeId: v.nodeId },
+        policy,
+        rule,
+        () => `${why}: container of ${v.queue} started at ${v.startedAtMs} ms gives ${v.units} units`,
+      ),
+    );
   }
   return out;
 }

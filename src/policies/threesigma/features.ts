@@ -43,7 +43,8 @@ export function featureKeys(job: JobDescription): string[] {
   const keys = [ALL_JOBS, `user=${job.user}`, `queue=${job.queue}`, `name=${name}`, `user+name=${job.user}|${name}`];
   // An unknown size is no feature value (not a made-up one every job of unknown size would share).
   if (job.containers !== undefined) keys.push(`tasks=${powerOfTwoBucket(job.containers)}`);
-  if (job.containerMemoryMB !== undefined && job.containerVcores !== undefined) keys.push(`container=${powerOfTwoBucket(job.containerMemoryMB)}MB/${job.containerVcores}vc`);
+  if (job.containerMemoryMB !== undefined && job.containerVcores !== undefined)
+    keys.push(`container=${powerOfTwoBucket(job.containerMemoryMB)}MB/${job.containerVcores}vc`);
   keys.push(`hour=${hour}`, `user+hour=${job.user}|${hour}`, `priority=${job.priority}`);
   if (job.applicationType) keys.push(`type=${job.applicationType}`);
   for (const k of Object.keys(job.tags).sort()) {

@@ -1,8 +1,45 @@
-export { threeSigmaPolicy, describeApp, deadlineOf, startPlannedNow, deferToPlannedStart, deprioritiseWithoutUtility, keepRunning, preemptForPlan, POLICY_NAME, type ThreeSigmaState, type TrackedJob, type LastPlan } from './policy.js';
+export {
+  threeSigmaPolicy,
+  describeApp,
+  deadlineOf,
+  startPlannedNow,
+  deferToPlannedStart,
+  deprioritiseWithoutUtility,
+  keepRunning,
+  preemptForPlan,
+  POLICY_NAME,
+  type ThreeSigmaState,
+  type TrackedJob,
+  type LastPlan,
+} from './policy.js';
 export { threeSigmaParamsSchema, SLO_DEADLINE_TAG, type ThreeSigmaParams } from './params.js';
-export { emptyPredictor, learnRuntime, predictRuntime, expertTable, predictorParamsSchema, ESTIMATORS, type Prediction, type PredictorState, type PredictorParams, type Estimator, type ExpertScore } from './predictor.js';
+export {
+  emptyPredictor,
+  learnRuntime,
+  predictRuntime,
+  expertTable,
+  predictorParamsSchema,
+  ESTIMATORS,
+  type Prediction,
+  type PredictorState,
+  type PredictorParams,
+  type Estimator,
+  type ExpertScore,
+} from './predictor.js';
 export { featureKeys, normaliseName, type JobDescription } from './features.js';
-export { planCycle, handlesOverestimate, extendUnderestimate, remainingRuntime, expectedUse, utilityCurveOf, type CyclePlan, type JobPlan, type JobToPlan, type RunningJobToPlan, type RunningPlan } from './plan.js';
+export {
+  planCycle,
+  handlesOverestimate,
+  extendUnderestimate,
+  remainingRuntime,
+  expectedUse,
+  utilityCurveOf,
+  type CyclePlan,
+  type JobPlan,
+  type JobToPlan,
+  type RunningJobToPlan,
+  type RunningPlan,
+} from './plan.js';
 export { solverAvailability } from './milp.js';
 export type { RuntimeDistribution } from './distribution.js';
 export { warmPredictor, jobOfRecord, type WarmOptions, type WarmResult } from './warm.js';

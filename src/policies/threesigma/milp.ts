@@ -179,7 +179,15 @@ function sizeOf(p: PlanProblem): { columns: number; rows: number; nonzeros: numb
 export function solvePlan(p: PlanProblem, limits: SolverLimits): PlanSolution {
   // Without options preempting only costs; when every job gets its best option packed greedily,
   // no plan earns more (preempting could only add cost): both need no solver.
-  if (p.options.length === 0) return { chosen: new Array<number>(p.jobs).fill(-1), preempted: p.preemptions.map(() => false), objective: 0, solver: 'greedy', status: 'optimal: no options', ...sizeOf(p) };
+  if (p.options.length === 0)
+    return {
+      chosen: new Array<number>(p.jobs).fill(-1),
+      preempted: p.preemptions.map(() => false),
+      objective: 0,
+      solver: 'greedy',
+      status: 'optimal: no options',
+      ...sizeOf(p),
+    };
   const greedy = solveGreedy(p, 'optimal: every job has its best option');
   if (everyJobHasItsBestOption(p, greedy.chosen)) return greedy;
   if (!highs) return solveGreedy(p, `HiGHS unavailable: ${highsLoadError ?? 'not loaded'}`);
@@ -252,7 +260,14 @@ function solveWithHighs(h: Highs, p: PlanProblem, limits: SolverLimits): PlanSol
       if (p.seed) {
         const start = new Array<number>(numCols).fill(0);
         for (const o of p.seed) if (o >= 0) start[o] = 1;
-        if (isFeasible(p, p.seed, p.preemptions.map(() => false))) model.setSolution({ colValue: start });
+        if (
+          isFeasible(
+            p,
+            p.seed,
+            p.preemptions.map(() => false),
+          )
+        )
+          model.setSolution({ colValue: start });
       }
       const run = model.run();
       const x = model.getSolution().colValue;

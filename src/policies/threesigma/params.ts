@@ -16,16 +16,29 @@ export const threeSigmaParamsSchema = z
     /** Width of one time slice of the plan, ms (the paper's example: 2.5 min). */
     sliceMs: z.number().int().min(1_000).max(HOUR).default(150_000),
     /** How far ahead start times are considered, ms (a whole number of slices; paper example: 20 min). */
-    planAheadMs: z.number().int().min(1_000).max(DAY).default(20 * MINUTE),
+    planAheadMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(DAY)
+      .default(20 * MINUTE),
     /** Application tag holding an SLO job's deadline, epoch ms (absolute, like the simulator's job deadlines). */
     deadlineTag: z.string().min(1).default(SLO_DEADLINE_TAG),
-    slo: z.object({ utility: z.number().positive().max(1_000).default(1) }).strict().default({}),
+    slo: z
+      .object({ utility: z.number().positive().max(1_000).default(1) })
+      .strict()
+      .default({}),
     bestEffort: z
       .object({
         /** Utility of a best-effort job finished at once ("a significantly lower maximum", §4.3.2). */
         utility: z.number().positive().max(1_000).default(0.2),
         /** Time after submission over which it falls linearly to its floor, ms. */
-        decayMs: z.number().int().min(1_000).max(30 * DAY).default(HOUR),
+        decayMs: z
+          .number()
+          .int()
+          .min(1_000)
+          .max(30 * DAY)
+          .default(HOUR),
         /** Fraction of its utility kept however late, so it is never worthless. */
         floorFraction: z.number().min(0).max(1).default(0.05),
       })
@@ -40,7 +53,12 @@ export const threeSigmaParamsSchema = z
         /** Utility just past the deadline, as a fraction of the SLO utility (below any job still on time). */
         startFraction: z.number().min(0).max(1).default(0.5),
         /** Time past the deadline over which it falls to 0, ms; unset: the job's window plus its longest predicted runtime. */
-        decayMs: z.number().int().min(1_000).max(30 * DAY).optional(),
+        decayMs: z
+          .number()
+          .int()
+          .min(1_000)
+          .max(30 * DAY)
+          .optional(),
       })
       .strict()
       .default({}),
@@ -53,7 +71,12 @@ export const threeSigmaParamsSchema = z
     /** `distribution` (3Sigma) or `point`: the chosen expert's point estimate only (NoDist). */
     runtimeModel: z.enum(['distribution', 'point']).default('distribution'),
     /** Runtime assumed for a job when nothing has been learned yet, ms. */
-    unknownRuntimeMs: z.number().int().min(1_000).max(30 * DAY).default(10 * MINUTE),
+    unknownRuntimeMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(30 * DAY)
+      .default(10 * MINUTE),
     preemption: z
       .object({
         enabled: z.boolean().default(true),
@@ -74,7 +97,12 @@ export const threeSigmaParamsSchema = z
         maxNodes: z.number().int().min(1).max(10_000_000).default(200),
         relativeGap: z.number().min(0).max(1).default(0.001),
         /** Wall-clock limit per solve, ms; unset in replays, where it would make runs differ. */
-        timeLimitMs: z.number().int().min(10).max(10 * MINUTE).optional(),
+        timeLimitMs: z
+          .number()
+          .int()
+          .min(10)
+          .max(10 * MINUTE)
+          .optional(),
       })
       .strict()
       .default({}),
@@ -91,10 +119,13 @@ export const threeSigmaParamsSchema = z
   })
   .strict()
   .superRefine((p, ctx) => {
-    if (p.planAheadMs % p.sliceMs !== 0) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['planAheadMs'], message: `must be a whole number of slices (sliceMs ${p.sliceMs})` });
-    else if (p.planAheadMs / p.sliceMs > 200) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['planAheadMs'], message: `at most 200 slices (sliceMs ${p.sliceMs})` });
+    if (p.planAheadMs % p.sliceMs !== 0)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['planAheadMs'], message: `must be a whole number of slices (sliceMs ${p.sliceMs})` });
+    else if (p.planAheadMs / p.sliceMs > 200)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['planAheadMs'], message: `at most 200 slices (sliceMs ${p.sliceMs})` });
     const pr = p.priorities;
-    if (!(pr.start > pr.defer && pr.defer >= pr.noUtility)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['priorities'], message: 'need start > defer ≥ noUtility' });
+    if (!(pr.start > pr.defer && pr.defer >= pr.noUtility))
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['priorities'], message: 'need start > defer ≥ noUtility' });
   });
 
 export type ThreeSigmaParams = z.infer<typeof threeSigmaParamsSchema>;

@@ -30,7 +30,10 @@ export interface RunningJobToPlan extends JobToPlan {
   readonly runningSinceMs: number;
 }
 
-export type PlanParams = Pick<ThreeSigmaParams, 'sliceMs' | 'planAheadMs' | 'slo' | 'bestEffort' | 'overestimate' | 'underestimateStepMs' | 'preemption' | 'solver'>;
+export type PlanParams = Pick<
+  ThreeSigmaParams,
+  'sliceMs' | 'planAheadMs' | 'slo' | 'bestEffort' | 'overestimate' | 'underestimateStepMs' | 'preemption' | 'solver'
+>;
 
 export interface JobPlan {
   readonly id: string;
@@ -83,14 +86,22 @@ export function handlesOverestimate(job: JobToPlan, p: PlanParams): boolean {
  */
 export function utilityCurveOf(job: JobToPlan, p: PlanParams): UtilityCurve {
   if (job.kind === 'bestEffort' || job.deadlineMs === undefined) {
-    return { kind: 'bestEffort', maxUtility: p.bestEffort.utility, submittedAtMs: job.submittedAtMs, decayMs: p.bestEffort.decayMs, floorFraction: p.bestEffort.floorFraction };
+    return {
+      kind: 'bestEffort',
+      maxUtility: p.bestEffort.utility,
+      submittedAtMs: job.submittedAtMs,
+      decayMs: p.bestEffort.decayMs,
+      floorFraction: p.bestEffort.floorFraction,
+    };
   }
   const window = Math.max(1, job.deadlineMs - job.submittedAtMs);
   return {
     kind: 'slo',
     maxUtility: p.slo.utility,
     deadlineMs: job.deadlineMs,
-    ...(handlesOverestimate(job, p) ? { afterDeadline: { startFraction: p.overestimate.startFraction, decayMs: p.overestimate.decayMs ?? window + longest(job.distribution) } } : {}),
+    ...(handlesOverestimate(job, p)
+      ? { afterDeadline: { startFraction: p.overestimate.startFraction, decayMs: p.overestimate.decayMs ?? window + longest(job.distribution) } }
+      : {}),
   };
 }
 
@@ -122,7 +133,14 @@ export function remainingRuntime(job: RunningJobToPlan, nowMs: number, p: PlanPa
  * times the chance it still runs at the slice's start. `elapsedMs`: how long it has already run
  * (its distribution is then conditional, in runtimes from its start).
  */
-export function expectedUse(d: RuntimeDistribution, demand: readonly number[], startSlice: number, slices: number, sliceMs: number, elapsedMs = 0): Float64Array {
+export function expectedUse(
+  d: RuntimeDistribution,
+  demand: readonly number[],
+  startSlice: number,
+  slices: number,
+  sliceMs: number,
+  elapsedMs = 0,
+): Float64Array {
   const use = new Float64Array(slices * RESOURCES);
   for (let t = startSlice; t < slices; t++) {
     const s = survival(d, elapsedMs + (t - startSlice) * sliceMs);
@@ -141,7 +159,13 @@ const EARLIER_FIRST = 1e-6;
  * Builds and solves the cycle's MILP. `seedStartMs`: last cycle's planned start of each job, to
  * seed the solver (§4.3.6) when it is still an option.
  */
-export function planCycle(nowMs: number, pending: readonly JobToPlan[], running: readonly RunningJobToPlan[], p: PlanParams, seedStartMs: Readonly<Record<string, number>> = {}): CyclePlan {
+export function planCycle(
+  nowMs: number,
+  pending: readonly JobToPlan[],
+  running: readonly RunningJobToPlan[],
+  p: PlanParams,
+  seedStartMs: Readonly<Record<string, number>> = {},
+): CyclePlan {
   const slices = Math.max(1, Math.round(p.planAheadMs / p.sliceMs));
   const capacity = new Float64Array(slices * RESOURCES).fill(1);
   const runningPlans: RunningPlan[] = [];
@@ -169,7 +193,12 @@ export function planCycle(nowMs: number, pending: readonly JobToPlan[], running:
       preemptions.push({ cost, credit: use });
       preemptable.push(i);
     }
-    runningPlans.push({ id: job.id, preempt: false, ...(rest.underestimateFinishMs !== undefined ? { underestimateFinishMs: rest.underestimateFinishMs } : {}), ...(cost !== undefined ? { preemptionCost: cost } : {}) });
+    runningPlans.push({
+      id: job.id,
+      preempt: false,
+      ...(rest.underestimateFinishMs !== undefined ? { underestimateFinishMs: rest.underestimateFinishMs } : {}),
+      ...(cost !== undefined ? { preemptionCost: cost } : {}),
+    });
   });
 
   const options: PlanOption[] = [];
@@ -189,7 +218,12 @@ export function planCycle(nowMs: number, pending: readonly JobToPlan[], running:
       top = Math.max(top, u);
       if (u <= NO_UTILITY) continue;
       if (seedStartMs[job.id] !== undefined && seed[j] < 0 && startMs >= seedStartMs[job.id]) seed[j] = options.length;
-      options.push({ job: j, utility: u * (1 - EARLIER_FIRST * s), use: expectedUse(job.distribution, job.demand, s, slices, p.sliceMs), ...(curve.kind === 'bestEffort' ? { bestEffort: true } : {}) });
+      options.push({
+        job: j,
+        utility: u * (1 - EARLIER_FIRST * s),
+        use: expectedUse(job.distribution, job.demand, s, slices, p.sliceMs),
+        ...(curve.kind === 'bestEffort' ? { bestEffort: true } : {}),
+      });
       optionStart.push(s);
       optionUtility.push(u);
     }
@@ -197,7 +231,14 @@ export function planCycle(nowMs: number, pending: readonly JobToPlan[], running:
   });
 
   const problem: PlanProblem = { jobs: pending.length, slices, resources: RESOURCES, capacity, options, preemptions, seed };
-  const solution = p.solver.kind === 'greedy' ? solveGreedy(problem, 'greedy chosen') : solvePlan(problem, { maxNodes: p.solver.maxNodes, relativeGap: p.solver.relativeGap, ...(p.solver.timeLimitMs !== undefined ? { timeLimitMs: p.solver.timeLimitMs } : {}) });
+  const solution =
+    p.solver.kind === 'greedy'
+      ? solveGreedy(problem, 'greedy chosen')
+      : solvePlan(problem, {
+          maxNodes: p.solver.maxNodes,
+          relativeGap: p.solver.relativeGap,
+          ...(p.solver.timeLimitMs !== undefined ? { timeLimitMs: p.solver.timeLimitMs } : {}),
+        });
 
   const pendingPlans = pending.map((job, j): JobPlan => {
     const o = solution.chosen[j];

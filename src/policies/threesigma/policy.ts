@@ -127,7 +127,8 @@ export function startPlannedNow(app: AppView, job: TrackedJob, plan: JobPlan, p:
     { kind: 'setAppPriority', appId: app.id, priority: p.priorities.start },
     POLICY_NAME,
     'startPlannedNow',
-    () => `${kindText(job, now)}: plan starts it now, expected utility ${utilityText(plan.expectedUtility)}${plan.overestimateHandled ? ' (over-estimate handling: utility decays past the deadline)' : ''}; ${predictionText(job)}`,
+    () =>
+      `${kindText(job, now)}: plan starts it now, expected utility ${utilityText(plan.expectedUtility)}${plan.overestimateHandled ? ' (over-estimate handling: utility decays past the deadline)' : ''}; ${predictionText(job)}`,
   );
 }
 
@@ -158,15 +159,33 @@ export function keepRunning(app: AppView, job: TrackedJob, plan: RunningPlan, p:
     'keepRunning',
     () =>
       `${kindText(job, now)}, running for ${secondsText(now - (job.runningSinceMs ?? now))}` +
-      (plan.underestimateFinishMs !== undefined ? `; outlived its longest predicted runtime, finish now expected in ${secondsText(plan.underestimateFinishMs - now)} (exp-inc)` : ''),
+      (plan.underestimateFinishMs !== undefined
+        ? `; outlived its longest predicted runtime, finish now expected in ${secondsText(plan.underestimateFinishMs - now)} (exp-inc)`
+        : ''),
   );
 }
 
 /** §4.3.5: the plan preempts the running job; its task containers are killed and it waits again. */
-export function preemptForPlan(app: AppView, job: TrackedJob, plan: RunningPlan, tasks: readonly ContainerView[], p: ThreeSigmaParams, now: number): Decision[] {
+export function preemptForPlan(
+  app: AppView,
+  job: TrackedJob,
+  plan: RunningPlan,
+  tasks: readonly ContainerView[],
+  p: ThreeSigmaParams,
+  now: number,
+): Decision[] {
   const why = `${kindText(job, now)} preempted by the plan (cost ${utilityText(plan.preemptionCost ?? 0)} below what it frees for others)`;
-  const out: Decision[] = tasks.map((c) => decisionWithLazyReason({ kind: 'killContainer', containerId: c.id, nodeId: c.nodeId }, POLICY_NAME, 'preemptForPlan', () => `${why}: container on ${c.nodeId}`));
-  out.push(decisionWithLazyReason({ kind: 'setAppPriority', appId: app.id, priority: p.priorities.defer }, POLICY_NAME, 'preemptForPlan', () => `${why}: waits again`));
+  const out: Decision[] = tasks.map((c) =>
+    decisionWithLazyReason(
+      { kind: 'killContainer', containerId: c.id, nodeId: c.nodeId },
+      POLICY_NAME,
+      'preemptForPlan',
+      () => `${why}: container on ${c.nodeId}`,
+    ),
+  );
+  out.push(
+    decisionWithLazyReason({ kind: 'setAppPriority', appId: app.id, priority: p.priorities.defer }, POLICY_NAME, 'preemptForPlan', () => `${why}: waits again`),
+  );
   return out;
 }
 
@@ -200,7 +219,11 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
       }
       if (!job) {
         const deadlineMs = deadlineOf(app, p);
-        state.jobs[app.id] = { description: describeApp(app), kind: deadlineMs !== undefined ? 'slo' : 'bestEffort', ...(deadlineMs !== undefined ? { deadlineMs } : {}) };
+        state.jobs[app.id] = {
+          description: describeApp(app),
+          kind: deadlineMs !== undefined ? 'slo' : 'bestEffort',
+          ...(deadlineMs !== undefined ? { deadlineMs } : {}),
+        };
       }
     }
     for (const id of Object.keys(state.jobs)) if (!snapshot.apps.has(id)) delete state.jobs[id];
@@ -216,15 +239,29 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
         if (x) job.prediction = x;
       }
       const held = tasks.get(app.id);
-      const base = { id: app.id, kind: job.kind, submittedAtMs: app.submittedAtMs, ...(job.deadlineMs !== undefined ? { deadlineMs: job.deadlineMs } : {}), distribution: distributionFor(job, p) };
+      const base = {
+        id: app.id,
+        kind: job.kind,
+        submittedAtMs: app.submittedAtMs,
+        ...(job.deadlineMs !== undefined ? { deadlineMs: job.deadlineMs } : {}),
+        distribution: distributionFor(job, p),
+      };
       if (held && held.length > 0) {
         // From its earliest task container: the RM's start time of an application is its acceptance.
         if (job.runningSinceMs === undefined) job.runningSinceMs = held.reduce((m, c) => Math.min(m, c.startedAtMs), now);
-        runningApps.push({ app, job, plan: { ...base, demand: shareOf(snapshot, app.allocated.vcores, app.allocated.memoryMB), runningSinceMs: job.runningSinceMs } });
+        runningApps.push({
+          app,
+          job,
+          plan: { ...base, demand: shareOf(snapshot, app.allocated.vcores, app.allocated.memoryMB), runningSinceMs: job.runningSinceMs },
+        });
       } else {
         job.runningSinceMs = undefined;
         const r = app.pendingContainerResource;
-        const demand = shareOf(snapshot, app.allocated.vcores + (r ? r.vcores * app.pendingContainers : 0), app.allocated.memoryMB + (r ? r.memoryMB * app.pendingContainers : 0));
+        const demand = shareOf(
+          snapshot,
+          app.allocated.vcores + (r ? r.vcores * app.pendingContainers : 0),
+          app.allocated.memoryMB + (r ? r.memoryMB * app.pendingContainers : 0),
+        );
         pendingApps.push({ app, job, plan: { ...base, demand } });
       }
     }
@@ -283,7 +320,21 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
     });
 
     const s = plan.solution;
-    state.lastPlan = { atMs: now, solver: s.solver, status: s.status, objective: s.objective, columns: s.columns, rows: s.rows, nonzeros: s.nonzeros, pending: pendingApps.length, startNow, deferred, withoutUtility, running: runningApps.length, preempted };
+    state.lastPlan = {
+      atMs: now,
+      solver: s.solver,
+      status: s.status,
+      objective: s.objective,
+      columns: s.columns,
+      rows: s.rows,
+      nonzeros: s.nonzeros,
+      pending: pendingApps.length,
+      startNow,
+      deferred,
+      withoutUtility,
+      running: runningApps.length,
+      preempted,
+    };
     if (learned > 0) notes.push(`learned ${learned} runtime(s); history holds ${state.predictor.seq} runs over ${state.predictor.size} feature values`);
     notes.push(
       `plan (${s.solver}, ${s.status}): ${pendingApps.length} pending — ${startNow} start now, ${deferred} deferred, ${withoutUtility} without utility; ${runningApps.length} running, ${preempted} preempted; ` +

@@ -101,7 +101,16 @@ export function learnRuntime(state: PredictorState, job: JobDescription, runtime
   for (const key of featureKeys(job)) {
     let h = Object.hasOwn(state.features, key) ? state.features[key] : undefined;
     if (h === undefined) {
-      h = { histogram: emptyHistogram(p.maxBins), sumMs: 0, rollingMs: 0, recentMs: [], absErrorMs: ESTIMATORS.map(() => 0), scoredActualMs: 0, scoredRuns: 0, lastSeq: 0 };
+      h = {
+        histogram: emptyHistogram(p.maxBins),
+        sumMs: 0,
+        rollingMs: 0,
+        recentMs: [],
+        absErrorMs: ESTIMATORS.map(() => 0),
+        scoredActualMs: 0,
+        scoredRuns: 0,
+        lastSeq: 0,
+      };
       state.features[key] = h;
       state.size += 1;
     } else {
@@ -148,7 +157,8 @@ export function expertTable(state: PredictorState, job: JobDescription): ExpertS
   for (const key of featureKeys(job)) {
     const h = Object.hasOwn(state.features, key) ? state.features[key] : undefined;
     if (h === undefined) continue;
-    for (const e of ESTIMATORS) out.push({ feature: key, estimator: e, nmae: nmae(h, e), runs: h.histogram.total, scoredRuns: h.scoredRuns, estimateMs: estimate(h, e) });
+    for (const e of ESTIMATORS)
+      out.push({ feature: key, estimator: e, nmae: nmae(h, e), runs: h.histogram.total, scoredRuns: h.scoredRuns, estimateMs: estimate(h, e) });
   }
   return out;
 }
@@ -180,9 +190,25 @@ export function predictRuntime(state: PredictorState, job: JobDescription, p: Pr
   }
   if (best !== undefined) {
     const h = state.features[best.feature];
-    return { feature: best.feature, estimator: best.estimator, nmae: best.nmae, runs: best.runs, pointEstimateMs: best.estimateMs, distribution: fromHistogram(h.histogram), fallback: false };
+    return {
+      feature: best.feature,
+      estimator: best.estimator,
+      nmae: best.nmae,
+      runs: best.runs,
+      pointEstimateMs: best.estimateMs,
+      distribution: fromHistogram(h.histogram),
+      fallback: false,
+    };
   }
   if (!Object.hasOwn(state.features, ALL_JOBS)) return undefined;
   const all = state.features[ALL_JOBS];
-  return { feature: ALL_JOBS, estimator: 'mean', nmae: nmae(all, 'mean'), runs: all.histogram.total, pointEstimateMs: estimate(all, 'mean'), distribution: fromHistogram(all.histogram), fallback: true };
+  return {
+    feature: ALL_JOBS,
+    estimator: 'mean',
+    nmae: nmae(all, 'mean'),
+    runs: all.histogram.total,
+    pointEstimateMs: estimate(all, 'mean'),
+    distribution: fromHistogram(all.histogram),
+    fallback: true,
+  };
 }

@@ -42,7 +42,12 @@ export interface WarmResult {
  * first (ties by application id) so the estimators' recency and the NMAE scores follow the
  * cluster's own order whatever order the records come in.
  */
-export function warmPredictor(records: readonly HistoryRecord[], p: PredictorParams, opts: WarmOptions = {}, start: PredictorState = emptyPredictor()): WarmResult {
+export function warmPredictor(
+  records: readonly HistoryRecord[],
+  p: PredictorParams,
+  opts: WarmOptions = {},
+  start: PredictorState = emptyPredictor(),
+): WarmResult {
   const outcomes = new Set<HistoryOutcome>(opts.outcomes ?? ['succeeded']);
   const predictor = structuredClone(start);
   const usable = records.filter((r) => outcomes.has(r.outcome) && r.runtimeMs !== undefined);

@@ -60,7 +60,8 @@ function paramsFor(name: TaskLevelSchedulerName, sets: readonly string[], severa
     params[key] = parseValue(s.slice(eq + 1));
   }
   const r = (TASK_LEVEL_SCHEDULERS[name].paramsSchema as z.ZodTypeAny).safeParse(params);
-  if (!r.success) throw new UsageError(`invalid parameters for ${name}: ${r.error.issues.map((i) => `--set ${i.path.join('.') || '(params)'}: ${i.message}`).join('; ')}`);
+  if (!r.success)
+    throw new UsageError(`invalid parameters for ${name}: ${r.error.issues.map((i) => `--set ${i.path.join('.') || '(params)'}: ${i.message}`).join('; ')}`);
   return params;
 }
 
@@ -119,7 +120,10 @@ export async function runTaskLevelSimulate(argv: readonly string[]): Promise<num
     return 2;
   }
   try {
-    const names = (values.policy ?? []).flatMap((p) => p.split(',')).map((s) => s.trim()).filter(Boolean);
+    const names = (values.policy ?? [])
+      .flatMap((p) => p.split(','))
+      .map((s) => s.trim())
+      .filter(Boolean);
     for (const n of names) if (!isTaskLevelScheduler(n)) throw new UsageError(`${n} is not a task-level scheduler (pigeon, eagle, sparrow); run it on its own`);
     const schedulers = names as TaskLevelSchedulerName[];
     const seed = int('seed', values.seed) ?? 1;
@@ -130,7 +134,15 @@ export async function runTaskLevelSimulate(argv: readonly string[]): Promise<num
     const nodes = int('nodes', values.nodes) ?? workload.cluster?.nodes ?? 4000;
     const cores = int('cores', values.cores) ?? workload.cluster?.cores ?? 1;
     const results = schedulers.map((scheduler, i) =>
-      runTaskLevel({ workload, scheduler, params: paramsList[i], workers: nodes * cores, seed, cutoffMs: cutoff === undefined ? undefined : cutoff * 1000, perJob: values['per-job'] }),
+      runTaskLevel({
+        workload,
+        scheduler,
+        params: paramsList[i],
+        workers: nodes * cores,
+        seed,
+        cutoffMs: cutoff === undefined ? undefined : cutoff * 1000,
+        perJob: values['per-job'],
+      }),
     );
     if (values.json) {
       const out = results.length === 1 ? results[0] : { runs: results };

@@ -150,7 +150,7 @@ export function srptPick(queue: Probe[], slackCap: number): number {
   let best = -1;
   let bestRemaining = Infinity;
   let slackInFront = Infinity;
-  for (let i = 0; i < queue.length; ) {
+  for (let i = 0; i < queue.length;) {
     const pr = queue[i];
     if (pr.run.unlaunched === 0) {
       queue.splice(i, 1);
@@ -170,7 +170,10 @@ export function srptPick(queue: Probe[], slackCap: number): number {
   return best;
 }
 
-export function createEagle(engine: TaskLevelEngine, p: EagleParams): Scheduler & { readonly workerState: readonly EagleWorker[]; readonly firstLongWorker: number } {
+export function createEagle(
+  engine: TaskLevelEngine,
+  p: EagleParams,
+): Scheduler & { readonly workerState: readonly EagleWorker[]; readonly firstLongWorker: number } {
   const rng = engine.rng;
   const n = engine.workers;
   const delay = p.networkDelayMs;
@@ -179,7 +182,14 @@ export function createEagle(engine: TaskLevelEngine, p: EagleParams): Scheduler 
   const shortPool = Int32Array.from({ length: shortPoolEnd }, (_, i) => i);
   const longPool = Int32Array.from({ length: n - firstLongWorker }, (_, i) => firstLongWorker + i);
   const shortOnly = Int32Array.from({ length: Math.min(firstLongWorker, shortPoolEnd) }, (_, i) => i);
-  const workers: EagleWorker[] = Array.from({ length: n }, () => ({ queue: [], busy: false, runningLong: false, queuedLong: 0, bitmap: undefined, bitmapAtMs: -1 }));
+  const workers: EagleWorker[] = Array.from({ length: n }, () => ({
+    queue: [],
+    busy: false,
+    runningLong: false,
+    queuedLong: 0,
+    bitmap: undefined,
+    bitmapAtMs: -1,
+  }));
   const book: LongWorkBook = {
     estimatedMs: new Float64Array(n),
     tasks: new Int32Array(n),

@@ -11,7 +11,16 @@ import { createPigeon, pigeonParamsSchema } from './pigeon.js';
 import { createSparrow, sparrowParamsSchema } from './sparrow.js';
 
 export { TaskLevelEngine, JobRun, sampleWorkers, type DecisionRecord, type Scheduler, type TaskJob } from './engine.js';
-export { createPigeon, distributeTasks, placeArrivingTask, serveFreedWorker, pigeonGroups, pigeonParamsSchema, type PigeonMaster, type PigeonParams } from './pigeon.js';
+export {
+  createPigeon,
+  distributeTasks,
+  placeArrivingTask,
+  serveFreedWorker,
+  pigeonGroups,
+  pigeonParamsSchema,
+  type PigeonMaster,
+  type PigeonParams,
+} from './pigeon.js';
 export { createSparrow, probeCount, sparrowParamsSchema, type SparrowParams } from './sparrow.js';
 export { createEagle, eagleParamsSchema, placeLongJob, srptPick, type EagleParams } from './eagle.js';
 
@@ -22,9 +31,21 @@ interface SchedulerEntry {
 }
 
 export const TASK_LEVEL_SCHEDULERS = {
-  pigeon: { description: 'Pigeon: distributors, group masters with two WFQ queues and reserved workers', paramsSchema: pigeonParamsSchema, create: createPigeon },
-  eagle: { description: 'Eagle: partitions, central least-waiting placement of long jobs, probing with state sharing, SRPT and sticky probes', paramsSchema: eagleParamsSchema, create: createEagle },
-  sparrow: { description: 'Sparrow: batch sampling with probe ratio d, late binding, FIFO worker queues', paramsSchema: sparrowParamsSchema, create: createSparrow },
+  pigeon: {
+    description: 'Pigeon: distributors, group masters with two WFQ queues and reserved workers',
+    paramsSchema: pigeonParamsSchema,
+    create: createPigeon,
+  },
+  eagle: {
+    description: 'Eagle: partitions, central least-waiting placement of long jobs, probing with state sharing, SRPT and sticky probes',
+    paramsSchema: eagleParamsSchema,
+    create: createEagle,
+  },
+  sparrow: {
+    description: 'Sparrow: batch sampling with probe ratio d, late binding, FIFO worker queues',
+    paramsSchema: sparrowParamsSchema,
+    create: createSparrow,
+  },
 } as const satisfies Record<string, SchedulerEntry>;
 
 export type TaskLevelSchedulerName = keyof typeof TASK_LEVEL_SCHEDULERS;
@@ -49,7 +70,15 @@ export function taskJobs(w: Workload, cutoffMs: number | undefined = w.cutoffMs)
     }
     const tagged = Number(j.tags?.['schedbrain.estimate-ms']);
     const meanMs = Number.isFinite(tagged) ? tagged : durations.length ? sum / durations.length : 0;
-    return { index, name: j.name ?? `job${index + 1}`, arrivalMs: j.arrivalMs, durationsMs: durations, meanMs, longestMs: longest, short: cutoffMs === undefined ? true : meanMs < cutoffMs };
+    return {
+      index,
+      name: j.name ?? `job${index + 1}`,
+      arrivalMs: j.arrivalMs,
+      durationsMs: durations,
+      meanMs,
+      longestMs: longest,
+      short: cutoffMs === undefined ? true : meanMs < cutoffMs,
+    };
   });
   return jobs.filter((j) => j.durationsMs.length > 0).sort((a, b) => a.arrivalMs - b.arrivalMs || a.index - b.index);
 }
@@ -146,7 +175,14 @@ export function runTaskLevel(o: TaskLevelOptions): TaskLevelResult {
     events: engine.events,
     wallSeconds,
     perJob: o.perJob
-      ? done.map((r) => ({ name: r.job.name, short: r.job.short, tasks: r.tasks, arrivalS: r.job.arrivalMs / 1000, jctS: jctS(r), longestTaskS: r.job.longestMs / 1000 }))
+      ? done.map((r) => ({
+          name: r.job.name,
+          short: r.job.short,
+          tasks: r.tasks,
+          arrivalS: r.job.arrivalMs / 1000,
+          jctS: jctS(r),
+          longestTaskS: r.job.longestMs / 1000,
+        }))
       : undefined,
   };
 }

@@ -15,7 +15,10 @@ import { Fifo } from './fifo.js';
 /** `inf`, `infinity` (any case) or a number; Infinity is strict priority. */
 const weightSchema = z.preprocess(
   (v) => (typeof v === 'string' && /^(inf|infinity)$/i.test(v.trim()) ? Infinity : v),
-  z.number().min(1).refine((w) => w === Infinity || Number.isInteger(w), 'an integer ≥ 1 or inf'),
+  z
+    .number()
+    .min(1)
+    .refine((w) => w === Infinity || Number.isInteger(w), 'an integer ≥ 1 or inf'),
 );
 
 export const pigeonParamsSchema = z
@@ -34,7 +37,10 @@ export const pigeonParamsSchema = z
     cutoffMs: z.number().positive().optional(),
   })
   .strict()
-  .refine((p) => p.reservedPerGroup < p.groupSize, { message: 'reservedPerGroup must leave at least one general worker in a group', path: ['reservedPerGroup'] });
+  .refine((p) => p.reservedPerGroup < p.groupSize, {
+    message: 'reservedPerGroup must leave at least one general worker in a group',
+    path: ['reservedPerGroup'],
+  });
 
 export type PigeonParams = z.infer<typeof pigeonParamsSchema>;
 
@@ -158,7 +164,10 @@ export function pigeonGroups(workers: number, groupSize: number, reserved: numbe
   return { masters, masterOf, isReserved };
 }
 
-export function createPigeon(engine: TaskLevelEngine, p: PigeonParams): Scheduler & { readonly masters: readonly PigeonMaster[]; readonly isReserved: Uint8Array } {
+export function createPigeon(
+  engine: TaskLevelEngine,
+  p: PigeonParams,
+): Scheduler & { readonly masters: readonly PigeonMaster[]; readonly isReserved: Uint8Array } {
   const { masters, masterOf, isReserved } = pigeonGroups(engine.workers, p.groupSize, p.reservedPerGroup);
   const rng = engine.rng;
 

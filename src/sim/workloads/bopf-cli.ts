@@ -41,7 +41,19 @@ const BOPF_FLAGS = {
 } as const satisfies Record<string, FlagSpec>;
 
 export async function runBopfSimulate(argv: readonly string[]): Promise<number> {
-  const o: { workload?: string; policies: string[]; tqs?: number; lqScale?: number; scale?: 'cluster' | 'sim'; bursts?: number; seed: number; periodMs?: number; sets: string[]; json: boolean; timeline: boolean } = {
+  const o: {
+    workload?: string;
+    policies: string[];
+    tqs?: number;
+    lqScale?: number;
+    scale?: 'cluster' | 'sim';
+    bursts?: number;
+    seed: number;
+    periodMs?: number;
+    sets: string[];
+    json: boolean;
+    timeline: boolean;
+  } = {
     policies: [],
     seed: 1,
     sets: [],
@@ -84,7 +96,13 @@ export async function runBopfSimulate(argv: readonly string[]): Promise<number> 
       const params = buildParams(policy, sets);
       results.push(runBopfScenario(scenario, name, { seed: o.seed, params, ...(o.periodMs !== undefined ? { policyPeriodMs: o.periodMs } : {}) }));
     }
-    const view = (r: BopfRunResult) => ({ ...r, tqs: scenario.tqQueues.length, lqScale: o.lqScale ?? 1, seed: o.seed, ...(o.timeline ? {} : { timeline: undefined }) });
+    const view = (r: BopfRunResult) => ({
+      ...r,
+      tqs: scenario.tqQueues.length,
+      lqScale: o.lqScale ?? 1,
+      seed: o.seed,
+      ...(o.timeline ? {} : { timeline: undefined }),
+    });
     if (o.json) process.stdout.write(`${JSON.stringify(results.length === 1 ? view(results[0]) : { runs: results.map(view) })}\n`);
     else {
       for (const r of results) {
@@ -92,8 +110,16 @@ export async function runBopfSimulate(argv: readonly string[]): Promise<number> 
           [
             `${r.workload} under ${r.policy} (${scenario.tqQueues.length} TQs, LQ scale ${o.lqScale ?? 1}, seed ${o.seed})`,
             `  LQ jobs ${r.lq.jobs}: mean completion ${r.lq.meanCompletion.toFixed(1)} s; TQ jobs ${r.tq.jobs}: mean completion ${r.tq.meanCompletion.toFixed(1)} s${r.tq.unfinished ? ` (${r.tq.unfinished} unfinished)` : ''}`,
-            `  long-term dominant share: ${Object.entries(r.longTermShares).map(([q, s]) => `${q} ${s.toFixed(3)}`).join(', ')}`,
-            ...(r.admission ? [`  admission: ${Object.entries(r.admission).map(([q, c]) => `${q} ${c}`).join(', ')}`] : []),
+            `  long-term dominant share: ${Object.entries(r.longTermShares)
+              .map(([q, s]) => `${q} ${s.toFixed(3)}`)
+              .join(', ')}`,
+            ...(r.admission
+              ? [
+                  `  admission: ${Object.entries(r.admission)
+                    .map(([q, c]) => `${q} ${c}`)
+                    .join(', ')}`,
+                ]
+              : []),
             '',
           ].join('\n'),
         );
@@ -105,4 +131,3 @@ export async function runBopfSimulate(argv: readonly string[]): Promise<number> 
     return e instanceof UsageError ? 2 : 1;
   }
 }
-

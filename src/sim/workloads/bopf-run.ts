@@ -23,7 +23,12 @@ export interface BopfRunOptions {
 export interface BopfRunResult {
   readonly policy: string;
   readonly workload: string;
-  readonly lq: { readonly jobs: number; readonly meanCompletion: number; readonly completions: number[]; readonly byQueue: Record<string, { meanCompletion: number; jobs: number }> };
+  readonly lq: {
+    readonly jobs: number;
+    readonly meanCompletion: number;
+    readonly completions: number[];
+    readonly byQueue: Record<string, { meanCompletion: number; jobs: number }>;
+  };
   readonly tq: { readonly jobs: number; readonly meanCompletion: number; readonly unfinished: number };
   /** Time-averaged dominant share per queue over [0, end of the last LQ period]. */
   readonly longTermShares: Record<string, number>;

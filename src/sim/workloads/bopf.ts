@@ -286,7 +286,14 @@ export function bopfMultiLqScenario(o: MultiLqOptions = {}): BopfScenario {
       jobs.push(j);
     }
     on = Math.max(on, onPeriodMs(first!));
-    specs.push({ name: l.name, kind: 'LQ', periodMs: l.period, burstDeadlineMs: 20_000, demand: { vcoreSeconds: 20 * 1280, memoryMBSeconds: 20 * 40 * 65_536 }, firstArrivalMs: l.first });
+    specs.push({
+      name: l.name,
+      kind: 'LQ',
+      periodMs: l.period,
+      burstDeadlineMs: 20_000,
+      demand: { vcoreSeconds: 20 * 1280, memoryMBSeconds: 20 * 40 * 65_536 },
+      firstArrivalMs: l.first,
+    });
   }
   jobs.push(...tqJobs(rng, 'bb', o.tqJobs ?? 40, ['root.tq0'], (1.1 * horizon) / 1000));
   const paths = ['root.tq0', ...lqs.map((l) => `root.${l.name}`)];

@@ -117,7 +117,19 @@ function human(r: DarssRun & { bestEffort: DarssMetrics['bestEffort'] & { faster
 }
 
 export async function runDarssSimulate(argv: readonly string[]): Promise<number> {
-  const o: { workload?: string; policies: string[]; seed: number; jobs?: number; share?: number; load?: number; groups?: number; compare?: string; periodMs?: number; sets: string[]; json: boolean } = { policies: [], seed: 1, sets: [], json: false };
+  const o: {
+    workload?: string;
+    policies: string[];
+    seed: number;
+    jobs?: number;
+    share?: number;
+    load?: number;
+    groups?: number;
+    compare?: string;
+    periodMs?: number;
+    sets: string[];
+    json: boolean;
+  } = { policies: [], seed: 1, sets: [], json: false };
   try {
     const { values: v, help } = readFlags(argv, DARSS_FLAGS);
     if (help) {
@@ -147,13 +159,17 @@ export async function runDarssSimulate(argv: readonly string[]): Promise<number>
       }
     });
     const compare = o.compare !== undefined ? lookupPolicy(o.compare) : undefined;
-    const params = policies.map((p) => buildParams(p, policies.length > 1 ? o.sets.filter((s) => s.startsWith(`${p.name}.`)).map((s) => s.slice(p.name.length + 1)) : o.sets));
+    const params = policies.map((p) =>
+      buildParams(p, policies.length > 1 ? o.sets.filter((s) => s.startsWith(`${p.name}.`)).map((s) => s.slice(p.name.length + 1)) : o.sets),
+    );
     const opts: DarssOptions = { trace, seed: o.seed, jobs: o.jobs, productionSharePct: o.share, load: o.load, groups: o.groups, periodMs: o.periodMs };
     const workload = darssWorkloadFor(opts);
     const results = policies.map((p, i) => runDarss(workload, p, params[i], opts));
     const baseline = compare ? (results.find((r) => r.run.policy === compare.name) ?? runDarss(workload, compare, {}, opts)) : undefined;
     const runs = results.map(({ result, run }) =>
-      baseline ? { ...run, bestEffort: { ...run.bestEffort, fasterThan: { policy: baseline.run.policy, ...fasterShare(result.records, baseline.result.records) } } } : run,
+      baseline
+        ? { ...run, bestEffort: { ...run.bestEffort, fasterThan: { policy: baseline.run.policy, ...fasterShare(result.records, baseline.result.records) } } }
+        : run,
     );
     if (o.json) process.stdout.write(`${JSON.stringify(runs.length === 1 ? runs[0] : { runs })}\n`);
     else process.stdout.write(`${runs.map(human).join('\n\n')}\n`);

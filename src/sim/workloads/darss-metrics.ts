@@ -91,7 +91,10 @@ export function darssMetrics(records: readonly (JobRecord | undefined)[]): Darss
 }
 
 /** Of the best-effort jobs both runs completed, the share that finished sooner in `mine` (by job index). */
-export function fasterShare(mine: readonly (JobRecord | undefined)[], other: readonly (JobRecord | undefined)[]): { jobs: number; faster: number; slower: number; share: number } {
+export function fasterShare(
+  mine: readonly (JobRecord | undefined)[],
+  other: readonly (JobRecord | undefined)[],
+): { jobs: number; faster: number; slower: number; share: number } {
   let jobs = 0;
   let faster = 0;
   let slower = 0;

@@ -63,7 +63,7 @@ export interface DarssWorkloadOptions {
 function boundedParetoMean(a: number, lo: number, hi: number): number {
   if (Math.abs(a - 1) < 1e-9) return (Math.log(hi / lo) * lo * hi) / (hi - lo);
   const la = lo ** a;
-  return ((la / (1 - (lo / hi) ** a)) * (a / (a - 1)) * (1 / lo ** (a - 1) - 1 / hi ** (a - 1)));
+  return (la / (1 - (lo / hi) ** a)) * (a / (a - 1)) * (1 / lo ** (a - 1) - 1 / hi ** (a - 1));
 }
 
 /** The α giving a bounded Pareto on [lo, hi] the mean `mean` (bisection; the mean falls as α grows). */
@@ -147,7 +147,13 @@ export function darssWorkload(trace: DarssTrace, o: DarssWorkloadOptions = {}): 
       const names = shape === 0 ? ['j1'] : shape === 1 ? ['j1', 'j2'] : ['j1', 'j2', 'j3'];
       const first = jobs.length;
       const drawn = names.map(() => drawJob());
-      const rsl: DarssRequestSpec['jobs'] = drawn.map(({ tasks, taskMs }, k) => ({ name: names[k], tasks, leaseMs: Math.ceil(taskMs * pad), unitsPerTask: 1, prerequisites: names[k] === 'j2' ? ['j1'] : [] }));
+      const rsl: DarssRequestSpec['jobs'] = drawn.map(({ tasks, taskMs }, k) => ({
+        name: names[k],
+        tasks,
+        leaseMs: Math.ceil(taskMs * pad),
+        unitsPerTask: 1,
+        prerequisites: names[k] === 'j2' ? ['j1'] : [],
+      }));
       const need = rsl.reduce((a, j) => a + j.tasks * j.leaseMs, 0);
       const cp = Math.max(...rsl.map((j) => (j.name === 'j2' ? rsl[0].leaseMs + j.leaseMs : j.leaseMs)));
       const deadlineMs = t + Math.ceil((slackLo + (slackHi - slackLo) * rng.next()) * Math.max(cp, need / (share * units)));

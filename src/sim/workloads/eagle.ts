@@ -47,14 +47,17 @@ export function parseEagleTrace(text: string, opts: EagleOptions = {}): Workload
     const arrival = Number(f[0]);
     const n = Number(f[1]);
     const mean = Number(f[2]);
-    if (!Number.isFinite(arrival) || arrival < 0 || arrival > MAX_TRACE_SECONDS) throw new TraceFormatError(`${where}: bad arrival time ${f[0]} (seconds, 0..${MAX_TRACE_SECONDS})`);
+    if (!Number.isFinite(arrival) || arrival < 0 || arrival > MAX_TRACE_SECONDS)
+      throw new TraceFormatError(`${where}: bad arrival time ${f[0]} (seconds, 0..${MAX_TRACE_SECONDS})`);
     if (!Number.isInteger(n) || n < 1 || n > 10_000_000) throw new TraceFormatError(`${where}: bad task count ${f[1]}`);
-    if (!Number.isFinite(mean) || mean < 0 || mean > MAX_TRACE_SECONDS) throw new TraceFormatError(`${where}: bad mean task duration ${f[2]} (seconds, 0..${MAX_TRACE_SECONDS})`);
+    if (!Number.isFinite(mean) || mean < 0 || mean > MAX_TRACE_SECONDS)
+      throw new TraceFormatError(`${where}: bad mean task duration ${f[2]} (seconds, 0..${MAX_TRACE_SECONDS})`);
     if (f.length !== 3 + n) throw new TraceFormatError(`${where}: ${n} tasks announced, ${f.length - 3} durations given`);
     const work = new Float64Array(n);
     for (let k = 0; k < n; k++) {
       const d = Number(f[3 + k]);
-      if (!Number.isFinite(d) || d < 0 || d > MAX_TRACE_SECONDS) throw new TraceFormatError(`${where}: bad duration ${f[3 + k]} for task ${k + 1} (seconds, 0..${MAX_TRACE_SECONDS})`);
+      if (!Number.isFinite(d) || d < 0 || d > MAX_TRACE_SECONDS)
+        throw new TraceFormatError(`${where}: bad duration ${f[3 + k]} for task ${k + 1} (seconds, 0..${MAX_TRACE_SECONDS})`);
       work[k] = d * 1000;
     }
     const idx = jobs.length;
@@ -98,6 +101,7 @@ export function formatEagleTrace(jobs: readonly { arrivalS: number; durationsS: 
         const mean = j.durationsS.reduce((a, b) => a + b, 0) / j.durationsS.length;
         return [r(j.arrivalS), j.durationsS.length, r(mean), ...j.durationsS.map(r)].join(' ');
       })
-      .join('\n') + '\n'
+      .join('\n') +
+    '\n'
   );
 }

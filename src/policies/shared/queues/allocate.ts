@@ -68,7 +68,10 @@ export function allocate(mode: Mode, capacity: Resources, queues: readonly Alloc
 }
 
 function allocateDrf(capacity: Resources, queues: readonly AllocQueue[]): Map<string, QueueAllocation> {
-  const fair = drfWaterFill(capacity, queues.map((q) => ({ id: q.id, demand: q.demand })));
+  const fair = drfWaterFill(
+    capacity,
+    queues.map((q) => ({ id: q.id, demand: q.demand })),
+  );
   const out = new Map<string, QueueAllocation>();
   for (const q of queues) {
     const a = fair.get(q.id) ?? Z;
@@ -79,10 +82,16 @@ function allocateDrf(capacity: Resources, queues: readonly AllocQueue[]): Map<st
 
 function allocateSp(capacity: Resources, queues: readonly AllocQueue[]): Map<string, QueueAllocation> {
   const lqs = queues.filter((q) => q.kind === 'LQ');
-  const first = drfWaterFill(capacity, lqs.map((q) => ({ id: q.id, demand: q.demand })));
+  const first = drfWaterFill(
+    capacity,
+    lqs.map((q) => ({ id: q.id, demand: q.demand })),
+  );
   let left = capacity;
   for (const a of first.values()) left = minus(left, a);
-  const second = drfWaterFill(left, queues.filter((q) => q.kind !== 'LQ').map((q) => ({ id: q.id, demand: q.demand })));
+  const second = drfWaterFill(
+    left,
+    queues.filter((q) => q.kind !== 'LQ').map((q) => ({ id: q.id, demand: q.demand })),
+  );
   const out = new Map<string, QueueAllocation>();
   for (const q of queues) {
     const lq = q.kind === 'LQ';
@@ -136,7 +145,10 @@ function allocateBopf(capacity: Resources, queues: readonly AllocQueue[]): Map<s
 
   // 3. Elastic pool by DRF: TQs, elastic LQs, LQs with a guarantee outside their burst.
   const pool = queues.filter((q) => q.cls !== 'none' && !tier.has(q.id));
-  const fair = drfWaterFill(room, pool.map((q) => ({ id: q.id, demand: q.demand })));
+  const fair = drfWaterFill(
+    room,
+    pool.map((q) => ({ id: q.id, demand: q.demand })),
+  );
   for (const q of pool) {
     const a = fair.get(q.id) ?? Z;
     guarantee.set(q.id, a);
