@@ -715,13 +715,9 @@ export class YarnBackend implements ClusterBackend {
   async standDown(): Promise<StandDownReport> {
     const errors: string[] = [];
     let resumedContainers: string[] = [];
-    if (this.shim?.releaseLease) {
-      try {
-        resumedContainers = await this.shim.releaseLease();
-      } catch (err) {
-        errors.push(`release the shim lease: ${(err as Error).message}`);
-      }
-    }
+    // The ranking is withdrawn before the lease is released: a release ends the shim's memory of
+    // this brain's epoch, and a change sent after it would leave that epoch fenced for the next
+    // brain, whose lock (and epoch count) may start over.
     if (this.shim && Object.keys(this.publishedScores).length > 0) {
       try {
         // An expired ranking gives the RM plugin's stock order back.
@@ -729,6 +725,13 @@ export class YarnBackend implements ClusterBackend {
         this.publishedScores = {};
       } catch (err) {
         errors.push(`withdraw the node ranking: ${(err as Error).message}`);
+      }
+    }
+    if (this.shim?.releaseLease) {
+      try {
+        resumedContainers = await this.shim.releaseLease();
+      } catch (err) {
+        errors.push(`release the shim lease: ${(err as Error).message}`);
       }
     }
     const restoredNodes: string[] = [];

@@ -390,7 +390,15 @@ describe.skipIf(!url)('Kairos live on YARN (serve --policy kairos) vs the stock 
     expect(kairos.shortTaskIds.length).toBe(SHORT_JOBS * SHORT_TASKS);
     const together = overlaps(kairos);
     expect(together.length, `no sample with every long task present and a short task running:\n${timeline(kairos)}`).toBeGreaterThan(0);
-    expect(together.some((s) => s.containers.some((c) => kairos.longTaskIds.includes(c.containerId) && c.state === 'SUSPENDED'))).toBe(true);
+    const journalCounts = () => {
+      const counts: Record<string, number> = {};
+      for (const d of decisions) counts[`${d.rule} ${d.result}`] = (counts[`${d.rule} ${d.result}`] ?? 0) + 1;
+      return JSON.stringify(counts);
+    };
+    expect(
+      together.some((s) => s.containers.some((c) => kairos.longTaskIds.includes(c.containerId) && c.state === 'SUSPENDED')),
+      `no long task suspended while short tasks ran beside every long one:\n${timeline(kairos)}\njournal: ${journalCounts()}`,
+    ).toBe(true);
     // Only tasks are suspended: every job's ApplicationMaster kept running.
     expect(kairos.samples.flatMap((s) => s.containers.filter((c) => isAm(c.containerId) && c.state === 'SUSPENDED').map((c) => c.containerId))).toEqual([]);
     // Short jobs finished before the long ones.

@@ -33,6 +33,8 @@ class MemoryPhysicalStore implements PhysicalCapacityStore {
 class LeaseShim implements NodeShim {
   released = 0;
   published: RankingPublication[] = [];
+  /** The order of the changes the brain sent. */
+  calls: string[] = [];
   async containers(): Promise<ShimContainer[]> {
     return [];
   }
@@ -41,9 +43,11 @@ class LeaseShim implements NodeShim {
   async renewLease(): Promise<void> {}
   async publishRanking(r: RankingPublication): Promise<void> {
     this.published.push(r);
+    this.calls.push('publishRanking');
   }
   async releaseLease(): Promise<string[]> {
     this.released++;
+    this.calls.push('releaseLease');
     return ['container_1_0001_01_000002'];
   }
 }
@@ -125,6 +129,9 @@ describe('standDown (clean shutdown)', () => {
     expect(report).toEqual({ restoredNodes: [NODE], resumedContainers: ['container_1_0001_01_000002'], errors: [] });
     expect(shim.released).toBe(1);
     expect(shim.published.at(-1)).toEqual({ scores: {}, leastLoadedFirst: false, ttlMs: 1 });
+    // The release comes last: it ends the shim's memory of this brain's epoch, so nothing after it
+    // may fence the next brain out.
+    expect(shim.calls.slice(-2)).toEqual(['publishRanking', 'releaseLease']);
     const p = physicalOf();
     expect(posts().at(-1)).toEqual({ resource: { memory: p.memoryMB, vCores: p.vcores }, overCommitTimeout: -1 });
     expect(store.map.size).toBe(0);
