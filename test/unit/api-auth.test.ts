@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -13,6 +12,7 @@ import { Engine } from '../../src/engine/engine.js';
 import { InMemoryBackend } from '../../src/engine/fake-backend.js';
 import { Store } from '../../src/store/store.js';
 import type { FastifyInstance } from 'fastify';
+import { haveOpenssl, selfSignedCert } from '../support/tls.js';
 
 const reader: ApiToken = { name: 'dashboard', role: 'read', token: 'read-token-0123456789abcdef' };
 const operator: ApiToken = { name: 'oncall', role: 'operate', token: 'operate-token-0123456789abcd' };
@@ -218,34 +218,8 @@ describe('tokens and first start', () => {
 
 describe('TLS', () => {
   it('serves HTTPS with the configured certificate, and the real address in the startup line', async (ctx) => {
-    try {
-      execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    } catch {
-      ctx.skip('openssl is not installed: no certificate to test with');
-    }
-    const key = join(dir, 'key.pem');
-    const cert = join(dir, 'cert.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      ],
-      { stdio: 'ignore' },
-    );
+    if (!haveOpenssl()) return ctx.skip('openssl is not installed: no certificate to test with');
+    const { key, cert } = selfSignedCert(dir);
     const out: string[] = [];
     let stop!: (s: string) => void;
     const stopped = new Promise<string>((r) => (stop = r));

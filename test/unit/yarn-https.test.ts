@@ -4,7 +4,6 @@
  * here is the synthetic one (recorded RM answers) behind a TLS front; the certificate is made with
  * openssl for the test (skipped, visibly, where openssl is missing).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import { request as httpRequest } from 'node:http';
@@ -16,15 +15,7 @@ import { SyntheticRm } from '../../bench/synthetic-rm.js';
 import { RmUnavailableError } from '../../src/core/errors.js';
 import { YarnBackend } from '../../src/yarn/backend.js';
 import { RmClient } from '../../src/yarn/client.js';
-
-function haveOpenssl(): boolean {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { haveOpenssl, selfSignedCert } from '../support/tls.js';
 
 describe('an HTTPS ResourceManager', () => {
   let dir: string;
@@ -37,27 +28,7 @@ describe('an HTTPS ResourceManager', () => {
   beforeAll(async () => {
     if (!ok) return;
     dir = mkdtempSync(join(tmpdir(), 'schedbrain-https-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=DNS:localhost,IP:127.0.0.1',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
+    selfSignedCert(dir);
     rm = await new SyntheticRm({ nodes: 5, apps: 4, containers: 12, finishedApps: 1 }).start();
     const target = new URL(rm.url);
     front = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (req, res) => {
