@@ -10,11 +10,12 @@ import type { ClusterSnapshot } from '../core/model.js';
 import type { AnyPolicy, PolicyNeed } from '../core/policy.js';
 import { getPolicy, policyNames } from '../policies/index.js';
 import { foldRepeatedSkips, type JournalEntry, type NewJournalEntry } from '../store/journal.js';
-import type { PublishedRanking, Store } from '../store/store.js';
+import type { PlanInFlight, PublishedRanking, Store } from '../store/store.js';
 import { RealClock, type Clock, type TimerHandle } from './clock.js';
 import { EngineMetrics } from './metrics.js';
 import { ChangeTracker } from './change-tracking.js';
 import { DriftTracker, type DriftOptions } from './drift.js';
+import { accountForPlanInFlight } from './plan-in-flight.js';
 import type { LeaderElection, Leadership } from './leadership.js';
 import { advisoryReason, DEFAULT_LIMITS, disruptionOf, PolicyError, Session, type SafetyLimits, type Statement } from './session.js';
 
@@ -191,6 +192,8 @@ export class Engine {
   private viewRead: Promise<{ snapshot: ClusterSnapshot; capabilities: Capabilities; atMs: number }> | undefined;
   private lastSnapshotAtMs: number | undefined;
   private ranking: PublishedRanking | undefined;
+  /** Whether a plan left in flight by a previous process has been looked for (once, at the first snapshot). */
+  private planInFlightChecked = false;
   private readonly drift: DriftTracker;
   /** The policy's change tracking across cycles (rebuilt by the policy after a load, a swap or a discarded cycle). */
   private readonly tracking = new ChangeTracker();
@@ -863,7 +866,24 @@ export class Engine {
         detail: JSON.stringify({ kind: d.kind, target: d.target, written: d.written, now: d.now, writtenAtMs: d.writtenAtMs }),
       });
     }
+    let leftInFlight: PlanInFlight | undefined;
+    if (!this.planInFlightChecked) {
+      this.planInFlightChecked = true;
+      leftInFlight = await this.store.getPlanInFlight().catch((e: unknown) => {
+        this.log.error({ err: errMsg(e) }, 'could not read the plan a previous process left in flight');
+        return undefined;
+      });
+      if (leftInFlight) {
+        const found = accountForPlanInFlight(leftInFlight, snapshot, this.ranking, cycleId);
+        this.log.warn(
+          { cycleId: leftInFlight.cycleId, decisions: found.length, inEffect: found.filter((e) => e.result === 'applied').length },
+          'a previous process stopped while sending a plan; each of its decisions is journaled as the cluster shows it now',
+        );
+        engineEntries.push(...found);
+      }
+    }
     if (engineEntries.length > 0) await this.journal(engineEntries);
+    if (leftInFlight) await this.safely('clear the plan left in flight', () => this.store.delPlanInFlight());
     const advisory = !caps.queueWrites;
     // Decide with the configuration current now (a PUT may have landed during the snapshot).
     cfg = this.cfg;
@@ -916,6 +936,17 @@ export class Engine {
     let entries: NewJournalEntry[];
     let outcome: CycleOutcome = 'ok';
     let error: string | undefined;
+    // Recorded before the first action is sent and cleared once the outcomes are journaled.
+    const sending = commit ? st.pending : [];
+    if (sending.length > 0)
+      await this.safely('record the plan in flight', () =>
+        this.store.putPlanInFlight({
+          cycleId,
+          policy: cfg.policy.name,
+          atMs: this.clock.now(),
+          decisions: sending.map((p) => ({ rule: p.decision.rule, reason: p.decision.reason, action: p.action! })),
+        }),
+      );
     if (commit) {
       const applyStart = performance.now();
       const r = await st.commit(this.opts.leadership ? this.whileLeading(this.opts.leadership.election) : this.backend);
@@ -955,6 +986,7 @@ export class Engine {
     }
     const journalStart = performance.now();
     const decisions = await this.journal(foldRepeatedSkips(entries));
+    if (sending.length > 0) await this.safely('clear the plan in flight', () => this.store.delPlanInFlight());
     this.metrics.cyclePhase.observe({ phase: 'journal' }, (performance.now() - journalStart) / 1000);
     this.logCycle(cycleId, cfg, decisions, notes);
     await this.maybePrune();

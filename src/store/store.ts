@@ -15,6 +15,7 @@
 import { ClassicLevel } from 'classic-level';
 import { mkdirSync } from 'node:fs';
 import { z } from 'zod';
+import { actionSchema } from '../core/actions.js';
 import { SchedbrainError } from '../core/errors.js';
 import { decodeValue, StoreDecodeError, type RawLevel } from './codec.js';
 import { DecisionJournal } from './journal.js';
@@ -86,6 +87,19 @@ export const rankingSchema = z.object({
   leastLoadedFirst: z.boolean(),
 });
 export type PublishedRanking = z.infer<typeof rankingSchema>;
+
+/**
+ * The decisions of a cycle being sent, kept durably from just before the first is sent until
+ * their outcomes are journaled: a process killed in between leaves it for the next to account for.
+ */
+export const planInFlightSchema = z.object({
+  cycleId: z.string(),
+  policy: z.string(),
+  /** When sending began, epoch ms. */
+  atMs: z.number(),
+  decisions: z.array(z.object({ rule: z.string(), reason: z.string(), action: actionSchema })),
+});
+export type PlanInFlight = z.infer<typeof planInFlightSchema>;
 
 const NAMESPACE_RE = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
 
@@ -195,5 +209,18 @@ export class Store {
 
   async putRanking(r: PublishedRanking): Promise<void> {
     await this.engine.put('ranking', rankingSchema.parse(r));
+  }
+
+  async getPlanInFlight(): Promise<PlanInFlight | undefined> {
+    const raw = await this.engine.get('plan-in-flight');
+    return raw === undefined ? undefined : decodeValue('engine/plan-in-flight', JSON.stringify(raw), planInFlightSchema);
+  }
+
+  async putPlanInFlight(p: PlanInFlight): Promise<void> {
+    await this.engine.put('plan-in-flight', planInFlightSchema.parse(p));
+  }
+
+  async delPlanInFlight(): Promise<void> {
+    await this.engine.del('plan-in-flight');
   }
 }
