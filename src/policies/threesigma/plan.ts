@@ -23,6 +23,8 @@ export interface JobToPlan {
   readonly demand: readonly number[];
   /** Predicted runtime (from its start; for a running job, from when it last started). */
   readonly distribution: RuntimeDistribution;
+  /** SLO jobs: the utility of meeting the deadline, when its SLO class gives one (else params.slo.utility). */
+  readonly sloUtility?: number;
 }
 
 export interface RunningJobToPlan extends JobToPlan {
@@ -97,7 +99,7 @@ export function utilityCurveOf(job: JobToPlan, p: PlanParams): UtilityCurve {
   const window = Math.max(1, job.deadlineMs - job.submittedAtMs);
   return {
     kind: 'slo',
-    maxUtility: p.slo.utility,
+    maxUtility: job.sloUtility ?? p.slo.utility,
     deadlineMs: job.deadlineMs,
     ...(handlesOverestimate(job, p)
       ? { afterDeadline: { startFraction: p.overestimate.startFraction, decayMs: p.overestimate.decayMs ?? window + longest(job.distribution) } }
