@@ -233,7 +233,8 @@ describe('kairos incremental cycles decide as a full pass would', () => {
   }
 
   it('on the paper workload', () => {
-    const r = compare({ params: {}, seed: 1, jobs: 30, workload: 'kairos-heavy', reloadEvery: 25 });
+    // The guard of the paper's simulations on (it is off by default), so that its rule is exercised too.
+    const r = compare({ params: { starvationQuanta: 3 }, seed: 1, jobs: 30, workload: 'kairos-heavy', reloadEvery: 25 });
     expect(r.incremental).toBeGreaterThan(r.cycles / 2);
     for (const rule of ['preemptOnArrival', 'swapOnQuantumEnd', 'starvationGuard', 'resumeOnFreeCore', 'nodeCap', 'dispatchRank'])
       expect(r.rules.get(rule), rule).toBeGreaterThan(0);

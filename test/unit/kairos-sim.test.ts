@@ -36,13 +36,13 @@ describe('kairos in the simulator', () => {
     expect(jct(r, 'short')).toBeCloseTo(910, 3);
   });
 
-  it('Kairos time-slices two equal tasks on one core with quantum W', () => {
+  it('Kairos time-slices two equal tasks on one core with quantum W (Alg. 1: no swap margin)', () => {
     // Two 100 s tasks, W = 30 s: a runs 0-30, b 30-60, a 60-90, b 90-120, a 120-150, b 150-180,
     // a 180-190 (done at 190), b 190-200 (done at 200).
     const r = simulate({
       workload: wl([job('a', 0, [100_000]), job('b', 0, [100_000])]),
       policy: 'kairos',
-      params: { queueSlots: 1, quantumMs: 30_000, starvationQuanta: 0, monitorIntervalMs: 0 },
+      params: { queueSlots: 1, quantumMs: 30_000, starvationQuanta: 0, swapMarginMs: 0, monitorIntervalMs: 0 },
       checkInvariants: true,
     });
     expect(jct(r, 'a')).toBeCloseTo(190, 3);

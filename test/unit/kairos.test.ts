@@ -1,5 +1,5 @@
 /** Kairos policy: node-level LAS, starvation guard, central dispatch, N+Q cap, state. */
-import { S, kinds, node, snap, targets, type C } from './policy-fixtures.js';
+import { S, app, kinds, node, snap, targets, type C } from './policy-fixtures.js';
 import type { Action, Decision } from '../../src/core/actions.js';
 import type { ClusterSnapshot } from '../../src/core/model.js';
 
@@ -22,9 +22,19 @@ function run(snapshot: ClusterSnapshot, p: Record<string, unknown> = {}, state?:
 }
 
 describe('kairos params', () => {
-  it('defaults follow the paper prototype (W = 50 s, Q = 4, starvation counter 3, variance tie-break)', () => {
+  it('defaults follow the prototype the paper measured (W = 50 s, Q = 4, no starvation guard, swap margin W/2, variance tie-break)', () => {
     const p = params();
-    expect(p).toMatchObject({ quantumMs: 50_000, queueSlots: 4, starvationQuanta: 3, starvationRunQuanta: 1, tieBreak: 'variance' });
+    expect(p).toMatchObject({
+      quantumMs: 50_000,
+      queueSlots: 4,
+      starvationQuanta: 0,
+      starvationRunQuanta: 1,
+      windowsAfterPreemptions: 2,
+      tieBreak: 'variance',
+    });
+    expect(p.swapMarginMs).toBeUndefined();
+    expect(p.preemptionsAllowed).toBeUndefined();
+    expect(p.lasLimitMs).toBeUndefined();
     expect(p.coresPerNode).toBeUndefined();
     expect(() => params({ tieBreak: 'fastest' })).toThrow();
     expect(() => params({ quantum: 5 })).toThrow();
@@ -165,6 +175,106 @@ describe('kairos node LAS', () => {
     const t100 = run(snap(100 * S, [n], cs(140 * S), { changed: [] }), {}, t50.state);
     expect(targets(t100.decisions, 'suspendContainer')).toEqual(['a']);
     expect(targets(t100.decisions, 'resumeContainer')).toEqual(['b']);
+  });
+
+  it('swaps at a quantum end only when the waiting task has attained at least the swap margin (default W/2) less', () => {
+    const n = node('n1', 1, 5120);
+    const cs = (att: number): C[] => [
+      { id: 'a', node: 'n1', attained: att, runningSince: 0 },
+      { id: 'b', node: 'n1', state: 'SUSPENDED', attained: 70 * S },
+    ];
+    // At 50 s a has 90 s, b 70 s: 20 s apart, less than W/2 = 25 s: a keeps its core.
+    const t0 = run(snap(0, [n], cs(40 * S)));
+    const t50 = run(snap(50 * S, [n], cs(90 * S), { changed: [] }), {}, t0.state);
+    expect(t50.decisions.filter((d) => nodeRule(d))).toHaveLength(0);
+    // With the paper's rule (margin 0) it yields.
+    const u0 = run(snap(0, [n], cs(40 * S)), { swapMarginMs: 0 });
+    const u50 = run(snap(50 * S, [n], cs(90 * S), { changed: [] }), { swapMarginMs: 0 }, u0.state);
+    expect(targets(u50.decisions, 'suspendContainer')).toEqual(['a']);
+    expect(targets(u50.decisions, 'resumeContainer')).toEqual(['b']);
+  });
+
+  it("the prototype head's guard: a task suspended more than preemptionsAllowed times keeps its core for a longer window", () => {
+    const n = node('n1', 1, 5120);
+    const p = { quantumMs: 10 * S, preemptionsAllowed: 1, windowsAfterPreemptions: 3, monitorIntervalMs: 0 };
+    // a is suspended twice by newcomers (b, then c), resumed each time when they finish.
+    let st = run(snap(0, [n], [{ id: 'a', node: 'n1', attained: 0, runningSince: 0 }]), p).state;
+    st = run(
+      snap(
+        1 * S,
+        [n],
+        [
+          { id: 'a', node: 'n1', state: 'SUSPENDED', attained: 1 * S },
+          { id: 'b', node: 'n1', attained: 0, runningSince: 1 * S },
+        ],
+        { changed: ['n1'] },
+      ),
+      p,
+      st,
+    ).state;
+    st = run(snap(2 * S, [n], [{ id: 'a', node: 'n1', attained: 1 * S, runningSince: 2 * S }], { changed: ['n1'] }), p, st).state;
+    st = run(
+      snap(
+        3 * S,
+        [n],
+        [
+          { id: 'a', node: 'n1', state: 'SUSPENDED', attained: 2 * S },
+          { id: 'c', node: 'n1', attained: 0, runningSince: 3 * S },
+        ],
+        { changed: ['n1'] },
+      ),
+      p,
+      st,
+    ).state;
+    st = run(snap(4 * S, [n], [{ id: 'a', node: 'n1', attained: 2 * S, runningSince: 4 * S }], { changed: ['n1'] }), p, st).state;
+    expect(stateNodes(st).n1.tasks.a.preempts).toBe(2);
+    // d waits from 14 s, with nothing attained; a's quantum (restarted at 14 s with no one waiting
+    // before) ends at 24 s: a is not compared but runs 3 W more.
+    const cs = (att: number): C[] => [
+      { id: 'a', node: 'n1', attained: att, runningSince: 4 * S },
+      { id: 'd', node: 'n1', state: 'SUSPENDED', attained: 0 },
+    ];
+    const t14 = run(snap(14 * S, [n], cs(12 * S), { changed: ['n1'] }), p, st);
+    expect(t14.wakeAtMs).toBe(24 * S);
+    const before = JSON.parse(JSON.stringify(t14.state)) as KairosState;
+    const t24 = run(snap(24 * S, [n], cs(22 * S), { changed: [] }), p, t14.state);
+    expect(t24.decisions.filter((d) => nodeRule(d))).toHaveLength(0);
+    expect(stateNodes(t24.state).n1.tasks.a).toMatchObject({ qEnd: 54 * S, preempts: 0 });
+    // Without the guard a yields at once.
+    const off = run(snap(24 * S, [n], cs(22 * S), { changed: [] }), { ...p, preemptionsAllowed: undefined }, before);
+    expect(targets(off.decisions, 'suspendContainer')).toEqual(['a']);
+  });
+
+  it('lasLimitMs: a task past the limit yields to young tasks, and old tasks run in the order of their jobs', () => {
+    const n = node('n1', 1, 5120);
+    const apps = [app('app1', { submittedAtMs: 0 }), app('app2', { submittedAtMs: 5 * S }), app('app3', { submittedAtMs: 9 * S })];
+    const p = { lasLimitMs: 100 * S, monitorIntervalMs: 0 };
+    // Old tasks: x (job 2, running, 300 s attained) and y (job 1, suspended, 500 s attained). LAS
+    // would keep x; past the limit, y's job came first.
+    const cs = (att: number): C[] => [
+      { id: 'x', node: 'n1', app: 'app2', attained: att, runningSince: 0 },
+      { id: 'y', node: 'n1', app: 'app1', state: 'SUSPENDED', attained: 500 * S },
+    ];
+    const t0 = run(snap(0, [n], cs(300 * S), { apps: apps.slice(0, 2) }), p);
+    const t50 = run(snap(50 * S, [n], cs(350 * S), { apps: apps.slice(0, 2), changed: [] }), p, t0.state);
+    expect(targets(t50.decisions, 'suspendContainer')).toEqual(['x']);
+    expect(targets(t50.decisions, 'resumeContainer')).toEqual(['y']);
+    // A young task (job 3) arriving takes the core of the old one, whatever its job.
+    const t60 = run(
+      snap(
+        60 * S,
+        [n],
+        [
+          { id: 'x', node: 'n1', app: 'app2', state: 'SUSPENDED', attained: 350 * S },
+          { id: 'y', node: 'n1', app: 'app1', attained: 510 * S, runningSince: 50 * S },
+          { id: 'z', node: 'n1', app: 'app3', attained: 0, runningSince: 60 * S },
+        ],
+        { apps, changed: ['n1'] },
+      ),
+      p,
+      t50.state,
+    );
+    expect(targets(t60.decisions, 'suspendContainer')).toEqual(['y']);
   });
 
   it('a freed core goes to the youngest waiting task', () => {
@@ -483,7 +593,7 @@ describe('kairos state', () => {
     // in a queue and a heap); it is the runtime's now. Each goes on exactly as the current layout
     // does, as a live object or restored from JSON, and sheds the index.
     const direct = run(snap(50 * S, [n], cs(50 * S), { changed: [] }), {}, copyStateFor(kairosPolicy, t0.state));
-    for (const layout of [3, 4, 5] as const) {
+    for (const layout of [3, 4, 5, 6] as const) {
       for (const viaJson of [false, true]) {
         const old = olderLayout(t0.state, layout);
         const out = run(snap(50 * S, [n], cs(50 * S), { changed: [] }), {}, (viaJson ? JSON.parse(JSON.stringify(old)) : old) as KairosState);
@@ -572,10 +682,13 @@ describe('kairos state', () => {
 });
 
 /** A copy of a current state in the form of an earlier layout: every wake-up item in the heap. */
-function olderLayout(state: KairosState, layout: 3 | 4 | 5): Record<string, unknown> {
-  // Up to layout 5 the state also held the wake-up index and each entry a number `ord`.
+function olderLayout(state: KairosState, layout: 3 | 4 | 5 | 6): Record<string, unknown> {
+  // Up to layout 5 the state also held the wake-up index and each entry a number `ord`; up to
+  // layout 6 a task had five figures (no count of suspensions).
   const copy = copyStateFor(kairosPolicy, state);
+  for (const e of Object.values(copy.nodes)) e.t = e.t.filter((_, i) => i === 0 || (i - 1) % 6 !== 5);
   const ids = Object.keys(copy.nodes).sort();
+  if (layout === 6) return { ...copy, layout };
   const nodes = Object.fromEntries(ids.map((id, ord) => [id, { ...copy.nodes[id], ord }]));
   const items = ids.flatMap((id, ord): [number, string, number][] => (Number.isNaN(copy.nodes[id].t[0]) ? [] : [[copy.nodes[id].t[0], id, ord]]));
   // A sorted list is a heap, and a queue.

@@ -2,7 +2,8 @@
  * Kairos (Delgado et al., SoCC'18): preemptive scheduling without runtime estimates.
  *
  * - Node level (`node-las.ts`): LAS with quantum W on each node's N cores, through
- *   suspend/resume, with a starvation guard.
+ *   suspend/resume; the starvation guards of the paper's simulations and of the prototype's head
+ *   as options, off by default.
  * - Central level (§3.3): every node accepts at most N + Q tasks (`nodeCap`: the node's
  *   advertised capacity is raised to N + Q vcores, memory scaled alike, so the RM places up to
  *   N + Q containers), and a task goes to the node with the fewest tasks, ties broken by the
@@ -41,7 +42,7 @@ export { kairosParamsSchema, type KairosParams } from './params.js';
 export type { NodeEntry, TaskEntry } from './node-las.js';
 
 /** Version of the state layout below; a state of an older layout is converted on first use. */
-export const STATE_LAYOUT = 6;
+export const STATE_LAYOUT = 7;
 
 /**
  * What the paper's algorithm keeps: every node's tasks with their attained service and quantum
@@ -171,7 +172,7 @@ interface OldNodeEntry {
 function current(given: KairosState | Record<string, unknown>): KairosState {
   const st = given as Partial<KairosState> & { buckets?: unknown[] };
   const layout = st.layout as number;
-  if ((layout === STATE_LAYOUT || layout === 5 || layout === 4 || layout === 3) && st.nodes) {
+  if ((layout === STATE_LAYOUT || layout === 6 || layout === 5 || layout === 4 || layout === 3) && st.nodes) {
     const state = st as KairosState;
     const restored = Object.getPrototypeOf(state.nodes) !== null;
     if (restored) {
@@ -183,6 +184,13 @@ function current(given: KairosState | Record<string, unknown>): KairosState {
       }
     }
     if (layout !== STATE_LAYOUT) {
+      // Layouts 3 to 6 kept five figures per task: the count of suspensions (0) is added.
+      for (const id in state.nodes) {
+        const e = state.nodes[id];
+        const t = [e.t[0]];
+        for (let k = 0; k < e.ids.length; k++) t.push(...e.t.slice(1 + 5 * k, 6 + 5 * k), 0);
+        e.t = t;
+      }
       for (const id in state.nodes) delete (state.nodes[id] as { ord?: number }).ord;
       const old = state as unknown as Record<string, unknown>;
       for (const k of Object.keys(old)) if (k !== 'nodes' && k !== 'lastSweepMs' && k !== 'rng') delete old[k];

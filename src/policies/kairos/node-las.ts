@@ -7,8 +7,10 @@
  * - `preemptOnArrival` (Alg. 1 l. 10-15): more tasks running than cores → the
  *   one with the most attained service is suspended (the newcomer, youngest by definition, runs);
  * - `swapOnQuantumEnd` (l. 30-45): a running task's quantum expired
- *   → it yields to the youngest suspended task if that one has attained no more service, else it
- *   keeps its core for another W;
+ *   → it yields to the youngest suspended task if that one has attained at least `swapMarginMs`
+ *   less service (the prototype: W/2), else it keeps its core for another W;
+ * - `preemptionCountGuard` (the prototype's head, not in the paper): at its quantum end a task
+ *   suspended more than `preemptionsAllowed` times keeps its core for a longer window;
  * - `starvationGuard` (§3.2, not in the pseudocode): a task suspended for
  *   `starvationQuanta` quanta takes the core of the running task with the most attained service and
  *   runs unpreemptible for `starvationRunQuanta` quanta;
@@ -43,13 +45,15 @@ export interface TaskEntry {
   susp: number | null;
   /** The task may not be preempted before this time (starvation guard); 0 when unprotected. */
   prot: number;
+  /** Times suspended since its last guarded window (the prototype head's `timesPreempted`). */
+  preempts: number;
 }
 
 /**
  * A node's entry: its tasks' containers, and their figures in one array of numbers.
  *
  * `t[0]` is when the node next needs the scheduler (quantum end or starvation deadline), and
- * task k's figures are `t[1 + 5k ..]`: acc, since, qEnd, susp, prot as in `TaskEntry`, NaN for
+ * task k's figures are `t[1 + 6k ..]`: acc, since, qEnd, susp, prot, preempts as in `TaskEntry`, NaN for
  * "not set" (null in JSON): one array of numbers keeps them unboxed and side by side.
  */
 export interface NodeEntry {
@@ -60,12 +64,13 @@ export interface NodeEntry {
 }
 
 /** Figures per task in `NodeEntry.t`, and their offsets in a task's slice. */
-export const TASK_FIELDS = 5;
+export const TASK_FIELDS = 6;
 const ACC = 0;
 const SINCE = 1;
 const QEND = 2;
 const SUSP = 3;
 const PROT = 4;
+const PREEMPTS = 5;
 
 /** NaN is "not set" in `NodeEntry.t`. */
 const unset = (x: number): boolean => x !== x;
@@ -81,14 +86,22 @@ export const taskRunning = (e: NodeEntry, k: number): boolean => !unset(e.t[1 + 
 export function taskEntries(e: NodeEntry): TaskEntry[] {
   return e.ids.map((id, k) => {
     const b = 1 + k * TASK_FIELDS;
-    return { id, acc: e.t[b + ACC], since: orNull(e.t[b + SINCE]), qEnd: orNull(e.t[b + QEND]), susp: orNull(e.t[b + SUSP]), prot: e.t[b + PROT] };
+    return {
+      id,
+      acc: e.t[b + ACC],
+      since: orNull(e.t[b + SINCE]),
+      qEnd: orNull(e.t[b + QEND]),
+      susp: orNull(e.t[b + SUSP]),
+      prot: e.t[b + PROT],
+      preempts: e.t[b + PREEMPTS],
+    };
   });
 }
 
 /** A node entry from task records and a wake (null: none). */
-export function nodeEntry(id: NodeId, tasks: readonly TaskEntry[], wake: number | null): NodeEntry {
+export function nodeEntry(id: NodeId, tasks: readonly (Omit<TaskEntry, 'preempts'> & { preempts?: number })[], wake: number | null): NodeEntry {
   const t = [wake ?? NaN];
-  for (const x of tasks) t.push(x.acc, x.since ?? NaN, x.qEnd ?? NaN, x.susp ?? NaN, x.prot);
+  for (const x of tasks) t.push(x.acc, x.since ?? NaN, x.qEnd ?? NaN, x.susp ?? NaN, x.prot, x.preempts ?? 0);
   return { id, ids: tasks.map((x) => x.id), t };
 }
 
@@ -104,6 +117,10 @@ interface Work {
   justSuspended: boolean;
   /** Not known at the node's previous visit. */
   fresh: boolean;
+  /** Past `lasLimitMs` of attained service (always false without the limit). */
+  old: boolean;
+  /** Submission of the task's job (orders old tasks). */
+  jobSubmittedMs: number;
 }
 
 /**
@@ -118,8 +135,17 @@ export function coresOf(node: NodeView, params: KairosParams): number {
   return params.coresPerNode ?? Math.max(1, node.physicalCapacity.vcores);
 }
 
-/** LAS order: less attained service first, ties by container id. */
-const byAttainedAsc = (a: Work, b: Work): number => a.attainedMs - b.attainedMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byId = (a: Work, b: Work): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * LAS order: less attained service first, ties by container id. With `lasLimitMs`, old tasks come
+ * after young ones, in the order of their jobs' submission.
+ */
+const byAttainedAsc = (a: Work, b: Work): number => {
+  if (a.old !== b.old) return a.old ? 1 : -1;
+  if (a.old) return a.jobSubmittedMs - b.jobSubmittedMs || byId(a, b);
+  return a.attainedMs - b.attainedMs || byId(a, b);
+};
 const byAttainedDesc = (a: Work, b: Work): number => -byAttainedAsc(a, b);
 
 const NO_IDS: readonly ContainerId[] = [];
@@ -134,7 +160,7 @@ type OnContainer = { readonly containerId: ContainerId; readonly nodeId: NodeId 
 const overCommitted = (a: OnContainer, running: number, N: number, newcomers: readonly ContainerId[], attainedTenths: number): string =>
   `${running} tasks running on ${a.nodeId} > N=${N} cores${newcomers.length ? ` after ${newcomers.join(', ')} arrived` : ''}: ${a.containerId} has the most attained service (${tenthsText(attainedTenths)})`;
 const quantumExpired = (a: OnContainer, wTenths: number, attainedTenths: number, next: ContainerId, nextAttainedTenths: number): string =>
-  `quantum W=${tenthsText(wTenths)} of ${a.containerId} expired: ${a.containerId} attained ${tenthsText(attainedTenths)} >= ${next} waiting with ${tenthsText(nextAttainedTenths)}`;
+  `quantum W=${tenthsText(wTenths)} of ${a.containerId} expired: ${a.containerId} attained ${tenthsText(attainedTenths)} >= ${next} waiting with ${tenthsText(nextAttainedTenths)} plus the swap margin`;
 const takesCoreOf = (a: OnContainer, attainedTenths: number, prev: ContainerId): string =>
   `${a.containerId} (attained ${tenthsText(attainedTenths)}) is the youngest waiting task on ${a.nodeId}; takes the core of ${prev}`;
 const starvedFreeCore = (a: OnContainer, waitedTenths: number, params: KairosParams): string =>
@@ -269,6 +295,7 @@ export class NodeVisit implements CoreLedger {
     fig[b + QEND] = NaN;
     fig[b + SUSP] = now;
     fig[b + PROT] = 0;
+    fig[b + PREEMPTS] += 1;
   }
 
   /** Gives the task a core for a quantum, or unpreemptible for `protectMs` (figures only). */
@@ -335,6 +362,7 @@ function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev
   const W = v.W;
   const fig = v.fig;
   const work = v.work;
+  const lasLimitMs = v.params.lasLimitMs;
   const prevIds = prev !== undefined ? prev.ids : NO_IDS;
   const pt = prev !== undefined ? prev.t : NO_FIGURES;
   // Nothing was waiting at the last visit: every quantum timer that fired since then found no one
@@ -359,12 +387,14 @@ function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev
     let qEnd: number;
     let susp: number;
     let prot: number;
+    let preempts: number;
     if (pk < 0) {
       acc = 0;
       since = running ? Math.min(now, c.runningSinceMs ?? c.startedAtMs) : NaN;
       qEnd = since + W;
       susp = running ? NaN : now;
       prot = 0;
+      preempts = 0;
     } else {
       const pb = 1 + pk * TASK_FIELDS;
       acc = pt[pb + ACC];
@@ -372,6 +402,7 @@ function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev
       qEnd = pt[pb + QEND];
       susp = pt[pb + SUSP];
       prot = pt[pb + PROT];
+      preempts = pt[pb + PREEMPTS];
       if (running && unset(since)) {
         // Resumed (by us, or by someone else): a new quantum starts.
         since = Math.min(now, c.runningSinceMs ?? now);
@@ -383,6 +414,7 @@ function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev
         qEnd = NaN;
         susp = now;
         prot = 0;
+        preempts++;
       }
     }
     // (Comparisons with NaN are false: a suspended task has no quantum to restart.)
@@ -392,10 +424,11 @@ function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev
     fig[b + QEND] = qEnd;
     fig[b + SUSP] = susp;
     fig[b + PROT] = prot;
+    fig[b + PREEMPTS] = preempts;
     const vcores = Math.max(1, c.resource.vcores);
     if (running) used += vcores;
     let w = work[count];
-    if (w === undefined) w = work[count] = { id, vcores, running, attainedMs: 0, at: b, justSuspended: false, fresh: false };
+    if (w === undefined) w = work[count] = { id, vcores, running, attainedMs: 0, at: b, justSuspended: false, fresh: false, old: false, jobSubmittedMs: 0 };
     w.id = id;
     w.vcores = vcores;
     w.running = running;
@@ -403,6 +436,8 @@ function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev
     w.at = b;
     w.justSuspended = false;
     w.fresh = pk < 0;
+    w.old = lasLimitMs !== undefined && w.attainedMs >= lasLimitMs;
+    w.jobSubmittedMs = w.old ? (snapshot.apps.get(c.appId)?.submittedAtMs ?? 0) : 0;
     count++;
   }
   v.count = count;
@@ -418,9 +453,32 @@ function preemptOnArrival(v: NodeVisit): void {
   suspendUntilWithinCores(v.overCommit);
 }
 
-/** Alg. 1 l. 30-45: at its quantum's end a task yields to the youngest waiting task if that one has attained no more. */
+/**
+ * The prototype head's guard (epfl-labos/kairos 0788562): a task suspended more than
+ * `preemptionsAllowed` times is not compared at its quantum end but keeps its core for
+ * `windowsAfterPreemptions` quanta, and its count starts over. True when it applied.
+ */
+function preemptionCountGuard(v: NodeVisit, t: Work): boolean {
+  const allowed = v.params.preemptionsAllowed;
+  const b = t.at;
+  if (allowed === undefined || !(v.fig[b + PREEMPTS] > allowed)) return false;
+  v.fig[b + PREEMPTS] = 0;
+  v.fig[b + QEND] = v.now + v.params.windowsAfterPreemptions * v.W;
+  v.fig[b + PROT] = 0;
+  return true;
+}
+
+/** Whether waiting task `m` takes the core of `t`, whose quantum expired (the swap margin; old tasks by their jobs' order). */
+function yieldsTo(v: NodeVisit, t: Work, m: Work, marginMs: number): boolean {
+  if (m.vcores > t.vcores + (v.cores - v.used)) return false;
+  if (m.old || t.old) return byAttainedAsc(m, t) < 0;
+  return m.attainedMs + marginMs <= t.attainedMs;
+}
+
+/** Alg. 1 l. 30-45: at its quantum's end a task yields to the youngest waiting task if that one has attained `swapMarginMs` less. */
 function swapOnQuantumEnd(v: NodeVisit): void {
   const { now, W, fig, work, expired } = v;
+  const marginMs = v.params.swapMarginMs ?? W / 2;
   let nExpired = 0;
   for (let i = 0; i < v.count; i++) {
     const w = work[i];
@@ -429,8 +487,9 @@ function swapOnQuantumEnd(v: NodeVisit): void {
   if (nExpired > 1) sortFirst(expired, nExpired, byAttainedDesc);
   for (let k = 0; k < nExpired; k++) {
     const t = expired[k];
+    if (preemptionCountGuard(v, t)) continue;
     const m = v.youngestWaiting();
-    if (m && m.attainedMs <= t.attainedMs && m.vcores <= t.vcores + (v.cores - v.used)) {
+    if (m && yieldsTo(v, t, m, marginMs)) {
       v.takeCore(t, now);
       v.out.add(
         decisionWithReasonOf(

@@ -1,6 +1,8 @@
 /**
- * Kairos parameters. Defaults follow the paper's YARN prototype (§5.2: W = 50 s, Q = 4) and its
- * simulation settings (§6.2: starvation counter 3).
+ * Kairos parameters. Defaults follow the paper's YARN prototype as measured (§5.2: W = 50 s,
+ * Q = 4; epfl-labos/kairos, ContainerManagerImpl.java at 1268a92, May 2018: no starvation guard, a
+ * swap at a window end only when the running task is at least W/2 older than the youngest
+ * suspended one).
  */
 import { z } from 'zod';
 
@@ -22,12 +24,35 @@ export const kairosParamsSchema = z
      */
     coresPerNode: z.number().int().min(1).max(4096).optional(),
     /**
-     * Starvation guard: a task kept suspended for this many consecutive quanta (of W) is resumed
-     * even if it is not the youngest. 0 disables the guard.
+     * Swap margin at a quantum end: the running task yields only to a waiting task that has
+     * attained at least this much less service. Unset: W/2, the prototype's margin; 0: the
+     * paper's Alg. 1 (l. 35, "no more").
      */
-    starvationQuanta: z.number().int().min(0).max(10_000).default(3),
+    swapMarginMs: z.number().int().min(0).max(DAY_MS).optional(),
+    /**
+     * Starvation guard of the paper's simulations (§6.2, counter 3): a task kept suspended for
+     * this many consecutive quanta (of W) is resumed even if it is not the youngest. 0 (default):
+     * off, as in the prototype the paper measured.
+     */
+    starvationQuanta: z.number().int().min(0).max(10_000).default(0),
     /** Quanta a task resumed by the starvation guard runs without being preempted. */
     starvationRunQuanta: z.number().int().min(1).max(10_000).default(1),
+    /**
+     * The prototype head's guard (epfl-labos/kairos 0788562, August 2018): a running task
+     * suspended more than this many times gets, at its next quantum end, a window of
+     * `windowsAfterPreemptions` quanta instead of being compared (its count starts over). It never
+     * resumes a suspended task. Unset (default): off.
+     */
+    preemptionsAllowed: z.number().int().min(0).max(10_000).optional(),
+    /** Quanta of the window the head's guard grants (the prototype's default: 2). */
+    windowsAfterPreemptions: z.number().int().min(1).max(10_000).default(2),
+    /**
+     * Not in the paper (kairos-plus): LAS only up to this much attained service. A task past it
+     * is old: it yields to young tasks, and old tasks run in the order of their jobs' submission
+     * without time-slicing among themselves (long tasks sharing a core all finish late). Unset
+     * (default): LAS all the way, as the paper.
+     */
+    lasLimitMs: z.number().int().min(1).max(DAY_MS).optional(),
     /**
      * Central dispatch tie-break among nodes holding the same number of tasks (paper Fig. 6):
      * `variance` (Kairos, §3.3.3) or its equivalent `stddev` (the prototype's heartbeat figure),
