@@ -7,6 +7,9 @@
  * - `slow`: the answer comes after `slowMs`;
  * - `hang-mid-body`: headers and half the body, then nothing until cleared (then the socket drops);
  * - `truncated`: half the body, then a clean end (malformed JSON).
+ *
+ * Apart from the fault, `holdWritesAfter = n` forwards the first n writes (any method but GET and
+ * HEAD) and holds every later one: never forwarded, never answered (a brain stopped mid-plan).
  */
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -20,8 +23,20 @@ export interface SeenRequest {
   readonly fault: Fault;
 }
 
+export interface SeenWrite {
+  readonly method: string;
+  readonly url: string;
+  readonly body: string;
+  readonly atMs: number;
+}
+
 export class FaultProxy {
   readonly seen: SeenRequest[] = [];
+  /** Writes sent on to the target, in order. */
+  readonly forwardedWrites: SeenWrite[] = [];
+  /** Writes held by `holdWritesAfter`: the target never saw them. */
+  readonly heldWrites: SeenWrite[] = [];
+  holdWritesAfter: number | undefined;
   slowMs = 30_000;
   private current: Fault = 'none';
   private server: Server | undefined;
@@ -89,6 +104,16 @@ export class FaultProxy {
     const fault = this.current;
     this.seen.push({ method: req.method ?? 'GET', url: req.url ?? '', atMs: Date.now(), fault });
     const body = await readAll(req);
+    const method = req.method ?? 'GET';
+    if (method !== 'GET' && method !== 'HEAD') {
+      const write = { method, url: req.url ?? '', body: body.toString('utf8'), atMs: Date.now() };
+      if (this.holdWritesAfter !== undefined && this.forwardedWrites.length >= this.holdWritesAfter) {
+        this.heldWrites.push(write);
+        this.hanging.add(res);
+        return;
+      }
+      this.forwardedWrites.push(write);
+    }
     if (fault === '5xx') {
       res.writeHead(500, { 'content-type': 'application/json' });
       res.end(
