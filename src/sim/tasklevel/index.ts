@@ -23,6 +23,7 @@ export {
 } from './pigeon.js';
 export { createSparrow, probeCount, sparrowParamsSchema, type SparrowParams } from './sparrow.js';
 export { createEagle, eagleParamsSchema, placeLongJob, srptPick, type EagleParams } from './eagle.js';
+export { repeatWorkload, type RepeatOptions } from './repeat.js';
 
 interface SchedulerEntry {
   readonly description: string;
