@@ -10,6 +10,7 @@
  *   npm run bench -- --no-backlog      # the Yahoo excerpt only
  *   npm run bench -- --live-scale      # the live cycle at 100 to 10,000 nodes (bench/live-scale.ts)
  *   npm run bench -- --darss           # DARSS admission and one cycle (bench/darss.ts)
+ *   npm run bench -- --tasklevel       # Pigeon, Eagle, Sparrow, Kairos §6.2 replays (bench/tasklevel.ts)
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,6 +26,12 @@ import { runLiveScale } from './live-scale.js';
 if (process.argv.includes('--darss')) {
   const { runDarssBench } = await import('./darss.js');
   await runDarssBench(process.argv.slice(2).filter((a) => a !== '--darss'));
+  process.exit(0);
+}
+// Pigeon, Eagle, Sparrow and Kairos on the Yahoo excerpt and 10,000 Google jobs (bench/tasklevel.ts).
+if (process.argv.includes('--tasklevel')) {
+  const { runTaskLevelBench } = await import('./tasklevel.js');
+  await runTaskLevelBench(process.argv.slice(2).filter((a) => a !== '--tasklevel'));
   process.exit(0);
 }
 // The live control cycle against a synthetic RM (bench/live-scale.ts): no replay, V8 as served.
