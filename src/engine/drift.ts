@@ -1,9 +1,11 @@
 /**
  * Changes made outside the brain. The engine remembers what it last wrote to each field
- * (queue capacities, node resources, application priorities); when a later snapshot shows another
- * value, someone else changed it. By default (`respect`) that field is left alone for a hold-off
- * before the brain writes it again; `pause` holds every write for the hold-off; `override` only
- * reports it.
+ * (queue capacities, node resources, application priorities, suspensions); when a later snapshot
+ * shows another value, someone else changed it. By default (`respect`) that field is left alone for
+ * a hold-off before the brain writes it again; `pause` holds every write for the hold-off;
+ * `override` only reports it. A suspended container found running is only reported: the shims'
+ * lease watchdog resumes every suspension when the brain's lease lapses, and the brain's next plan
+ * decides afresh whether to suspend it again.
  */
 import type { Action } from '../core/actions.js';
 import { findQueue, type ClusterSnapshot } from '../core/model.js';
@@ -19,11 +21,11 @@ export interface DriftOptions {
 
 export const DEFAULT_DRIFT: DriftOptions = { policy: 'respect', holdOffMs: 10 * 60_000 };
 
-export type DriftKind = 'queueCapacity' | 'queueMaxCapacity' | 'nodeResource' | 'appPriority';
+export type DriftKind = 'queueCapacity' | 'queueMaxCapacity' | 'nodeResource' | 'appPriority' | 'suspension';
 
 export interface Drift {
   readonly kind: DriftKind;
-  /** What the hold applies to: `queue:<path>`, `node:<id>`, `app:<id>`. */
+  /** What the hold applies to: `queue:<path>`, `node:<id>`, `app:<id>`, `container:<id>`. */
   readonly target: string;
   readonly written: string;
   readonly now: string;
@@ -66,6 +68,10 @@ export class DriftTracker {
       put(`node:${a.nodeId}`, { kind: 'nodeResource', target: `node:${a.nodeId}`, value: `${a.resource.memoryMB} MB / ${a.resource.vcores} vcores`, atMs });
     } else if (a.kind === 'setAppPriority') {
       put(`app:${a.appId}`, { kind: 'appPriority', target: `app:${a.appId}`, value: String(a.priority), atMs });
+    } else if (a.kind === 'suspendContainer') {
+      put(`container:${a.containerId}`, { kind: 'suspension', target: `container:${a.containerId}`, value: 'SUSPENDED', atMs });
+    } else if (a.kind === 'resumeContainer' || a.kind === 'killContainer') {
+      this.written.delete(`container:${a.containerId}`);
     }
   }
 
@@ -87,6 +93,8 @@ export class DriftTracker {
         const a = s.apps.get(id);
         return a && String(a.priority);
       }
+      case 'suspension':
+        return s.containers.get(id)?.state;
     }
   }
 
@@ -104,6 +112,13 @@ export class DriftTracker {
       }
       if (now === w.value) continue;
       this.written.delete(field);
+      if (w.kind === 'suspension') {
+        const describe =
+          `container ${w.target.slice(10)} was resumed outside the brain: it suspended it, the cluster now says ${now} ` +
+          `(the shims' lease watchdog resumes every suspension when the brain's lease lapses; an operator may have too); the next plan decides afresh`;
+        out.push({ kind: w.kind, target: w.target, written: w.value, now, writtenAtMs: w.atMs, describe });
+        continue;
+      }
       const what =
         w.kind === 'nodeResource'
           ? `node ${w.target.slice(5)} resources`
