@@ -26,6 +26,7 @@ Commands:
                  (starts an embedded mini YARN when no RM URL is configured)
   minicluster    start a standalone mini YARN cluster and print its RM URL
   simulate       run policies on a simulated cluster (schedbrain simulate --help)
+  record         write the applications a cluster ran as a trace to simulate (schedbrain record --help)
 
 Commands on a running service (its admin API; --server, token from SCHEDBRAIN_TOKEN or admin.token):
 ${ADMIN_HELP_LINES}
@@ -529,6 +530,10 @@ export async function main(argv: string[]): Promise<number> {
     case 'simulate': {
       const { runSimulateCommand } = await import('../sim/cli.js');
       return runSimulateCommand(rest);
+    }
+    case 'record': {
+      const { runRecordCommand } = await import('./record.js');
+      return runRecordCommand(rest);
     }
     case undefined:
     case 'help':

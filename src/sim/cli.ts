@@ -4,7 +4,7 @@
  *   schedbrain simulate --workload <kairos-heavy|kairos-uniform|sample:NAME|PATH.tr> --policy NAME[,NAME…]
  *       [--nodes N] [--cores C] [--memory-mb M] [--seed S] [--jobs N] [--set key=value …]
  *       [--delay-ms X] [--period-ms P] [--allocator fifo|capacity] [--cutoff S] [--task-jitter J]
- *       [--json] [--per-job] [--plot FILE.svg] [--plot-metric jct|slowdown] [--log-x]
+ *       [--json] [--per-job] [--plot FILE.svg] [--plot-metric jct|slowdown] [--log-x] [--html FILE.html]
  *
  * With `--json`, stdout is exactly one JSON object (one policy: the run summary; several: an
  * object with `runs`). A progress bar goes to stderr when stderr is a terminal.
@@ -23,7 +23,9 @@ export { buildParams, parseValue, UsageError } from './params.js';
 const USAGE = `usage: schedbrain simulate --workload <kairos-heavy|kairos-uniform|sample:NAME|PATH.tr> --policy NAME[,NAME...]
   [--nodes N] [--cores C] [--memory-mb M] [--seed S] [--jobs N] [--set key=value ...]
   [--delay-ms X] [--period-ms P] [--allocator fifo|capacity] [--cutoff SECONDS] [--task-jitter J]
-  [--json] [--per-job] [--plot FILE.svg] [--plot-metric jct|slowdown] [--log-x]
+  [--json] [--per-job] [--plot FILE.svg] [--plot-metric jct|slowdown] [--log-x] [--html FILE.html]
+--workload also takes a trace recorded with 'schedbrain record' (JSON lines); --html writes one
+self-contained page with the runs side by side and their CDFs.
 With several policies (compared on the same workload and plotted together), prefix --set keys
 with the policy name: --set kairos.quantumMs=20000.
 Replays run with V8's on-stack replacement off for this process (src/sim/jit.ts);
@@ -48,6 +50,7 @@ interface Args {
   plot?: string;
   plotMetric: 'jct' | 'slowdown';
   logX: boolean;
+  html?: string;
   help: boolean;
 }
 
@@ -70,6 +73,7 @@ const SIMULATE_FLAGS = {
   plot: { type: 'string' },
   'plot-metric': { type: 'choice', values: ['jct', 'slowdown'] },
   'log-x': { type: 'bool' },
+  html: { type: 'string' },
 } as const satisfies Record<string, FlagSpec>;
 
 export function parseArgs(argv: readonly string[]): Args {
@@ -94,6 +98,7 @@ export function parseArgs(argv: readonly string[]): Args {
     plot: v.plot as string | undefined,
     plotMetric: (v['plot-metric'] as Args['plotMetric'] | undefined) ?? 'jct',
     logX: v['log-x'] === true,
+    html: v.html as string | undefined,
     help,
   };
 }
@@ -150,6 +155,9 @@ export async function runSimulateCommand(argv: string[]): Promise<number> {
   // DARSS evaluation workloads: production workflows, deadlines, --compare (workloads/darss-cli.ts).
   if (argv.some((a, i) => (a === '--workload' && argv[i + 1]?.startsWith('darss-')) || a.startsWith('--workload=darss-')))
     return (await import('./workloads/darss-cli.js')).runDarssSimulate(argv);
+  // 3Sigma's E2E workload: SLO and best-effort jobs, the paper's systems as parameters (workloads/threesigma-cli.ts).
+  if (argv.some((a, i) => (a === '--workload' && argv[i + 1] === '3sigma-e2e') || a === '--workload=3sigma-e2e'))
+    return (await import('./workloads/threesigma-cli.js')).runThreeSigmaSimulate(argv);
   // Pigeon, Eagle and Sparrow place each task with messages: the task-level simulator (tasklevel/cli.ts).
   const taskLevel = await import('./tasklevel/cli.js');
   if (taskLevel.wantsTaskLevel(argv)) return taskLevel.runTaskLevelSimulate(argv);
@@ -213,12 +221,18 @@ export async function runSimulateCommand(argv: string[]): Promise<number> {
       );
       writeFileSync(args.plot, svg);
     }
+    if (args.html) {
+      const recorded = (workload as { recorded?: readonly { recordedJctS: number }[] }).recorded;
+      const { simulationReportHtml } = await import('./report-html.js');
+      writeFileSync(args.html, simulationReportHtml(results, { logX: args.logX, recordedJctS: recorded?.map((j) => j.recordedJctS) }));
+    }
     const out = (r: SimulateResult): object => (args.perJob ? { ...summary(r), perJob: r.perJob } : summary(r));
     if (args.json) {
       process.stdout.write(`${JSON.stringify(results.length === 1 ? out(results[0]) : { runs: results.map(out) })}\n`);
     } else {
       process.stdout.write(`${results.map(humanReport).join('\n\n')}\n`);
       if (args.plot) process.stdout.write(`CDF written to ${args.plot}\n`);
+      if (args.html) process.stdout.write(`report written to ${args.html}\n`);
     }
     return results.some((r) => r.unfinished > 0) ? 1 : 0;
   } catch (e) {
