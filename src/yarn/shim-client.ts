@@ -130,7 +130,7 @@ export const SHIM_ROUTES = [
   { method: 'GET', path: '/v1/ranking', response: 'RankingState' },
 ] as const satisfies readonly { method: string; path: string; request?: ShimWireName; response: ShimWireName }[];
 
-export const SHIM_CONTRACT_VERSION = 3;
+export const SHIM_CONTRACT_VERSION = 4;
 
 /** The header that carries the brain's leadership epoch on every change (fencing). */
 export const EPOCH_HEADER = 'X-Schedbrain-Epoch';

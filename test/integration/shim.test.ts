@@ -200,7 +200,14 @@ describe('NodeManager/ResourceManager shim on the mini YARN', () => {
       names: conf.get('yarn.scheduler.capacity.multi-node-sorting.policy.names'),
       policy: conf.get('yarn.scheduler.capacity.multi-node-sorting.policy'),
       cls: conf.get('yarn.scheduler.capacity.multi-node-sorting.policy.schedbrain.class'),
-    }).toEqual({ enabled: 'true', names: 'schedbrain', policy: 'schedbrain', cls: 'io.schedbrain.yarn.shim.BrainRankedNodeLookupPolicy' });
+      generalCls: conf.get('yarn.scheduler.capacity.multi-node-sorting.policy.schedbrain-general.class'),
+    }).toEqual({
+      enabled: 'true',
+      names: 'schedbrain,schedbrain-general',
+      policy: 'schedbrain',
+      cls: 'io.schedbrain.yarn.shim.BrainRankedNodeLookupPolicy',
+      generalCls: 'io.schedbrain.yarn.shim.GeneralNodesLookupPolicy',
+    });
     expect(Number(conf.get('yarn.scheduler.capacity.multi-node-sorting.policy.schedbrain.sorting-interval.ms'))).toBeGreaterThan(0);
 
     for (const preferred of [nodes[1]!, nodes[0]!]) {

@@ -49,8 +49,16 @@ public class BrainRankedNodeLookupPolicy<N extends SchedulerNode> implements Mul
       members = nodes;
     }
     List<N> order = NodeOrder.order(members, n -> n.getNodeID().toString(), SchedulerNode::getNumContainers, ranking);
+    return ranked(order, ranking).iterator();
+  }
+
+  /**
+   * The candidates, in the ranking's order, this policy hands the scheduler. This one: all of
+   * them (and it is the order GET /v1/ranking reports).
+   */
+  protected List<N> ranked(List<N> order, RankingStore.Ranking ranking) {
     store.recordOrder(ids(order), true);
-    return order.iterator();
+    return order;
   }
 
   @Override
@@ -63,7 +71,7 @@ public class BrainRankedNodeLookupPolicy<N extends SchedulerNode> implements Mul
     return stock.getNodesPerPartition(partition);
   }
 
-  private static <N extends SchedulerNode> List<String> ids(List<N> nodes) {
+  static <N extends SchedulerNode> List<String> ids(List<N> nodes) {
     List<String> out = new ArrayList<>(nodes.size());
     for (N n : nodes) {
       out.add(n.getNodeID().toString());

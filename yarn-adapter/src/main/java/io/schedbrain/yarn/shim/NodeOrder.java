@@ -16,6 +16,19 @@ import java.util.function.ToIntFunction;
 public final class NodeOrder {
   private NodeOrder() {}
 
+  /**
+   * A node the ranking scores at or above this is reserved: the general-nodes sorting policy
+   * ({@link GeneralNodesLookupPolicy}) leaves it out of the candidates (the contract's
+   * {@code x-reserved-score-min}). Everyone else sees it last, in score order.
+   */
+  public static final double RESERVED_SCORE_MIN = 1_000_000;
+
+  /** Is the node reserved under this ranking? */
+  public static boolean reserved(RankingStore.Ranking ranking, String nodeId) {
+    Double s = ranking.scores.get(nodeId);
+    return s != null && s >= RESERVED_SCORE_MIN;
+  }
+
   private static final class Key<T> {
     final T node;
     final String id;

@@ -20,6 +20,14 @@ public final class ShimConfig {
   public static final String POLICY_NAME = "schedbrain";
   public static final String POLICY_CLASS_KEY = SORTING_POLICY + "." + POLICY_NAME + ".class";
   public static final String POLICY_INTERVAL_KEY = SORTING_POLICY + "." + POLICY_NAME + ".sorting-interval.ms";
+  /**
+   * Name of the second policy: the same order without the nodes the ranking reserves
+   * ({@link GeneralNodesLookupPolicy}); a queue opts in with
+   * {@code yarn.scheduler.capacity.<queue-path>.multi-node-sorting.policy=schedbrain-general}.
+   */
+  public static final String GENERAL_POLICY_NAME = "schedbrain-general";
+  public static final String GENERAL_POLICY_CLASS_KEY = SORTING_POLICY + "." + GENERAL_POLICY_NAME + ".class";
+  public static final String GENERAL_POLICY_INTERVAL_KEY = SORTING_POLICY + "." + GENERAL_POLICY_NAME + ".sorting-interval.ms";
 
   // ---- the shim's own keys (yarn-site.xml) ----------------------------------------------------
   /** NodeManager-side shim port; 0 = ephemeral. Also read as a JVM system property (wins). */
@@ -60,12 +68,14 @@ public final class ShimConfig {
   public static java.util.Map<String, String> schedulerConfKeys(long sortingIntervalMs) {
     java.util.Map<String, String> keys = new java.util.LinkedHashMap<>();
     keys.put(MULTI_NODE_ENABLED, "true");
-    keys.put(SORTING_POLICY_NAMES, POLICY_NAME);
+    keys.put(SORTING_POLICY_NAMES, POLICY_NAME + "," + GENERAL_POLICY_NAME);
     keys.put(SORTING_POLICY, POLICY_NAME);
     keys.put(POLICY_CLASS_KEY, BrainRankedNodeLookupPolicy.class.getName());
     // The plugin orders nodes at lookup time when a ranking is fresh; the interval only refreshes
     // the node set and the stock fallback order.
     keys.put(POLICY_INTERVAL_KEY, Long.toString(sortingIntervalMs));
+    keys.put(GENERAL_POLICY_CLASS_KEY, GeneralNodesLookupPolicy.class.getName());
+    keys.put(GENERAL_POLICY_INTERVAL_KEY, Long.toString(sortingIntervalMs));
     return keys;
   }
 

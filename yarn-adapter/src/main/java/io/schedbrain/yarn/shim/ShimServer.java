@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ShimServer {
   private static final Logger LOG = LoggerFactory.getLogger(ShimServer.class);
-  public static final int CONTRACT_VERSION = 3;
+  public static final int CONTRACT_VERSION = 4;
   /** The header carrying the sender's leadership epoch (fencing: older epochs are refused). */
   public static final String EPOCH_HEADER = "X-Schedbrain-Epoch";
   static final long MAX_TTL_MS = 3_600_000L;

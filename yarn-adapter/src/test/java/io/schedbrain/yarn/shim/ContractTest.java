@@ -42,6 +42,7 @@ public class ContractTest {
       }
     }
     assertEquals(ShimServer.CONTRACT_VERSION, s.root.get("x-contract-version").asInt());
+    assertEquals(NodeOrder.RESERVED_SCORE_MIN, s.root.get("x-reserved-score-min").asDouble(), 0);
   }
 
   @Test

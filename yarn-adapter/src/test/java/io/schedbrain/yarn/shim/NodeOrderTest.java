@@ -39,6 +39,19 @@ public class NodeOrderTest {
   }
 
   @Test
+  public void generalNodesLeaveOutReservedOnesAndKeepTheOrder() {
+    Map<String, Double> scores = Map.of("a:1", 0.0, "b:1", NodeOrder.RESERVED_SCORE_MIN, "c:1", NodeOrder.RESERVED_SCORE_MIN + 1, "d:1", 999_999.0);
+    RankingStore.Ranking r = new RankingStore.Ranking(scores, false, 1000, 0);
+    List<String> all = NodeOrder.order(List.of("a:1", "b:1", "c:1", "d:1"), n -> n, CONTAINERS::get, r);
+    // Every node is ordered (reserved ones last); the general-nodes policy drops the reserved ones.
+    assertEquals(List.of("a:1", "d:1", "b:1", "c:1"), all);
+    assertEquals(List.of("a:1", "d:1"), GeneralNodesLookupPolicy.withoutReserved(all, n -> n, r));
+    // Unscored nodes are not reserved.
+    RankingStore.Ranking none = new RankingStore.Ranking(Map.of(), false, 1000, 0);
+    assertEquals(List.of("a:1", "b:1"), GeneralNodesLookupPolicy.withoutReserved(List.of("a:1", "b:1"), n -> n, none));
+  }
+
+  @Test
   public void staleRankingIsNotFresh() {
     long[] now = {0};
     RankingStore store = new RankingStore(() -> now[0]);
