@@ -14,6 +14,7 @@ import { darssPolicy } from './darss/index.js';
 import { threeSigmaPolicy } from './threesigma/index.js';
 import { rayonPolicy } from './rayon/index.js';
 import { capacityPolicy } from './capacity/index.js';
+import { pigeonPolicy } from './pigeon/index.js';
 
 export const POLICIES: Record<string, AnyPolicy> = {
   fifo: fifoPolicy,
@@ -28,6 +29,7 @@ export const POLICIES: Record<string, AnyPolicy> = {
   threesigma: threeSigmaPolicy,
   rayon: rayonPolicy,
   capacity: capacityPolicy,
+  pigeon: pigeonPolicy,
 };
 
 export function getPolicy(name: string): AnyPolicy | undefined {

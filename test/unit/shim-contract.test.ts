@@ -10,10 +10,12 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { SHIM_CONTRACT_VERSION, SHIM_ROUTES, shimErrorCodes, shimWireSchemas, type ShimWireName } from '../../src/yarn/shim-client.js';
+import { RESERVED_SCORE_MIN } from '../../src/policies/pigeon/index.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const contract = JSON.parse(readFileSync(join(root, 'yarn-adapter/src/main/resources/schedbrain-shim-contract.json'), 'utf8')) as {
   'x-contract-version': number;
+  'x-reserved-score-min': number;
   'x-endpoints': { method: string; path: string; request?: string; response: string; errors: { status: number; error: string }[] }[];
   $defs: Record<string, JsonSchema>;
 };
@@ -124,6 +126,10 @@ describe('shim wire contract (zod ↔ schedbrain-shim-contract.json)', () => {
   it('has a zod schema for every $defs entry and no extra', () => {
     expect(Object.keys(shimWireSchemas).sort()).toEqual(Object.keys(contract.$defs).sort());
     expect(SHIM_CONTRACT_VERSION).toBe(contract['x-contract-version']);
+  });
+
+  it('reserves nodes from the score Pigeon gives its reserved workers', () => {
+    expect(contract['x-reserved-score-min']).toBe(RESERVED_SCORE_MIN);
   });
 
   for (const name of Object.keys(contract.$defs)) {
