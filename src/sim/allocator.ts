@@ -36,8 +36,11 @@ export interface AllocatorContext {
   readonly rng: Rng;
   /** Sum of RUNNING nodes' advertised capacity. */
   clusterCapacity(): Resources;
-  /** First node in the current placement order with free advertised capacity for `r`. */
-  findNode(r: Resources): SimNode | undefined;
+  /**
+   * First node in the current placement order with free advertised capacity for `r`; for an `app`
+   * with preferred nodes, a free preferred node first.
+   */
+  findNode(r: Resources, app?: SimApp): SimNode | undefined;
   /** Cheap: is any node able to take at least a 1 MB / 1 vcore container? */
   hasFreeCapacity(): boolean;
   /** Allocates `app`'s next pending task on `node` (which must fit it). */
@@ -94,7 +97,7 @@ export function createFifoAllocator(ctx: AllocatorContext): Allocator {
         const r = app.nextPendingResource() as Resources;
         let hopeless = false;
         for (let k = 0; k < nFailed; k++) if (failed[k].memoryMB <= r.memoryMB && failed[k].vcores <= r.vcores) hopeless = true;
-        const node = hopeless ? undefined : ctx.findNode(r);
+        const node = hopeless ? undefined : ctx.findNode(r, app);
         if (!node) {
           if (!hopeless) failed[nFailed++] = r;
           skipped[nSkipped++] = heap.pop() as SimApp;

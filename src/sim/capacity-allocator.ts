@@ -136,7 +136,7 @@ export function createCapacityAllocator(ctx: AllocatorContext): Allocator {
         }
         let hopeless = false;
         for (const f of failed) if (f.memoryMB <= r.memoryMB && f.vcores <= r.vcores) hopeless = true;
-        const node = hopeless ? undefined : ctx.findNode(r);
+        const node = hopeless ? undefined : ctx.findNode(r, app);
         if (!node) {
           if (!hopeless) failed.push(r);
           // Let smaller requests of later apps in the same leaf try (YARN skips per heartbeat).

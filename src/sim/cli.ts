@@ -155,6 +155,9 @@ export async function runSimulateCommand(argv: string[]): Promise<number> {
   // DARSS evaluation workloads: production workflows, deadlines, --compare (workloads/darss-cli.ts).
   if (argv.some((a, i) => (a === '--workload' && argv[i + 1]?.startsWith('darss-')) || a.startsWith('--workload=darss-')))
     return (await import('./workloads/darss-cli.js')).runDarssSimulate(argv);
+  // 3Sigma's E2E workload: SLO and best-effort jobs, the paper's systems as parameters (workloads/threesigma-cli.ts).
+  if (argv.some((a, i) => (a === '--workload' && argv[i + 1] === '3sigma-e2e') || a === '--workload=3sigma-e2e'))
+    return (await import('./workloads/threesigma-cli.js')).runThreeSigmaSimulate(argv);
   // Pigeon, Eagle and Sparrow place each task with messages: the task-level simulator (tasklevel/cli.ts).
   const taskLevel = await import('./tasklevel/cli.js');
   if (taskLevel.wantsTaskLevel(argv)) return taskLevel.runTaskLevelSimulate(argv);

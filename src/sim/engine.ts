@@ -344,7 +344,7 @@ export class Simulator {
       queues: this.queues,
       rng: this.rng,
       clusterCapacity: () => this.totalCapacity,
-      findNode: (r) => this.order.find(r),
+      findNode: (r, app) => (app?.spec.preferredNodes ? this.findPreferredNode(r, app) : undefined) ?? this.order.find(r),
       hasFreeCapacity: () => this.order.hasFree(),
       launch: (app, node) => this.launch(app, node),
     };
@@ -706,7 +706,8 @@ export class Simulator {
     const st = app.spec.stages[seg.stage];
     const seq = ++app.containerSeq;
     const id = app.containerPrefix + (seq < 10 ? '00000' : seq < 100 ? '0000' : seq < 1000 ? '000' : seq < 10000 ? '00' : seq < 100000 ? '0' : '') + seq;
-    const c = new SimContainer(id, app, node, seg.stage, task, st.workMs[task], now, this.clock);
+    const slowdown = app.spec.offPreferredSlowdown !== undefined && !this.prefersNode(app, node) ? app.spec.offPreferredSlowdown : 1;
+    const c = new SimContainer(id, app, node, seg.stage, task, st.workMs[task] * slowdown, now, this.clock);
     const r = c.resource;
     // Bring the node's running containers up to date before this one joins them.
     this.advance(node);
@@ -733,6 +734,36 @@ export class Simulator {
     this.order.nodeChanged(node);
     this.startRunning(c);
     return c;
+  }
+
+  /** Preferred-node flags of apps with a soft placement constraint (JobSpec.preferredNodes), by node index. */
+  private readonly preferredFlags = new WeakMap<SimApp, Uint8Array>();
+
+  private preferenceOf(app: SimApp): Uint8Array | undefined {
+    const list = app.spec.preferredNodes;
+    if (!list) return undefined;
+    let flags = this.preferredFlags.get(app);
+    if (!flags) {
+      flags = new Uint8Array(this.nodes.length);
+      for (const i of list) if (i >= 0 && i < flags.length) flags[i] = 1;
+      this.preferredFlags.set(app, flags);
+    }
+    return flags;
+  }
+
+  /** Whether the node is one the app prefers (true when it prefers none). */
+  private prefersNode(app: SimApp, node: SimNode): boolean {
+    const flags = this.preferenceOf(app);
+    return !flags || flags[node.idRank] === 1;
+  }
+
+  /** A free preferred node of the app that fits `r`, in node-id order among them (a soft constraint). */
+  private findPreferredNode(r: Resources, app: SimApp): SimNode | undefined {
+    for (const i of app.spec.preferredNodes ?? []) {
+      const n = this.nodes[i];
+      if (n && n.state === 'RUNNING' && r.vcores <= n.capacity.vcores - n.used.vcores && r.memoryMB <= n.capacity.memoryMB - n.used.memoryMB) return n;
+    }
+    return undefined;
   }
 
   /** Removes a container from its node and app (completion or kill). */

@@ -53,6 +53,14 @@ export interface JobSpec {
   readonly after?: readonly number[];
   /** Time by which the job should finish, virtual ms (production work); recorded for the metrics. */
   readonly deadlineMs?: number;
+  /**
+   * Soft placement constraint: indexes of the nodes the job prefers (0-based, in node-id order).
+   * Its containers go to a free preferred node when there is one, else to any node, where its
+   * tasks run `offPreferredSlowdown` times longer (3Sigma §5: 1.5×).
+   */
+  readonly preferredNodes?: readonly number[];
+  /** Work multiplier of a task placed off the preferred nodes. Default 1. */
+  readonly offPreferredSlowdown?: number;
 }
 
 /** Nodes alike: `count` nodes of `cores` cores and `memoryMB` MB each. */

@@ -10,6 +10,8 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
 export const SLO_DEADLINE_TAG = 'schedbrain.slo.deadline-ms';
+/** A job's known runtime, ms: what `runtimeModel: 'tagged'` schedules by. */
+export const RUNTIME_TAG = 'schedbrain.runtime-ms';
 
 export const threeSigmaParamsSchema = z
   .object({
@@ -68,8 +70,16 @@ export const threeSigmaParamsSchema = z
      * Unset: one slice.
      */
     underestimateStepMs: z.number().int().min(1_000).max(DAY).optional(),
-    /** `distribution` (3Sigma) or `point`: the chosen expert's point estimate only (NoDist). */
-    runtimeModel: z.enum(['distribution', 'point']).default('distribution'),
+    /**
+     * `distribution` (3Sigma) or `point`: the chosen expert's point estimate only (NoDist,
+     * PointRealEst); `tagged`: the runtime an application's `runtimeTag` states, as a point (a
+     * replay's true runtime: PointPerfEst), the prediction where it has none.
+     */
+    runtimeModel: z.enum(['distribution', 'point', 'tagged']).default('distribution'),
+    /** Application tag holding a job's runtime, ms (read by `runtimeModel: 'tagged'`). */
+    runtimeTag: z.string().min(1).default(RUNTIME_TAG),
+    /** `plan` (3σSched's MILP) or `sloFirst`: SLO jobs strictly before best-effort ones, no runtimes used (Prio, §5). */
+    ordering: z.enum(['plan', 'sloFirst']).default('plan'),
     /** Runtime assumed for a job when nothing has been learned yet, ms. */
     unknownRuntimeMs: z
       .number()

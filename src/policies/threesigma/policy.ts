@@ -86,9 +86,19 @@ export function deadlineOf(app: AppView, p: ThreeSigmaParams): number | undefine
   return Number.isFinite(v) ? v : undefined;
 }
 
+/** The runtime an application's tag states, ms, if it states a positive one. */
+function taggedRuntimeMs(job: TrackedJob, p: ThreeSigmaParams): number | undefined {
+  const raw = job.description.tags[p.runtimeTag];
+  const v = raw === undefined || raw.trim() === '' ? NaN : Number(raw);
+  return Number.isFinite(v) && v > 0 ? v : undefined;
+}
 function distributionFor(job: TrackedJob, p: ThreeSigmaParams): RuntimeDistribution {
+  if (p.runtimeModel === 'tagged') {
+    const known = taggedRuntimeMs(job, p);
+    if (known !== undefined) return pointMass(known);
+  }
   if (!job.prediction) return pointMass(p.unknownRuntimeMs);
-  return p.runtimeModel === 'point' ? pointMass(job.prediction.pointEstimateMs) : job.prediction.distribution;
+  return p.runtimeModel === 'distribution' ? job.prediction.distribution : pointMass(job.prediction.pointEstimateMs);
 }
 
 /** Fractions of the cluster (vcores, memory) that `vcores`/`memoryMB` are, each at most 1. */
@@ -189,6 +199,75 @@ export function preemptForPlan(
   return out;
 }
 
+/** Prio (§5, Table 1): SLO jobs strictly before best-effort ones, runtimes unused; running SLO jobs keep the top. */
+export function sloStrictlyFirst(app: AppView, job: TrackedJob, p: ThreeSigmaParams, now: number): Decision {
+  const top = job.kind === 'slo';
+  return decisionWithLazyReason(
+    { kind: 'setAppPriority', appId: app.id, priority: top ? p.priorities.start : p.priorities.defer },
+    POLICY_NAME,
+    'sloStrictlyFirst',
+    () => `${kindText(job, now)}: ${top ? 'SLO jobs go first' : 'after every SLO job'} (strict priority, no runtime estimates)`,
+  );
+}
+
+/** Prio: a running best-effort job makes room for waiting SLO jobs the free capacity cannot hold; it waits again. */
+export function preemptForSlo(app: AppView, job: TrackedJob, tasks: readonly ContainerView[], p: ThreeSigmaParams, now: number): Decision[] {
+  const why = `${kindText(job, now)} preempted: waiting SLO jobs need more than the free capacity (strict priority)`;
+  const out: Decision[] = tasks.map((c) =>
+    decisionWithLazyReason(
+      { kind: 'killContainer', containerId: c.id, nodeId: c.nodeId },
+      POLICY_NAME,
+      'preemptForSlo',
+      () => `${why}: container on ${c.nodeId}`,
+    ),
+  );
+  out.push(
+    decisionWithLazyReason({ kind: 'setAppPriority', appId: app.id, priority: p.priorities.defer }, POLICY_NAME, 'preemptForSlo', () => `${why}: waits again`),
+  );
+  return out;
+}
+
+/**
+ * Prio's cycle: priorities by kind; running best-effort jobs, started last first, preempted while
+ * the waiting SLO jobs' demand exceeds what is free (per resource, as fractions of the cluster).
+ */
+function strictPriorityCycle(
+  pendingApps: readonly { app: AppView; job: TrackedJob; plan: JobToPlan }[],
+  runningApps: readonly { app: AppView; job: TrackedJob; plan: RunningJobToPlan }[],
+  tasks: ReadonlyMap<AppId, ContainerView[]>,
+  p: ThreeSigmaParams,
+  now: number,
+): { decisions: Decision[]; preempted: number } {
+  const decisions: Decision[] = [];
+  const need = [0, 0];
+  const free = [1, 1];
+  for (const x of pendingApps) {
+    decisions.push(sloStrictlyFirst(x.app, x.job, p, now));
+    if (x.job.kind === 'slo') x.plan.demand.forEach((d, r) => (need[r] += d));
+  }
+  for (const x of runningApps) x.plan.demand.forEach((d, r) => (free[r] -= d));
+  const victims = p.preemption.enabled
+    ? runningApps
+        .filter((x) => x.job.kind === 'bestEffort')
+        .sort((a, b) => b.plan.runningSinceMs - a.plan.runningSinceMs || (a.app.id < b.app.id ? -1 : 1))
+        .slice(0, p.preemption.maxCandidates)
+    : [];
+  const preempt = new Set<AppId>();
+  for (const v of victims) {
+    if (!need.some((n, r) => n > free[r] + 1e-9)) break;
+    preempt.add(v.app.id);
+    v.plan.demand.forEach((d, r) => (free[r] += d));
+  }
+  for (const x of runningApps) {
+    if (preempt.has(x.app.id)) {
+      decisions.push(...preemptForSlo(x.app, x.job, tasks.get(x.app.id) ?? [], p, now));
+      x.job.preemptedAtMs = now;
+      x.job.runningSinceMs = undefined;
+    } else decisions.push(sloStrictlyFirst(x.app, x.job, p, now));
+  }
+  return { decisions, preempted: preempt.size };
+}
+
 export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>({
   name: POLICY_NAME,
   description:
@@ -264,6 +343,28 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
         );
         pendingApps.push({ app, job, plan: { ...base, demand } });
       }
+    }
+    if (p.ordering === 'sloFirst') {
+      const prio = strictPriorityCycle(pendingApps, runningApps, tasks, p, now);
+      const slo = pendingApps.filter((x) => x.job.kind === 'slo').length;
+      state.lastPlan = {
+        atMs: now,
+        solver: 'none',
+        status: 'strict priority',
+        objective: 0,
+        columns: 0,
+        rows: 0,
+        nonzeros: 0,
+        pending: pendingApps.length,
+        startNow: slo,
+        deferred: pendingApps.length - slo,
+        withoutUtility: 0,
+        running: runningApps.length,
+        preempted: prio.preempted,
+      };
+      if (learned > 0) notes.push(`learned ${learned} runtime(s)`);
+      notes.push(`strict priority: ${slo} SLO and ${pendingApps.length - slo} best-effort jobs waiting; ${prio.preempted} best-effort jobs preempted`);
+      return { decisions: prio.decisions, state, notes };
     }
     // SLO jobs by deadline, then best-effort jobs by submission; beyond the limit they wait.
     pendingApps.sort((a, b) => {
