@@ -43,3 +43,17 @@ export {
 export { solverAvailability } from './milp.js';
 export type { RuntimeDistribution } from './distribution.js';
 export { warmPredictor, jobOfRecord, type WarmOptions, type WarmResult } from './warm.js';
+export {
+  liveParamsSchema,
+  isHeld,
+  taggedTasks,
+  describedForRun,
+  runsForPlan,
+  liveDemand,
+  releaseToRunQueue,
+  suspendForPlan,
+  returnToHoldQueue,
+  TASKS_TAG,
+  MAX_TAGGED_TASKS,
+  type LiveParams,
+} from './live.js';

@@ -3,6 +3,7 @@
  * job met (1). Where the paper is silent the choice and its reason are in docs/decisions.md.
  */
 import { z } from 'zod';
+import { liveParamsSchema } from './live.js';
 import { predictorParamsSchema } from './predictor.js';
 
 const MINUTE = 60_000;
@@ -126,6 +127,8 @@ export const threeSigmaParamsSchema = z
       .strict()
       .default({}),
     predictor: predictorParamsSchema.default({}),
+    /** Live on YARN: held applications start by a move from a hold queue into a run queue (live.ts). Unset: priorities only. */
+    live: liveParamsSchema.optional(),
   })
   .strict()
   .superRefine((p, ctx) => {

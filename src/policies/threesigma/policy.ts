@@ -20,9 +20,11 @@ import { definePolicy } from '../../core/policy.js';
 import { secondsText } from '../shared/durations.js';
 import { pointMass, type RuntimeDistribution } from './distribution.js';
 import type { JobDescription } from './features.js';
+import { describedForRun, isHeld, liveDemand, releaseToRunQueue, returnToHoldQueue, runsForPlan, suspendForPlan } from './live.js';
 import { threeSigmaParamsSchema, type ThreeSigmaParams } from './params.js';
 import { planCycle, type CyclePlan, type JobPlan, type JobToPlan, type RunningJobToPlan, type RunningPlan } from './plan.js';
 import { emptyPredictor, learnRuntime, predictRuntime, type Prediction, type PredictorState } from './predictor.js';
+import { classDeadlineMs, sloClassOf, type SloClass } from './slo-classes.js';
 
 export const POLICY_NAME = 'threesigma';
 
@@ -38,6 +40,12 @@ export interface TrackedJob {
   preemptedAtMs?: number;
   /** Start planned by the last cycle, epoch ms (seeds the next solve). */
   plannedStartMs?: number;
+  /** Live: when the plan last moved it from the hold queue to the run queue. */
+  releasedAtMs?: number;
+  /** The SLO class that gave it its deadline (none when a tag did, or it is best-effort). */
+  sloClass?: string;
+  /** Utility of meeting its deadline, when its class gives one. */
+  sloUtility?: number;
 }
 
 export interface LastPlan {
@@ -54,12 +62,29 @@ export interface LastPlan {
   withoutUtility: number;
   running: number;
   preempted: number;
+  /** HiGHS's relative MIP gap at the end of the solve (none when no MILP was solved). */
+  mipGap?: number;
+}
+
+/** Wall-clock figures of the last plan: kept beside the state, not in it, so the state stays a function of the cycles. */
+export interface PlanTiming {
+  /** Time to build and solve the plan, ms. */
+  readonly planMs: number;
+}
+
+const planTimings = new WeakMap<ThreeSigmaState, PlanTiming>();
+
+/** How long the last plan of this state took (undefined before a cycle, or after the state was replaced). */
+export function lastPlanTiming(state: ThreeSigmaState): PlanTiming | undefined {
+  return planTimings.get(state);
 }
 
 export interface ThreeSigmaState {
   predictor: PredictorState;
   jobs: Record<AppId, TrackedJob>;
   lastPlan?: LastPlan;
+  /** The operator's SLO classes (admin API), by id. */
+  sloClasses?: SloClass[];
 }
 
 /** What is known of an application when it is first seen. */
@@ -92,6 +117,7 @@ function taggedRuntimeMs(job: TrackedJob, p: ThreeSigmaParams): number | undefin
   const v = raw === undefined || raw.trim() === '' ? NaN : Number(raw);
   return Number.isFinite(v) && v > 0 ? v : undefined;
 }
+
 function distributionFor(job: TrackedJob, p: ThreeSigmaParams): RuntimeDistribution {
   if (p.runtimeModel === 'tagged') {
     const known = taggedRuntimeMs(job, p);
@@ -128,7 +154,27 @@ function predictionText(job: TrackedJob): string {
 }
 
 function kindText(job: TrackedJob, now: number): string {
-  return job.kind === 'slo' && job.deadlineMs !== undefined ? `SLO job, deadline in ${secondsText(job.deadlineMs - now)}` : 'best-effort job';
+  if (job.kind !== 'slo' || job.deadlineMs === undefined) return 'best-effort job';
+  return `SLO job${job.sloClass !== undefined ? ` (class ${job.sloClass})` : ''}, deadline in ${secondsText(job.deadlineMs - now)}`;
+}
+
+/**
+ * A new application's SLO (§3.1): the deadline its tag gives, else the one of the SLO class it
+ * matches: a fixed time after submission, or (1 + slack) × its predicted runtime (the chosen
+ * expert's point estimate, made now and kept for the plan). Neither: a best-effort job.
+ */
+function sloOfNewJob(app: AppView, description: JobDescription, state: ThreeSigmaState, p: ThreeSigmaParams): Partial<TrackedJob> {
+  const tagged = deadlineOf(app, p);
+  if (tagged !== undefined) return { deadlineMs: tagged };
+  const c = sloClassOf(state.sloClasses, description);
+  if (!c) return {};
+  const prediction = c.slack !== undefined ? predictRuntime(state.predictor, description, p.predictor) : undefined;
+  return {
+    deadlineMs: classDeadlineMs(c, app.submittedAtMs, prediction?.pointEstimateMs ?? p.unknownRuntimeMs),
+    sloClass: c.id,
+    ...(c.utility !== undefined ? { sloUtility: c.utility } : {}),
+    ...(prediction ? { prediction } : {}),
+  };
 }
 
 /** Planned to start now: highest priority, so YARN gives it containers first. */
@@ -297,12 +343,9 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
         continue;
       }
       if (!job) {
-        const deadlineMs = deadlineOf(app, p);
-        state.jobs[app.id] = {
-          description: describeApp(app),
-          kind: deadlineMs !== undefined ? 'slo' : 'bestEffort',
-          ...(deadlineMs !== undefined ? { deadlineMs } : {}),
-        };
+        const description = p.live ? describedForRun(describeApp(app), app, p.live) : describeApp(app);
+        const slo = sloOfNewJob(app, description, state, p);
+        state.jobs[app.id] = { description, kind: slo.deadlineMs !== undefined ? 'slo' : 'bestEffort', ...slo };
       }
     }
     for (const id of Object.keys(state.jobs)) if (!snapshot.apps.has(id)) delete state.jobs[id];
@@ -323,24 +366,27 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
         kind: job.kind,
         submittedAtMs: app.submittedAtMs,
         ...(job.deadlineMs !== undefined ? { deadlineMs: job.deadlineMs } : {}),
+        ...(job.sloUtility !== undefined ? { sloUtility: job.sloUtility } : {}),
         distribution: distributionFor(job, p),
       };
-      if (held && held.length > 0) {
+      const live = p.live ? liveDemand(app, p.live) : undefined;
+      if (p.live ? runsForPlan(app, job, held?.length ?? 0, p.live) : held && held.length > 0) {
         // From its earliest task container: the RM's start time of an application is its acceptance.
-        if (job.runningSinceMs === undefined) job.runningSinceMs = held.reduce((m, c) => Math.min(m, c.startedAtMs), now);
-        runningApps.push({
-          app,
-          job,
-          plan: { ...base, demand: shareOf(snapshot, app.allocated.vcores, app.allocated.memoryMB), runningSinceMs: job.runningSinceMs },
-        });
+        // Live, a job released before its tasks start runs from its release.
+        if (job.runningSinceMs === undefined)
+          job.runningSinceMs = held && held.length > 0 ? held.reduce((m, c) => Math.min(m, c.startedAtMs), now) : (job.releasedAtMs ?? now);
+        const demand = live ? shareOf(snapshot, live.vcores, live.memoryMB) : shareOf(snapshot, app.allocated.vcores, app.allocated.memoryMB);
+        runningApps.push({ app, job, plan: { ...base, demand, runningSinceMs: job.runningSinceMs } });
       } else {
         job.runningSinceMs = undefined;
         const r = app.pendingContainerResource;
-        const demand = shareOf(
-          snapshot,
-          app.allocated.vcores + (r ? r.vcores * app.pendingContainers : 0),
-          app.allocated.memoryMB + (r ? r.memoryMB * app.pendingContainers : 0),
-        );
+        const demand = live
+          ? shareOf(snapshot, live.vcores, live.memoryMB)
+          : shareOf(
+              snapshot,
+              app.allocated.vcores + (r ? r.vcores * app.pendingContainers : 0),
+              app.allocated.memoryMB + (r ? r.memoryMB * app.pendingContainers : 0),
+            );
         pendingApps.push({ app, job, plan: { ...base, demand } });
       }
     }
@@ -378,6 +424,7 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
     // 3. The plan.
     const seeds: Record<string, number> = {};
     for (const x of planned) if (x.job.plannedStartMs !== undefined) seeds[x.app.id] = x.job.plannedStartMs;
+    const planStartedMs = performance.now();
     const plan: CyclePlan = planCycle(
       now,
       planned.map((x) => x.plan),
@@ -385,6 +432,7 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
       p,
       seeds,
     );
+    const planMs = performance.now() - planStartedMs;
 
     // 4. Decisions.
     let startNow = 0;
@@ -397,6 +445,7 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
       if (jp.startSlice === 0) {
         startNow++;
         decisions.push(startPlannedNow(x.app, x.job, jp, p, now));
+        if (p.live && isHeld(x.app, p.live)) decisions.push(...releaseToRunQueue(x.app, x.job, tasks.get(x.app.id) ?? [], p.live, now));
       } else if (jp.hasUtility) {
         deferred++;
         decisions.push(deferToPlannedStart(x.app, x.job, jp, p, now, p.sliceMs));
@@ -414,7 +463,13 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
       const rp = plan.running[i];
       if (rp.preempt) {
         preempted++;
-        decisions.push(...preemptForPlan(x.app, x.job, rp, tasks.get(x.app.id) ?? [], p, now));
+        const victimTasks = tasks.get(x.app.id) ?? [];
+        decisions.push(
+          ...(p.live?.preemption === 'suspend'
+            ? suspendForPlan(x.app, x.job, rp, victimTasks, p.priorities.defer)
+            : preemptForPlan(x.app, x.job, rp, victimTasks, p, now)),
+        );
+        if (p.live) decisions.push(returnToHoldQueue(x.app, x.job, p.live));
         x.job.preemptedAtMs = now;
         x.job.runningSinceMs = undefined;
       } else decisions.push(keepRunning(x.app, x.job, rp, p, now));
@@ -436,6 +491,7 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
       running: runningApps.length,
       preempted,
     };
+    planTimings.set(state, { planMs });
     if (learned > 0) notes.push(`learned ${learned} runtime(s); history holds ${state.predictor.seq} runs over ${state.predictor.size} feature values`);
     notes.push(
       `plan (${s.solver}, ${s.status}): ${pendingApps.length} pending — ${startNow} start now, ${deferred} deferred, ${withoutUtility} without utility; ${runningApps.length} running, ${preempted} preempted; ` +
