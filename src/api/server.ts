@@ -23,13 +23,21 @@ import { PROMETHEUS_CONTENT_TYPE } from '../engine/metrics.js';
 import { StoreDecodeError } from '../store/codec.js';
 import { defaultRole, roleAtLeast, type ApiAuth, type Role } from './auth.js';
 import type { Store } from '../store/store.js';
+import type { HistoryStore, PullResult } from '../history/index.js';
 import { buildOpenApi, type ApiRoute, type ErrorResponse } from './openapi.js';
 import * as S from './schemas.js';
 import { summarizePolicyState } from './state-summary.js';
 
+/** The history of ended applications (src/history) and how to pull more of it, by source, when the service keeps one. */
+export interface HistoryAccess {
+  readonly records: HistoryStore;
+  readonly pullers: Readonly<Partial<Record<string, { pull(): Promise<PullResult> }>>>;
+}
+
 export interface RoutePluginOptions {
   readonly engine: Engine;
   readonly store: Store;
+  readonly history?: HistoryAccess;
 }
 
 /** What an extra route module default-exports. */
@@ -70,6 +78,8 @@ export interface ApiOptions {
   readonly https?: Record<string, unknown>;
   /** The service's configuration (secrets already redacted) and the like, for `GET /v1/state`. */
   readonly serviceInfo?: () => Record<string, unknown>;
+  /** The history of ended applications, for the route plugins that read or pull it. */
+  readonly history?: HistoryAccess;
 }
 
 /** The built-in routes, as documented in openapi/openapi.json. */
@@ -199,7 +209,7 @@ export function openApiDocument(extra: readonly ApiRoute[] = []): Record<string,
       title: 'schedbrain admin API',
       version: '1',
       description:
-        'Control and inspect the schedbrain engine: policy, decision journal, dry-run, cluster snapshot, health and metrics, and the routes of the policies that take requests (BoPF queues, DARSS workflows). ' +
+        'Control and inspect the schedbrain engine: policy, decision journal, dry-run, cluster snapshot, health and metrics, and the routes of the policies that take requests (BoPF queues, DARSS workflows, 3Sigma SLO classes and history). ' +
         'Every route but /livez, /healthz and /metrics needs a bearer token whose role (read < operate < admin) covers the role the operation lists under `bearerAuth`; ' +
         'auth.openProbes: false closes the probes too, auth.openReads: true opens every GET of role read. Errors answer `{ error, field?, reason }`.',
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
@@ -212,6 +222,7 @@ export function openApiDocument(extra: readonly ApiRoute[] = []): Record<string,
       { name: 'bopf', description: 'BoPF queue registration and admission' },
       { name: 'darss', description: 'DARSS workflow requests, quota and reservation ledger' },
       { name: 'rayon', description: "Workflows reserved in the ResourceManager's own ReservationSystem (the Rayon baseline)" },
+      { name: 'threesigma', description: '3Sigma SLO classes, history of ended applications, the runtime predictor and the last plan' },
     ],
     errorBody: S.errorBody,
     errorResponses: ERROR_RESPONSES,
@@ -273,7 +284,7 @@ function sendError(reply: FastifyReply, status: number, error: ErrorCode, reason
 class MalformedJsonError extends SchedbrainError {}
 
 export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
-  const { engine, store } = opts;
+  const { engine, store, history } = opts;
   const app = Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger | undefined,
     // Health checks and scrapes would flood the log; errors are logged by the error handler.
@@ -281,7 +292,7 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     ...(opts.https ? { https: opts.https } : {}),
   }) as unknown as FastifyInstance;
-  app.decorate('schedbrain', { engine, store });
+  app.decorate('schedbrain', { engine, store, ...(history ? { history } : {}) });
   app.decorateRequest('principal', undefined);
   app.decorateRequest('audit', undefined);
   const auth = opts.auth;
@@ -496,7 +507,7 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
     };
   });
 
-  for (const plugin of opts.plugins ?? []) await app.register(plugin, { engine, store });
+  for (const plugin of opts.plugins ?? []) await app.register(plugin, { engine, store, ...(history ? { history } : {}) });
   await app.ready();
   return app;
 }

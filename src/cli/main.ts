@@ -391,6 +391,26 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
           'the cluster did not say what it can do; the policy starts, and decisions it cannot carry out are journaled as unsupported',
         );
     }
+    const h = cfg.history;
+    // Made before the API so that its routes can read the history and pull on demand (POST /v1/threesigma/history/pull).
+    const historyParts = h.pullCron
+      ? await (async () => {
+          const { HistoryStore, HistoryPuller } = await import('../history/index.js');
+          const { RmClient } = await import('../yarn/client.js');
+          const historyLog = log.child({ mod: 'history' });
+          const history = new HistoryStore(store);
+          const source = new RmClient({
+            rmUrl,
+            user: cfg.user,
+            requestTimeoutMs: cfg.requestTimeoutMs,
+            logger: historyLog,
+            tls: cfg.rmTls,
+            delegationToken: cfg.rmDelegationTokenFile ? readSecretFile(cfg.rmDelegationTokenFile, 'rmDelegationTokenFile') : undefined,
+          });
+          const puller = new HistoryPuller({ source, history, logger: historyLog, overlapMs: h.overlapMs, maxAgeMs: h.maxAgeDays * 86_400_000 });
+          return { history, puller, historyLog };
+        })()
+      : undefined;
     const { buildApi, loadRouteModules } = await import('../api/server.js');
     const plugins = (await loadRouteModules()).map((m) => m.default);
     const serviceInfo = () => ({
@@ -400,28 +420,25 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       shimLeaseHolder: shimUrls.length ? leaseHolderFor(cfg.stateDir) : null,
       startedAtMs,
     });
-    const app = await buildApi({ engine, store, logger: log.child({ mod: 'api' }), plugins, auth: access.auth, https: access.https, serviceInfo });
+    const app = await buildApi({
+      engine,
+      store,
+      logger: log.child({ mod: 'api' }),
+      plugins,
+      auth: access.auth,
+      https: access.https,
+      serviceInfo,
+      ...(historyParts ? { history: { records: historyParts.history, pullers: { rm: historyParts.puller } } } : {}),
+    });
     cleanups.push(['close the admin API', () => app.close()]);
     await app.listen({ host: cfg.host, port: cfg.port });
     const address = `${access.https ? 'https' : 'http'}://${cfg.host.includes(':') && !cfg.host.startsWith('[') ? `[${cfg.host}]` : cfg.host}:${(app.server.address() as AddressInfo).port}`;
     cleanups.push(['stop the engine', () => engine.stop()]);
     engine.start();
-    const h = cfg.history;
-    if (h.pullCron) {
-      const { HistoryStore, HistoryPuller, startHistorySchedule, warmRunningPolicy } = await import('../history/index.js');
-      const { RmClient } = await import('../yarn/client.js');
-      const historyLog = log.child({ mod: 'history' });
-      const history = new HistoryStore(store);
+    if (h.pullCron && historyParts) {
+      const { startHistorySchedule, warmRunningPolicy } = await import('../history/index.js');
+      const { history, puller, historyLog } = historyParts;
       const maxAgeMs = h.maxAgeDays * 86_400_000;
-      const source = new RmClient({
-        rmUrl,
-        user: cfg.user,
-        requestTimeoutMs: cfg.requestTimeoutMs,
-        logger: historyLog,
-        tls: cfg.rmTls,
-        delegationToken: cfg.rmDelegationTokenFile ? readSecretFile(cfg.rmDelegationTokenFile, 'rmDelegationTokenFile') : undefined,
-      });
-      const puller = new HistoryPuller({ source, history, logger: historyLog, overlapMs: h.overlapMs, maxAgeMs });
       const schedule = startHistorySchedule({
         pullCron: h.pullCron,
         retentionCron: h.retentionCron,

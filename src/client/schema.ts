@@ -302,6 +302,110 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/threesigma/slos': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The SLO classes */
+    get: operations['getV1ThreesigmaSlos'];
+    put?: never;
+    /** Add an SLO class: applications matching it (tag, name, user, queue) become SLO jobs with a deadline a fixed time after submission or a slack over their predicted runtime */
+    post: operations['postV1ThreesigmaSlos'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/threesigma/slos/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One SLO class */
+    get: operations['getV1ThreesigmaSlosId'];
+    put?: never;
+    post?: never;
+    /** Remove an SLO class (applications already seen keep their deadline) */
+    delete: operations['deleteV1ThreesigmaSlosId'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/threesigma/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Import ended applications as history records (at most 2000); those new to the store are learned by the running 3Sigma predictor unless learn is false */
+    post: operations['postV1ThreesigmaHistory'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/threesigma/history/pull': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Read the applications that ended since the last pull from a source (rm) into the history; an empty 3Sigma predictor learns from it */
+    post: operations['postV1ThreesigmaHistoryPull'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/threesigma/predict': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The predictor's view of an application (app=) or of a job described by features (features=): chosen expert, histogram, NMAE table */
+    get: operations['getV1ThreesigmaPredict'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/threesigma/plan': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The last cycle's plan: MILP size, objective, gap, time to plan, and what it decided */
+    get: operations['getV1ThreesigmaPlan'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -703,6 +807,42 @@ export interface components {
       consecutiveRmFailures: number;
       lastSnapshotAtMs: number | null;
       nextCycleAtMs: number | null;
+    };
+    HistoryRecord: {
+      /** @enum {number} */
+      v: 1;
+      appId: string;
+      user: string;
+      queue: string;
+      name: string;
+      nameKey: string;
+      applicationType?: string;
+      tags: {
+        [key: string]: string;
+      };
+      priority: number;
+      submittedAtMs: number;
+      submitHourUtc: number;
+      launchedAtMs?: number;
+      finishedAtMs: number;
+      runtimeMs?: number;
+      waitMs?: number;
+      /** @enum {string} */
+      state: 'FINISHED' | 'FAILED' | 'KILLED';
+      finalStatus?: string;
+      /** @enum {string} */
+      outcome: 'succeeded' | 'failed' | 'killed';
+      requested?: {
+        containers: number;
+        memoryMB: number;
+        vcores: number;
+      };
+      usage?: {
+        memoryMBSeconds: number;
+        vcoreSeconds: number;
+      };
+      source: string;
+      recordedAtMs: number;
     };
     JournalEntry: {
       id: string;
@@ -1152,6 +1292,137 @@ export interface components {
       changedAppIds?: string[];
       /** @description how long ago the cluster was read, ms */
       ageMs?: number;
+    };
+    ThreeSigmaHistoryImported: {
+      received: number;
+      /** @description new to the store */
+      stored: number;
+      /** @description already stored (by application id), or repeated in the request: not stored or learned again */
+      duplicates: number;
+      /** @description runtimes the running 3Sigma predictor learned (succeeded records with a runtime among those stored) */
+      learned: number;
+      note: string;
+    };
+    ThreeSigmaHistoryImportInput: {
+      records: components['schemas']['HistoryRecord'][];
+      /** @default true */
+      learn?: boolean;
+    };
+    ThreeSigmaHistoryPull: {
+      /** @enum {string} */
+      source: 'rm';
+      listed: number;
+      added: number;
+      skipped: number;
+      finishedSinceMs: number | null;
+      /** @description runtimes an empty 3Sigma predictor learned from the whole history; 0 when it had learned already, null when another policy runs */
+      learned: number | null;
+    };
+    ThreeSigmaJob: {
+      user: string;
+      queue: string;
+      name: string;
+      applicationType?: string;
+      tags: {
+        [key: string]: string;
+      };
+      containers?: number;
+      containerMemoryMB?: number;
+      containerVcores?: number;
+      submittedAtMs: number;
+      priority: number;
+    };
+    ThreeSigmaPlan: {
+      policy: string;
+      /** @description null before the first cycle */
+      plan: {
+        atMs: number;
+        solver: string;
+        status: string;
+        objective: number;
+        /** @description HiGHS's relative gap at the end of the solve; null when no MILP was solved */
+        mipGap: number | null;
+        /** @description time to build and solve the plan, ms (kept in memory: null after a restart until the next cycle) */
+        planMs: number | null;
+        columns: number;
+        rows: number;
+        nonzeros: number;
+        pending: number;
+        startNow: number;
+        deferred: number;
+        withoutUtility: number;
+        running: number;
+        preempted: number;
+      } | null;
+    };
+    ThreeSigmaPredict: {
+      job: components['schemas']['ThreeSigmaJob'];
+      /** @description the job's feature values, the keys its history is grouped by */
+      features: string[];
+      /** @description the chosen expert now; null when nothing has been learned */
+      prediction: components['schemas']['ThreeSigmaPrediction'] | null;
+      /** @description the chosen feature value's streaming histogram of runtimes */
+      histogram: {
+        feature: string;
+        runs: number;
+        minMs: number;
+        maxMs: number;
+        bins: {
+          centroidMs: number;
+          count: number;
+        }[];
+      } | null;
+      /** @description every expert that knows something of the job (the NMAE table) */
+      experts: {
+        feature: string;
+        estimator: string;
+        /** @description null until scored */
+        nmae: number | null;
+        runs: number;
+        scoredRuns: number;
+        estimateMs: number;
+        chosen: boolean;
+      }[];
+      expertsTruncated: boolean;
+      /** @description the SLO class that would apply to the job */
+      sloClass: string | null;
+      app?: {
+        id: string;
+        /** @description as the policy tracks it; null when it has not seen it yet */
+        kind: ('slo' | 'bestEffort') | null;
+        deadlineMs: number | null;
+        sloClass: string | null;
+        /** @description the prediction the plan uses, made when the policy first saw the application */
+        planned: components['schemas']['ThreeSigmaPrediction'] | null;
+      };
+    };
+    ThreeSigmaPrediction: {
+      feature: string;
+      estimator: string;
+      nmae: number | null;
+      runs: number;
+      pointEstimateMs: number;
+      /** @description no expert of the job was scored enough: the history of every job */
+      fallback: boolean;
+    };
+    ThreeSigmaSloClass: {
+      id: string;
+      match: {
+        tag?: string;
+        name?: string;
+        user?: string;
+        queue?: string;
+      };
+      deadlineMs?: number;
+      slack?: number;
+      utility?: number;
+    };
+    ThreeSigmaSloClasses: {
+      /** @description whether the threesigma policy runs (the classes apply only then) */
+      running: boolean;
+      /** @description the tag that gives an application its deadline directly (it wins over any class); null when another policy runs */
+      deadlineTag: string | null;
+      classes: components['schemas']['ThreeSigmaSloClass'][];
     };
   };
   responses: {
@@ -2158,6 +2429,264 @@ export interface operations {
         };
       };
       503: components['responses']['RmUnavailable'];
+    };
+  };
+  getV1ThreesigmaSlos: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description ThreeSigmaSloClasses */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ThreeSigmaSloClasses'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+    };
+  };
+  postV1ThreesigmaSlos: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "id": "nightly-etl",
+         *       "match": {
+         *         "name": "etl-#",
+         *         "queue": "production"
+         *       },
+         *       "deadlineMs": 3600000,
+         *       "utility": 2
+         *     }
+         */
+        'application/json': components['schemas']['ThreeSigmaSloClass'];
+      };
+    };
+    responses: {
+      /** @description HTTP 201 */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            class: components['schemas']['ThreeSigmaSloClass'];
+            running: boolean;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+    };
+  };
+  getV1ThreesigmaSlosId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description SLO class id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description ThreeSigmaSloClass */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ThreeSigmaSloClass'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+    };
+  };
+  deleteV1ThreesigmaSlosId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description SLO class id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description removed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+    };
+  };
+  postV1ThreesigmaHistory: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "records": [
+         *         {
+         *           "v": 1,
+         *           "appId": "application_1700000000000_0042",
+         *           "user": "alice",
+         *           "queue": "production",
+         *           "name": "etl-2026-11-24",
+         *           "nameKey": "etl-#-#-#",
+         *           "applicationType": "MAPREDUCE",
+         *           "tags": {},
+         *           "priority": 0,
+         *           "submittedAtMs": 1795000000000,
+         *           "submitHourUtc": 11,
+         *           "launchedAtMs": 1795000002000,
+         *           "finishedAtMs": 1795000302000,
+         *           "runtimeMs": 300000,
+         *           "waitMs": 2000,
+         *           "state": "FINISHED",
+         *           "finalStatus": "SUCCEEDED",
+         *           "outcome": "succeeded",
+         *           "source": "jobhistory-export",
+         *           "recordedAtMs": 1795000400000
+         *         }
+         *       ],
+         *       "learn": true
+         *     }
+         */
+        'application/json': components['schemas']['ThreeSigmaHistoryImportInput'];
+      };
+    };
+    responses: {
+      /** @description ThreeSigmaHistoryImported */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ThreeSigmaHistoryImported'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+    };
+  };
+  postV1ThreesigmaHistoryPull: {
+    parameters: {
+      query?: {
+        /** @description where to read ended applications from */
+        source?: 'rm';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description ThreeSigmaHistoryPull */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ThreeSigmaHistoryPull'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      503: components['responses']['RmUnavailable'];
+    };
+  };
+  getV1ThreesigmaPredict: {
+    parameters: {
+      query?: {
+        /** @description an application the cluster has (application_…) */
+        app?: string;
+        /** @description comma-separated key=value: user, queue, name, type, tasks, containerMemoryMB, containerVcores, priority, hour (UTC) or submittedAtMs, tag.<key> (one of app and features) */
+        features?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description ThreeSigmaPredict */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ThreeSigmaPredict'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      503: components['responses']['RmUnavailable'];
+    };
+  };
+  getV1ThreesigmaPlan: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description ThreeSigmaPlan */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ThreeSigmaPlan'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
     };
   };
 }

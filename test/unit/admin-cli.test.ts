@@ -12,6 +12,7 @@ import { ApiAuth, type ApiToken } from '../../src/api/auth.js';
 import bopfRoutes from '../../src/api/routes/bopf.js';
 import darssRoutes from '../../src/api/routes/darss.js';
 import rayonRoutes from '../../src/api/routes/rayon.js';
+import threeSigmaRoutes from '../../src/api/routes/threesigma.js';
 import { buildApi } from '../../src/api/server.js';
 import { runAdminCommand } from '../../src/cli/admin/index.js';
 import { resolveConnection } from '../../src/cli/admin/connection.js';
@@ -52,7 +53,12 @@ async function startService(
   if (reservations) Object.assign(backend, { reservations });
   const engine = new Engine({ backend, store, clock, periodMs: 10_000, ...(limits ? { limits } : {}), initial });
   await engine.init();
-  const app = await buildApi({ engine, store, plugins: [bopfRoutes, darssRoutes, rayonRoutes], auth: new ApiAuth({ tokens: [TEST_ADMIN, READER] }) });
+  const app = await buildApi({
+    engine,
+    store,
+    plugins: [bopfRoutes, darssRoutes, rayonRoutes, threeSigmaRoutes],
+    auth: new ApiAuth({ tokens: [TEST_ADMIN, READER] }),
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   svc = { dir, store, engine, backend, app, clock, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
   return svc;
@@ -320,6 +326,66 @@ describe('schedbrain rayon', () => {
     expect(big.err).toMatch(/HTTP 409 conflict\)\n +reason: +the plan has no room .*\n +condition: reservation-refused/);
     expect((await cli(['rayon', 'reservations', 'delete', 'wf1'])).out).toBe('reservation of wf1 given back');
     expect((await cli(['rayon', 'reservations', 'list'])).out).toBe('no reservations');
+  });
+});
+
+describe('schedbrain threesigma', () => {
+  const run = (appId: string, name: string, runtimeMs: number, finishedAtMs: number) => ({
+    v: 1,
+    appId,
+    user: 'alice',
+    queue: 'default',
+    name,
+    nameKey: name.replace(/[0-9]+/g, '#'),
+    tags: {},
+    priority: 0,
+    submittedAtMs: finishedAtMs - runtimeMs - 1000,
+    submitHourUtc: new Date(finishedAtMs - runtimeMs - 1000).getUTCHours(),
+    launchedAtMs: finishedAtMs - runtimeMs,
+    finishedAtMs,
+    runtimeMs,
+    state: 'FINISHED',
+    outcome: 'succeeded',
+    source: 'rm',
+    recordedAtMs: finishedAtMs,
+  });
+
+  it('slos add, list, get and rm; history import; predict as a table with the chosen expert; plan; refusals as field and reason', async () => {
+    await startService({ policy: 'threesigma', params: {} });
+    const add = await cli(['threesigma', 'slos', 'add', '{"id":"etl","match":{"name":"etl-#","queue":"default"},"deadlineMs":600000,"utility":2}']);
+    expect(add.err).toBe('');
+    expect(add.out).toBe('SLO class etl added: name=etl-# queue=default → deadline submit + 10m');
+    const list = await cli(['threesigma', 'slos', 'list']);
+    expect(list.out.split('\n')[0]).toMatch(/^ID +MATCH +DEADLINE +UTILITY$/);
+    expect(list.out).toMatch(/^etl +name=etl-# queue=default +submit \+ 10m +2$/m);
+    expect(JSON.parse((await cli(['threesigma', 'slos', 'get', 'etl', '--json'])).out)).toMatchObject({ id: 'etl', deadlineMs: 600_000 });
+    const bad = await cli(['threesigma', 'slos', 'add', '{"id":"x","match":{"user":"a"},"deadlineMs":1000,"slack":1}']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/HTTP 400 bad_request\)\n +field: +body\.deadlineMs\n +reason: +give exactly one of deadlineMs and slack/);
+
+    const now = svc!.clock.now();
+    const file = join(svc!.dir, 'history.json');
+    writeFileSync(file, JSON.stringify([1, 2, 3, 4].map((i) => run(`application_1_000${i}`, `etl-${i}`, 240_000, now - (10 - i) * 60_000))));
+    const imp = await cli(['threesigma', 'history', 'import', file]);
+    expect(imp.out).toMatch(/^4 records: 4 stored, 0 already known; the running 3Sigma predictor learned 4 runtime/);
+    const pred = await cli(['threesigma', 'predict', '--features', 'name=etl-9,user=alice,queue=default']);
+    expect(pred.err).toBe('');
+    expect(pred.out).toMatch(/^point estimate +4m$/m);
+    expect(pred.out).toMatch(/^SLO class +etl$/m);
+    expect(pred.out).toMatch(/^FEATURE +ESTIMATOR +NMAE +RUNS +SCORED +ESTIMATE/m);
+    expect(pred.out).toMatch(/ chosen$/m);
+    expect((await cli(['threesigma', 'predict'])).code).toBe(2);
+    const badFeatures = await cli(['threesigma', 'predict', '--features', 'host=n1']);
+    expect(badFeatures.err).toMatch(/field: +query\.features\n +reason: +unknown key "host"/);
+
+    expect((await cli(['threesigma', 'plan'])).out).toBe('no plan yet (the policy has not run a cycle)');
+    await svc!.engine.runCycle();
+    expect((await cli(['threesigma', 'plan'])).out).toMatch(/^solver +\S+ \(.*\)$/m);
+    const pull = await cli(['threesigma', 'history', 'pull']);
+    expect(pull.code).toBe(1);
+    expect(pull.err).toMatch(/HTTP 409 conflict\)\n +reason: +no history pull from rm is configured/);
+    expect((await cli(['threesigma', 'slos', 'rm', 'etl'])).out).toBe('SLO class etl removed (applications already seen keep their deadline)');
+    expect((await cli(['threesigma', 'slos', 'list'])).out).toBe('no SLO classes');
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * The operator commands: `schedbrain status | state | policy | decisions | dry-run | bopf | darss
- * | rayon`, each a call of the admin API through the generated client (src/client). Tables for
+ * | rayon | threesigma`, each a call of the admin API through the generated client (src/client). Tables for
  * people, `--json` for scripts; a refusal from the server is printed as its field and reason
  * (exit 1), a mistake in the command line as usage (exit 2).
  */
@@ -11,6 +11,7 @@ import { resolveConnection } from './connection.js';
 import { darss } from './darss.js';
 import { decisions, dryRun, policy, state, status } from './engine.js';
 import { rayon } from './rayon.js';
+import { threesigma } from './threesigma.js';
 import { UsageError, type AdminIo } from './output.js';
 
 export interface AdminContext {
@@ -137,6 +138,23 @@ Workflows reserved in the ResourceManager's own ReservationSystem (the Rayon bas
     options: {},
     run: rayon,
   },
+  threesigma: {
+    usage: `Usage: schedbrain threesigma slos list
+       schedbrain threesigma slos get ID
+       schedbrain threesigma slos add CLASS             CLASS: JSON or YAML file, inline JSON, or -
+       schedbrain threesigma slos rm ID
+       schedbrain threesigma predict --app ID | --features k=v,...
+       schedbrain threesigma plan
+       schedbrain threesigma history import RECORDS [--no-learn]   RECORDS: file, inline JSON, or -
+       schedbrain threesigma history pull [--source rm]
+
+3Sigma's SLO classes (match on tag, name, user, queue → deadlineMs after submission, or slack over
+the predicted runtime; utility), the predictor's view of an application or of features (user,
+queue, name, type, tasks, containerMemoryMB, containerVcores, priority, hour, tag.<key>), the
+last plan, and the history of ended applications it learns from.`,
+    options: { app: str, features: str, source: str, 'no-learn': bool },
+    run: threesigma,
+  },
 };
 
 export const ADMIN_COMMANDS = Object.keys(COMMANDS);
@@ -148,7 +166,8 @@ export const ADMIN_HELP_LINES = `  status         health of the service and the 
   dry-run        what a policy would decide now, writing nothing
   bopf           BoPF queues: list, get, add, set, rm
   darss          DARSS requests, quota and ledger
-  rayon          Rayon reservations in the RM's ReservationSystem`;
+  rayon          Rayon reservations in the RM's ReservationSystem
+  threesigma     3Sigma SLO classes, predictions, the last plan, history import and pull`;
 
 export interface AdminRunOptions {
   readonly io?: AdminIo;
