@@ -124,7 +124,7 @@ for (const e of experiments) {
     const cell = (v: ThreeSigmaVariant) => {
       const rs = mine.filter((r) => r.x === x && r.m.variant === v).map((r) => r.m);
       if (rs.length === 0) return '–';
-      return `${(100 * mean(rs.map((m) => m.slo.missRate))).toFixed(1)} / ${mean(rs.map((m) => m.goodputMachineHours)).toFixed(0)} / ${mean(rs.map((m) => m.bestEffort.meanLatency)).toFixed(0)}`;
+      return `${(100 * mean(rs.map((m) => m.slo.missRate))).toFixed(1)} / ${mean(rs.map((m) => m.goodputMachineHours)).toFixed(1)} / ${mean(rs.map((m) => m.bestEffort.meanLatency)).toFixed(0)}`;
     };
     process.stdout.write(`| ${e.fig === 7 ? 'miss / goodput / BE' : x} | ${variants.map(cell).join(' | ')} |\n`);
   }

@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { simulate } from '../../src/sim/index.js';
 import type { JobSpec, Workload } from '../../src/sim/workload.js';
 import { DEADLINE_TAG, RUNTIME_TAG, threeSigmaE2EWorkload } from '../../src/sim/workloads/threesigma.js';
+import { runThreeSigmaSimulate } from '../../src/sim/workloads/threesigma-cli.js';
 import { e2eMetrics, runE2E, variantParams } from '../../src/sim/workloads/threesigma-run.js';
 
 const S = 1000;
@@ -164,5 +165,54 @@ describe('3sigma-e2e runs', () => {
     expect(variantParams('point-perfect')).toMatchObject({ runtimeModel: 'tagged', overestimate: { mode: 'off' } });
     expect(variantParams('no-adapt', { overestimate: { threshold: 0.1 } })).toEqual({ overestimate: { mode: 'always', threshold: 0.1 } });
     expect(variantParams('prio')).toEqual({ ordering: 'sloFirst' });
+  });
+});
+
+describe('schedbrain simulate --workload 3sigma-e2e', () => {
+  async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+    let out = '';
+    let err = '';
+    const o = vi.spyOn(process.stdout, 'write').mockImplementation((x) => ((out += String(x)), true));
+    const e = vi.spyOn(process.stderr, 'write').mockImplementation((x) => ((err += String(x)), true));
+    try {
+      return { code: await runThreeSigmaSimulate(argv), out, err };
+    } finally {
+      o.mockRestore();
+      e.mockRestore();
+    }
+  }
+
+  it('prints the metrics of each system as JSON', async () => {
+    const r = await run([
+      '--workload',
+      '3sigma-e2e',
+      '--nodes',
+      '8',
+      '--hours',
+      '0.25',
+      '--samples',
+      '5',
+      '--slack',
+      '60',
+      '--policy',
+      'prio,point-real',
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out) as { runs: { variant: string; slo: { missRate: number }; goodputMachineHours: number; bestEffort: { meanLatency: number } }[] };
+    expect(j.runs.map((x) => x.variant)).toEqual(['prio', 'point-real']);
+    for (const x of j.runs) {
+      expect(x.slo.missRate).toBeGreaterThanOrEqual(0);
+      expect(x.goodputMachineHours).toBeGreaterThan(0);
+    }
+  });
+
+  it('names the flag that is wrong', async () => {
+    const r = await run(['--workload', '3sigma-e2e', '--policy', 'tetrisched']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--policy tetrisched/);
+    const s = await run(['--workload', '3sigma-e2e', '--slack', 'x']);
+    expect(s.code).toBe(2);
+    expect(s.err).toMatch(/--slack/);
   });
 });
