@@ -4,6 +4,7 @@ import { fromWeighted, pointMass } from '../../src/policies/threesigma/distribut
 import { isFeasible, solveGreedy, solvePlan, solverAvailability, type PlanProblem } from '../../src/policies/threesigma/milp.js';
 import { threeSigmaParamsSchema } from '../../src/policies/threesigma/params.js';
 import {
+  cycleProblem,
   expectedUse,
   extendUnderestimate,
   handlesOverestimate,
@@ -198,5 +199,58 @@ describe('3Sigma MILP', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  /** Sixteen jobs on a cluster a quarter taken: more options than fit, so the plan is a real search. */
+  const crowded = (): PlanProblem => {
+    const pending: JobToPlan[] = Array.from({ length: 16 }, (_, j) => ({
+      id: `j${j}`,
+      kind: j % 2 === 0 ? 'slo' : 'bestEffort',
+      submittedAtMs: 0,
+      ...(j % 2 === 0 ? { deadlineMs: (8 + (j % 7) * 3) * MIN } : {}),
+      demand: [0.04 + (j % 5) * 0.01, 0.03 + (j % 3) * 0.02],
+      distribution: fromWeighted([(2 + (j % 4)) * MIN, (5 + (j % 6)) * MIN, (9 + (j % 3)) * MIN], [1 + (j % 2), 2, 1]),
+    }));
+    const running: RunningJobToPlan[] = Array.from({ length: 10 }, (_, j) => ({
+      id: `r${j}`,
+      kind: 'bestEffort',
+      submittedAtMs: 0,
+      demand: [0.025, 0.025],
+      distribution: fromWeighted([4 * MIN, 12 * MIN], [1, 1]),
+      runningSinceMs: 0,
+    }));
+    return cycleProblem(MIN, pending, running, params).problem;
+  };
+
+  it('seeded with the last plan, a solve stopped by its time limit keeps that plan or finds a better one (§4.3.6)', () => {
+    const p = crowded();
+    const full = solvePlan(p, { maxNodes: 200, relativeGap: 0.001 });
+    expect(full.solver).toBe('highs');
+    const greedy = solveGreedy(p, 'comparison');
+    expect(full.objective).toBeGreaterThan(greedy.objective);
+    // The last cycle's plan as the seed; a time limit far below what the root node needs.
+    const cut = solvePlan({ ...p, seed: full.chosen }, { maxNodes: 200, relativeGap: 0.001, timeLimitMs: 0.001 });
+    expect(isFeasible(p, cut.chosen, cut.preempted)).toBe(true);
+    expect(cut.objective).toBeGreaterThanOrEqual(full.objective - 1e-9);
+    expect(cut.status).not.toMatch(/greedy packing kept/);
+  });
+
+  it('without a last plan, a solve stopped by its time limit returns at least the greedy packing', () => {
+    const p = crowded();
+    const greedy = solveGreedy(p, 'comparison');
+    const cut = solvePlan(p, { maxNodes: 200, relativeGap: 0.001, timeLimitMs: 0.001 });
+    expect(isFeasible(p, cut.chosen, cut.preempted)).toBe(true);
+    expect(cut.objective).toBeGreaterThanOrEqual(greedy.objective - 1e-9);
+  });
+
+  it('a last plan that is no longer feasible is not the start: the greedy packing is', () => {
+    const p = crowded();
+    // Every job at its first option: far more than the cluster holds.
+    const overfull = Array.from({ length: p.jobs }, (_, j) => p.options.findIndex((o) => o.job === j));
+    expect(isFeasible(p, overfull, [])).toBe(false);
+    const cut = solvePlan({ ...p, seed: overfull }, { maxNodes: 200, relativeGap: 0.001, timeLimitMs: 0.001 });
+    expect(isFeasible(p, cut.chosen, cut.preempted)).toBe(true);
+    expect(cut.objective).toBeGreaterThanOrEqual(solveGreedy(p, 'comparison').objective - 1e-9);
+    expect(cut.status).not.toMatch(/last plan kept/);
   });
 });

@@ -157,6 +157,21 @@ const NO_UTILITY = 1e-9;
 /** Relative discount per slice of delay: of two starts worth the same, the plan takes the earlier. */
 const EARLIER_FIRST = 1e-6;
 
+/** The cycle's MILP and what its options stand for. */
+export interface CycleProblem {
+  readonly problem: PlanProblem;
+  readonly slices: number;
+  /** Start slice and expected utility (undiscounted) of each option. */
+  readonly optionStart: readonly number[];
+  readonly optionUtility: readonly number[];
+  /** Per pending job: the best expected utility of any start, and whether over-estimates are handled. */
+  readonly best: readonly number[];
+  readonly handled: readonly boolean[];
+  readonly runningPlans: RunningPlan[];
+  /** Index in `running` of each preemption column. */
+  readonly preemptable: readonly number[];
+}
+
 /**
  * Builds and solves the cycle's MILP. `seedStartMs`: last cycle's planned start of each job, to
  * seed the solver (§4.3.6) when it is still an option.
@@ -168,6 +183,41 @@ export function planCycle(
   p: PlanParams,
   seedStartMs: Readonly<Record<string, number>> = {},
 ): CyclePlan {
+  const { problem, slices, optionStart, optionUtility, best, handled, runningPlans, preemptable } = cycleProblem(nowMs, pending, running, p, seedStartMs);
+  const solution =
+    p.solver.kind === 'greedy'
+      ? solveGreedy(problem, 'greedy chosen')
+      : solvePlan(problem, {
+          maxNodes: p.solver.maxNodes,
+          relativeGap: p.solver.relativeGap,
+          ...(p.solver.timeLimitMs !== undefined ? { timeLimitMs: p.solver.timeLimitMs } : {}),
+        });
+
+  const pendingPlans = pending.map((job, j): JobPlan => {
+    const o = solution.chosen[j];
+    return {
+      id: job.id,
+      ...(o >= 0 ? { startSlice: optionStart[o] } : {}),
+      expectedUtility: o >= 0 ? optionUtility[o] : best[j],
+      hasUtility: best[j] > NO_UTILITY,
+      overestimateHandled: handled[j],
+    };
+  });
+  preemptable.forEach((i, k) => {
+    if (solution.preempted[k]) runningPlans[i] = { ...runningPlans[i], preempt: true };
+  });
+  const { chosen: _c, preempted: _p, ...meta } = solution;
+  return { pending: pendingPlans, running: runningPlans, solution: meta, slices };
+}
+
+/** The cycle's MILP (§4.3.3): options of pending jobs, capacity left by running ones, preemption columns. */
+export function cycleProblem(
+  nowMs: number,
+  pending: readonly JobToPlan[],
+  running: readonly RunningJobToPlan[],
+  p: PlanParams,
+  seedStartMs: Readonly<Record<string, number>> = {},
+): CycleProblem {
   const slices = Math.max(1, Math.round(p.planAheadMs / p.sliceMs));
   const capacity = new Float64Array(slices * RESOURCES).fill(1);
   const runningPlans: RunningPlan[] = [];
@@ -233,30 +283,7 @@ export function planCycle(
   });
 
   const problem: PlanProblem = { jobs: pending.length, slices, resources: RESOURCES, capacity, options, preemptions, seed };
-  const solution =
-    p.solver.kind === 'greedy'
-      ? solveGreedy(problem, 'greedy chosen')
-      : solvePlan(problem, {
-          maxNodes: p.solver.maxNodes,
-          relativeGap: p.solver.relativeGap,
-          ...(p.solver.timeLimitMs !== undefined ? { timeLimitMs: p.solver.timeLimitMs } : {}),
-        });
-
-  const pendingPlans = pending.map((job, j): JobPlan => {
-    const o = solution.chosen[j];
-    return {
-      id: job.id,
-      ...(o >= 0 ? { startSlice: optionStart[o] } : {}),
-      expectedUtility: o >= 0 ? optionUtility[o] : best[j],
-      hasUtility: best[j] > NO_UTILITY,
-      overestimateHandled: handled[j],
-    };
-  });
-  preemptable.forEach((i, k) => {
-    if (solution.preempted[k]) runningPlans[i] = { ...runningPlans[i], preempt: true };
-  });
-  const { chosen: _c, preempted: _p, ...meta } = solution;
-  return { pending: pendingPlans, running: runningPlans, solution: meta, slices };
+  return { problem, slices, optionStart, optionUtility, best, handled, runningPlans, preemptable };
 }
 
 /** Expected utility a running job still earns if left to finish. */
