@@ -116,16 +116,16 @@ describe('pigeon policy', () => {
     expect(r2.scores.n1).toBe(0);
   });
 
-  it('gives long its turn after W short dispatches while long work waits, and takes it back when a long task starts', () => {
+  it('gives long its turn after W − 1 short dispatches while long work waits (one of every W), and takes it back when a long task starts', () => {
     const p = params({ weight: 3 });
     const apps = [app('s1', { queue: SHORT, pendingContainers: 5 }), app('l1', { queue: LONG, pendingContainers: 5 })];
     let state = run(cluster(0, [{ id: 'l-1', node: 'n1', app: 'l1' }], apps), pigeonPolicy.initialState(p), p).state;
     const shortTasks: C[] = [];
-    for (let i = 1; i <= 3; i++) {
+    for (let i = 1; i <= 2; i++) {
       shortTasks.push({ id: `s-${i}`, node: 'n1', app: 's1', startedAt: i });
       const out = run(cluster(i * 1_000, [{ id: 'l-1', node: 'n1', app: 'l1' }, ...shortTasks], apps), state, p);
       state = out.state;
-      if (i < 3) expect(queueUpdate(out.decisions)).toBeUndefined();
+      if (i < 2) expect(queueUpdate(out.decisions)).toBeUndefined();
       else {
         const q = queueUpdate(out.decisions)!;
         expect(q.rule).toBe('weightedFairQueuing');
@@ -157,6 +157,8 @@ describe('pigeon policy', () => {
       shortSinceLong: 102,
       longTurn: false,
     });
+    // W = 1: every dispatch is long while long work waits.
+    expect(weightedFairQueuing([], true, { shortSinceLong: 0, longTurn: false }, 1)).toEqual({ shortSinceLong: 0, longTurn: true });
     // Application masters are not dispatches, nor are short tasks on a reserved node (n2): WFQ
     // chooses what a freed general worker takes.
     const p = params({ weight: 1 });

@@ -5,8 +5,8 @@
  * - Two FIFO task queues become two sibling leaves: short jobs (HPQ) and long jobs (LPQ).
  * - "Short tasks first" is CapacityScheduler's own order: the short leaf holds almost all of the
  *   two leaves' guarantee, so it is the one further below its guarantee whenever it asks.
- * - Weighted fair queuing: when long work has waited through W short dispatches, the two
- *   guarantees are swapped until a long task starts (§3: ≥ 1 of every W dispatches is long).
+ * - Weighted fair queuing: when long work has waited through W − 1 short dispatches in a row, the
+ *   two guarantees are swapped until a long task starts (§3: ≥ 1 of every W dispatches is long).
  * - Reserved workers: a ranking scores them at or above RESERVED_SCORE_MIN. The RM plugin's
  *   `schedbrain-general` sorting policy, which the long leaf names, never offers them; every other
  *   queue sees them last, so short tasks take an idle general worker first (§3).
@@ -111,7 +111,8 @@ export function reserveWorkers(
 /**
  * §3's weighted fair queuing, counted over the task containers that started on general workers
  * since the previous cycle (in start order): a long start ends long's turn and restarts the count;
- * a short start counts while long work waits. After W of them long gets its turn. W = ∞ never gives one.
+ * a short start counts while long work waits. After W − 1 of them long gets its turn, so that one of
+ * every W dispatches is long (§3). W = ∞ never gives one.
  */
 export function weightedFairQueuing(
   started: readonly { cls: JobClass; startedAtMs: number }[],
@@ -128,7 +129,7 @@ export function weightedFairQueuing(
     } else if (longWaiting) shortSinceLong++;
   }
   if (!longWaiting) return { shortSinceLong: 0, longTurn: false };
-  if (Number.isFinite(weight) && shortSinceLong >= weight) longTurn = true;
+  if (Number.isFinite(weight) && shortSinceLong >= weight - 1) longTurn = true;
   return { shortSinceLong, longTurn };
 }
 
@@ -170,7 +171,7 @@ export function serveShortFirst(snapshot: ClusterSnapshot, params: PigeonParams,
 export const pigeonPolicy = definePolicy<PigeonParams, PigeonState>({
   name: POLICY_NAME,
   description:
-    'Pigeon on one RM: short jobs served first from their own leaf, long jobs given a turn after W short dispatches (WFQ), and reserved nodes on which long jobs get no container.',
+    'Pigeon on one RM: short jobs served first from their own leaf, long jobs given one of every W dispatches (WFQ), and reserved nodes on which long jobs get no container.',
   paramsSchema: pigeonParamsSchema,
   needs: ['queueWrites', 'nodeRanking'],
   initialState: () => ({ seenTaskIds: [], shortSinceLong: 0, longTurn: false, reserved: [], rankingRefreshes: 0 }),
