@@ -490,6 +490,7 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
       withoutUtility,
       running: runningApps.length,
       preempted,
+      ...(s.mipGap !== undefined ? { mipGap: s.mipGap } : {}),
     };
     planTimings.set(state, { planMs });
     if (learned > 0) notes.push(`learned ${learned} runtime(s); history holds ${state.predictor.seq} runs over ${state.predictor.size} feature values`);
