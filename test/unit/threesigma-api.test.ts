@@ -368,6 +368,17 @@ describe('/v1/threesigma/predict and /plan', () => {
     expect(p.startNow + p.deferred + p.withoutUtility).toBe(1);
   });
 
+  it("gives HiGHS's gap when the plan needed the MILP", async () => {
+    // Three SLO jobs that each need the whole cluster now to meet their deadline: one plan only.
+    await send('POST', '/v1/threesigma/slos', { id: 'tight', match: { name: 'big-#' }, deadlineMs: 10 * MIN });
+    for (const i of [1, 2, 3]) backend.apps.push(pending(`application_1_000${i}`, `big-${i}`, { pendingContainers: 16 }));
+    await engine.runCycle();
+    const p = (await send('GET', '/v1/threesigma/plan')).json().plan;
+    expect(p).toMatchObject({ solver: 'highs', pending: 3, startNow: 1 });
+    expect(p.mipGap).toBeGreaterThanOrEqual(0);
+    expect(p.mipGap).toBeLessThanOrEqual(0.001);
+  });
+
   it('answers 409 under another policy', async () => {
     await send('PUT', '/v1/policy', { name: 'fifo' });
     for (const url of ['/v1/threesigma/plan', '/v1/threesigma/predict?features=user=a']) {
