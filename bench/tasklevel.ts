@@ -3,7 +3,7 @@
  * footing, Kairos with its §6.2 simulation settings (the main simulator, one-core nodes):
  *
  * - `yahoo-sub-3363.tr` on 4,000 one-core workers (target: under 2 s each; the Pigeon authors'
- *   C++ simulator needs about 7 s as published, 1.9 s with its timing list fixed);
+ *   C++ simulator needs about 6 s of CPU as published, 1.9 s with its timing list fixed);
  * - a 10,000-job Google excerpt on 120 workers (target: under 10 s): there is no such file, so
  *   two copies of `google-scaled-load90.tr` (5,001 jobs) one after the other, cut at 10,000 jobs
  *   (`repeatWorkload`), with the Pigeon paper's §5 settings for that trace.
@@ -42,6 +42,8 @@ interface Replay {
   readonly workers: number;
   readonly cutoffMs?: number;
   readonly configs: readonly Config[];
+  /** The issue's bound on one replay, s. */
+  readonly targetS: number;
   /** Trace file for the fresh-process run (none for a made-up trace). */
   readonly file?: string;
 }
@@ -75,12 +77,14 @@ const REPLAYS: readonly Replay[] = [
     file: `${TRACES}yahoo-sub-3363.tr`,
     workload: () => loadEagleTrace(`${TRACES}yahoo-sub-3363.tr`),
     workers: 4000,
+    targetS: 2,
     configs: [plain('pigeon'), plain('eagle'), plain('sparrow'), kairos(100_000)],
   },
   {
     name: '10,000 Google jobs (two copies of `google-scaled-load90.tr`, 20,580 tasks), 120 one-core workers, cutoff 1 s',
     workload: () => repeatWorkload(loadEagleTrace(`${TRACES}google-scaled-load90.tr`), { jobs: 10_000 }),
     workers: 120,
+    targetS: 10,
     cutoffMs: 1000,
     configs: [
       { label: 'pigeon (3 groups of 40, 4 reserved)', policy: 'pigeon', params: { groupSize: 40, reservedPerGroup: 4 }, sets: [] },
@@ -164,7 +168,7 @@ export async function runTaskLevelBench(argv: string[]): Promise<void> {
     `Command: \`npm run bench -- --tasklevel --runs ${runs}\` (\`bench/tasklevel.ts\`). ${runs} runs of each configuration in one process, in the order listed, seed 1, after the trace is parsed (parse time given apart); "fresh command" is one \`schedbrain simulate --json\` in a new process: the replay time it reports, and in brackets the whole command (start-up, TypeScript loading, trace parsing). Wall times; CPU is user + system of the best run (garbage-collection threads included). ${cpu} × ${os.cpus().length}, Node ${process.version}; load average ${loadStart.toFixed(1)} at the start, ${loadEnd.toFixed(1)} at the end (2 cores shared with other work).`,
     '',
     ...sections,
-    "Targets (issue #21): under 2 s for each on the Yahoo excerpt, under 10 s on 10,000 Google jobs. For scale, the Pigeon authors' C++ simulator needs about 7 s of CPU for the Yahoo excerpt on 3,000 workers as published, and 1.9 s with its `#define UN NW/NL` parenthesised (`../shared/traces/README.md`). Kairos runs in the main simulator (processor-sharing nodes, one policy call per event batch), the others in the task-level engine (messages, no policy calls). The Google excerpt is the Pigeon paper's scaled 120-worker trace repeated, not the Google trace at 15,000 workers the Kairos and Pigeon papers simulate: it holds 2 tasks per job on average.",
+    "Targets (issue #21): under 2 s for each on the Yahoo excerpt, under 10 s on 10,000 Google jobs. With the load average above the 2 cores, a wall time includes waiting for a core: the CPU column is the figure to hold against them. For scale, the Pigeon authors' C++ simulator needs about 6 s of CPU for the Yahoo excerpt on 3,000 workers as published, and 1.9 s with its `#define UN NW/NL` parenthesised (`../shared/traces/README.md`). Kairos runs in the main simulator (processor-sharing nodes, one policy call per event batch), the others in the task-level engine (messages, no policy calls). The Google excerpt is the Pigeon paper's scaled 120-worker trace repeated, not the Google trace at 15,000 workers the Kairos and Pigeon papers simulate: it holds 2 tasks per job on average.",
     '',
     `Generated ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC by \`bench/tasklevel.ts\`.`,
   ].join('\n');
@@ -180,15 +184,15 @@ function table(r: Replay, rows: readonly Timing[], parseS: number): string {
   const lines = [
     `**${r.name}** (parsing: ${s3(parseS)} s)`,
     '',
-    '| configuration | best wall (s) | median wall (s) | first run (s) | fresh command (s) | CPU (s) | events | events/s | jobs | mean JCT (s) | short p99 (s) |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    `| configuration | best wall (s) | median wall (s) | first run (s) | fresh command (s) | CPU (s) | events | events/s | jobs | mean JCT (s) | short p99 (s) | CPU under ${r.targetS} s |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const t of rows) {
     const best = Math.min(...t.wallS);
     const bestCpu = t.cpuS[t.wallS.indexOf(best)];
     const fresh = t.fresh ? `${s3(t.fresh.replayS)} (${t.fresh.commandS.toFixed(2)})` : '—';
     lines.push(
-      `| ${t.config.label} | ${s3(best)} | ${s3(median(t.wallS))} | ${s3(t.wallS[0])} | ${fresh} | ${s3(bestCpu)} | ${t.events.toLocaleString('en-US')} | ${Math.round(t.events / best).toLocaleString('en-US')} | ${t.jobs} | ${t.meanS.toFixed(1)} | ${t.shortP99S.toFixed(1)} |`,
+      `| ${t.config.label} | ${s3(best)} | ${s3(median(t.wallS))} | ${s3(t.wallS[0])} | ${fresh} | ${s3(bestCpu)} | ${t.events.toLocaleString('en-US')} | ${Math.round(t.events / best).toLocaleString('en-US')} | ${t.jobs} | ${t.meanS.toFixed(1)} | ${t.shortP99S.toFixed(1)} | ${bestCpu < r.targetS ? 'yes' : 'no'} |`,
     );
   }
   lines.push('');
