@@ -66,6 +66,11 @@ export interface StartMiniClusterOptions {
    */
   reservationQueue?: string;
   reservationCapacityPct?: number;
+  /**
+   * `host:port` of a timeline server (application history) the RM publishes applications and
+   * containers to; the server runs apart (MiniClusterMain explains why).
+   */
+  timelineAddress?: string;
 }
 
 export class MiniClusterStartError extends SchedbrainError {
@@ -135,6 +140,7 @@ export async function startMiniCluster(opts: StartMiniClusterOptions = {}): Prom
     '--conf-store',
     opts.confStore ?? 'memory',
   ];
+  if (opts.timelineAddress !== undefined) args.push('--timeline-address', opts.timelineAddress);
   if (opts.reservationQueue !== undefined) {
     args.push('--reservation-queue', opts.reservationQueue, '--reservation-capacity', String(opts.reservationCapacityPct ?? 75));
   }

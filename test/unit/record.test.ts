@@ -136,6 +136,16 @@ describe('task sources', () => {
     expect(t?.stages).toEqual([{ name: 'tasks', memoryMB: 256, vcores: 1, durationsMs: [2834, 2478, 2251] }]);
   });
 
+  it('the timeline source: a container the application released unused is no task, and the note counts it', async () => {
+    const released = { ...container(5, 1795519016000, 1795519016100), containerExitStatus: -100, diagnosticsInfo: 'Container released by application' };
+    const lost = { ...container(6, 1795519016000, 1795519017000), containerExitStatus: -100, diagnosticsInfo: 'Container released on a *lost* node' };
+    const routes = { ...timelineRoutes, [`${AHS}/${APP}/appattempts/${ATTEMPT}/containers`]: { container: [...ahsContainers.container, released, lost] } };
+    const t = await timelineSource('http://ahs:8188', fakeGet(routes)).tasksOf(rec(rmApp));
+    // The task on the lost node ran (and was run again): it counts.
+    expect(t?.stages[0].durationsMs).toEqual([2834, 1000, 2478, 2251]); // in order of start
+    expect(t?.note).toBe('1 container(s) released by the application, not counted as tasks');
+  });
+
   it('the timeline source: an application it does not know (404) is undefined; containers of two sizes are two stages', async () => {
     expect(await timelineSource('http://ahs:8188', fakeGet({})).tasksOf(rec(rmApp))).toBeUndefined();
     const mixed = { container: [...ahsContainers.container, { ...container(5, 1795519017000, 1795519018000), allocatedMB: 1024, allocatedVCores: 2 }] };

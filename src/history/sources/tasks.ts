@@ -62,6 +62,8 @@ const ahsContainerSchema = z
     startedTime: num,
     finishedTime: num,
     containerState: z.string().optional(),
+    containerExitStatus: num.optional(),
+    diagnosticsInfo: z.string().optional(),
   })
   .passthrough();
 const ahsContainersSchema = z.object({ container: list(ahsContainerSchema) }).passthrough();
@@ -78,6 +80,20 @@ export function stagesOfContainers(containers: readonly { memoryMB: number; vcor
   return [...bySize.values()].map((g) => ({ name: 'tasks', memoryMB: g.memoryMB, vcores: g.vcores, durationsMs: g.durationsMs }));
 }
 
+/** `ContainerExitStatus.ABORTED`, with the RM's words for a container its application gave back. */
+const ABORTED = -100;
+const RELEASED_BY_APPLICATION = /released by application/i;
+
+/**
+ * A container the application released with no task in it: an ApplicationMaster gives back what
+ * it was allocated beyond its asks (the request bookkeeping races); the RM still reports it, with
+ * a "start" that is its allocation. One released while running a task is the same to the RM, and
+ * is left out as well (an AM killing its own task; rarer).
+ */
+function releasedUnused(c: { containerExitStatus?: number; diagnosticsInfo?: string }): boolean {
+  return c.containerExitStatus === ABORTED && RELEASED_BY_APPLICATION.test(c.diagnosticsInfo ?? '');
+}
+
 export function timelineSource(baseUrl: string, get: JsonGet): TaskSourceReader {
   const base = `${baseUrl.replace(/\/+$/, '')}/ws/v1/applicationhistory/apps`;
   return {
@@ -91,6 +107,7 @@ export function timelineSource(baseUrl: string, get: JsonGet): TaskSourceReader 
       const amIds = new Set(attempts.map((a) => a.amContainerId).filter((x): x is string => !!x));
       const tasks: { memoryMB: number; vcores: number; startMs: number; durationMs: number }[] = [];
       let am: TraceTasks['am'];
+      let released = 0;
       for (const attempt of attempts) {
         const raw = await get(`${base}/${app}/appattempts/${encodeURIComponent(attempt.appAttemptId)}/containers`);
         for (const c of raw === undefined ? [] : parse(ahsContainersSchema, raw, 'timeline containers').container) {
@@ -99,12 +116,21 @@ export function timelineSource(baseUrl: string, get: JsonGet): TaskSourceReader 
             am ??= size;
             continue;
           }
-          // A container allocated but never started (or still listed as running) ran no task.
+          if (releasedUnused(c)) {
+            released++;
+            continue;
+          }
+          // A container with no start or end (still listed as running) ran no task we can time.
           if (!(c.startedTime > 0) || !(c.finishedTime >= c.startedTime)) continue;
           tasks.push({ ...size, startMs: c.startedTime, durationMs: c.finishedTime - c.startedTime });
         }
       }
-      return { source: 'timeline', stages: stagesOfContainers(tasks), ...(am ? { am } : {}) };
+      return {
+        source: 'timeline',
+        stages: stagesOfContainers(tasks),
+        ...(am ? { am } : {}),
+        ...(released ? { note: `${released} container(s) released by the application, not counted as tasks` } : {}),
+      };
     },
   };
 }

@@ -34,11 +34,14 @@ import org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.Capacity
  * MiniClusterMain --work-dir DIR [--nodes 2] [--nm-memory-mb 4096] [--nm-vcores 4]
  *                 [--rm-web-port 0] [--conf-store memory|file] [--web-auth simple|hadoop-default]
  *                 [--log-level INFO] [--reservation-queue plan --reservation-capacity 75]
+ *                 [--timeline-address HOST:PORT]
  * </pre>
  * {@code --rm-web-port 0} lets the OS pick; the READY line reports the real address either way.
  * {@code --conf-store file} gives the stock read-only scheduler configuration;
  * {@code --web-auth hadoop-default} keeps Hadoop's own web filters (anonymous callers become
  * {@code dr.who}) instead of requiring {@code ?user.name=} for writes.
+ * {@code --timeline-address} makes the RM publish applications, attempts and containers to a
+ * timeline server (application history) running in another JVM at that address.
  */
 public final class MiniClusterMain {
   private MiniClusterMain() {}
@@ -111,7 +114,10 @@ public final class MiniClusterMain {
 
     // NM web servers off: Guice's servlet pipeline is static, so in one JVM the last web app
     // started (an NM's) would answer on every port, RM REST included.
-    MiniYARNCluster cluster = new MiniYARNCluster("schedbrain", nodes, 1, 1, false);
+    String timelineAddress = a.get("--timeline-address", null);
+    MiniYARNCluster cluster = timelineAddress == null
+        ? new MiniYARNCluster("schedbrain", nodes, 1, 1, false)
+        : publishingToTimeline(nodes, timelineAddress);
     AtomicBoolean stopped = new AtomicBoolean(false);
     CountDownLatch done = new CountDownLatch(1);
     Runnable stop = () -> {
@@ -198,6 +204,31 @@ public final class MiniClusterMain {
     }
     log.println("shutdown: done (stop " + (stopper.isAlive() ? "cut short" : "complete") + ")");
     log.flush();
+  }
+
+  /**
+   * A cluster whose RM publishes to a timeline server (v1) at {@code address}. The server runs in
+   * its own JVM: in this one its web app would take over the RM's REST (Guice's servlet pipeline
+   * is static), and MiniYARNCluster starts one here when the configuration it is given enables
+   * the timeline service: the switch is set as the RM initialises, after that check.
+   */
+  private static MiniYARNCluster publishingToTimeline(int nodes, String address) {
+    return new MiniYARNCluster("schedbrain", nodes, 1, 1, false) {
+      @Override
+      protected ResourceManager createResourceManager() {
+        return new ResourceManager() {
+          @Override
+          protected void serviceInit(Configuration conf) throws Exception {
+            conf.setBoolean(YarnConfiguration.TIMELINE_SERVICE_ENABLED, true);
+            conf.set(YarnConfiguration.TIMELINE_SERVICE_WEBAPP_ADDRESS, address);
+            conf.setBoolean(YarnConfiguration.SYSTEM_METRICS_PUBLISHER_ENABLED, true);
+            // Container start and finish, not only the application's (off by default).
+            conf.setBoolean("yarn.rm.system-metrics-publisher.emit-container-events", true);
+            super.serviceInit(conf);
+          }
+        };
+      }
+    };
   }
 
   private static int liveContainers(MiniYARNCluster cluster, int nodes) {
