@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiToken } from '../../src/api/auth.js';
 import threeSigmaRoutes, { parseFeatures, THREESIGMA_SLO_NAMESPACE } from '../../src/api/routes/threesigma.js';
 import { buildApi, type HistoryAccess } from '../../src/api/server.js';
+import { serve } from '../../src/cli/main.js';
 import { RmUnavailableError } from '../../src/core/errors.js';
 import { HISTORY_RECORD_VERSION, historyRecordSchema, normaliseName, type HistoryRecord } from '../../src/core/history.js';
 import { res } from '../../src/core/resources.js';
@@ -18,6 +19,7 @@ import { classMatches, sloClassOf, sloClassSchema, type SloClass } from '../../s
 import { Store } from '../../src/store/store.js';
 import { asAdmin, testAuth } from '../support/api-auth.js';
 import { app as appView } from './policy-fixtures.js';
+import { FakeRm, fixture } from './yarn-fake-rm.js';
 
 const READER: ApiToken = { name: 'reader', role: 'read', token: 'reader-token-0123456789abcdef0123' };
 const MIN = 60_000;
@@ -387,4 +389,47 @@ describe('/v1/threesigma/predict and /plan', () => {
       expect(r.json().reason).toMatch(/needs the threesigma policy/);
     }
   });
+});
+
+describe('history pull in serve', () => {
+  it("pulls from the RM on demand through the service's own puller when history.pullCron is configured", async () => {
+    // The recorded KILLED application, and one succeeded run of the same job.
+    const killed = fixture('app-killed.json').app as Record<string, unknown> & { finishedTime: number };
+    const succeeded = {
+      ...killed,
+      id: 'application_1795254945306_0002',
+      state: 'FINISHED',
+      finalStatus: 'SUCCEEDED',
+      launchTime: killed.finishedTime - 120_000,
+    };
+    const rm = await new FakeRm().on('GET /apps', () => ({ body: { apps: { app: [killed, succeeded] } } })).start();
+    const stateDir = join(dir, 'serve-state');
+    const file = join(dir, 'schedbrain.yaml');
+    // Never ticks in the test: only the pull at start and the one asked for.
+    writeFileSync(file, 'history:\n  pullCron: "0 0 1 1 *"\n  maxAgeDays: 3650\n');
+    const out: string[] = [];
+    let answer: { status: number; body: Record<string, unknown> } | undefined;
+    const stop = new Promise<string>((resolve, reject) => {
+      const t = setInterval(() => {
+        const line = out.find((l) => l.includes('admin API http'));
+        if (!line) return;
+        clearInterval(t);
+        const url = /admin API (http:\/\/\S+) /.exec(line)![1];
+        const token = readFileSync(join(stateDir, 'admin.token'), 'utf8').trim();
+        fetch(`${url}/v1/threesigma/history/pull?source=rm`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+          .then(async (r) => (answer = { status: r.status, body: (await r.json()) as Record<string, unknown> }))
+          .then(() => resolve('test'), reject);
+      }, 20);
+    });
+    try {
+      const args = ['--rm-url', rm.url, '--state-dir', stateDir, '--port', '0', '--log-level', 'silent', '--config', file, '--policy', 'threesigma'];
+      expect(await serve(args, { out: (x) => out.push(x), err: (x) => out.push(x) }, stop), out.join('\n')).toBe(0);
+    } finally {
+      await rm.stop();
+    }
+    expect(answer?.status, JSON.stringify(answer)).toBe(200);
+    // The pull at start may still run (then this is that pull) or be done (then nothing is new): either way both were read.
+    expect(answer!.body).toMatchObject({ source: 'rm', listed: 2, skipped: 0 });
+    expect(typeof answer!.body.learned).toBe('number');
+  }, 20_000);
 });
