@@ -61,6 +61,34 @@ for (let r = 0; r <= runs; r++) {
   if (r > 0) quarterMs.push(ms);
 }
 
+// Known arrival phases: 400 LQs whose bursts (1–5 s, every 10–20 min) are placed in time, each
+// judged against the bursts of the hard LQs admitted before it (the mix of
+// test/unit/bopf-admission-phases.test.ts).
+const phased: QueueSpec[] = Array.from({ length: 400 }, (_, i) => {
+  const lenS = 1 + (i % 5);
+  const v = 200 + ((i * 37) % 1000);
+  return {
+    name: `p${i}`,
+    kind: 'LQ',
+    periodMs: (600 + (i % 3) * 300) * 1000,
+    burstDeadlineMs: lenS * 1000,
+    demand: { vcoreSeconds: v * lenS, memoryMBSeconds: v * lenS * 1024 },
+    firstArrivalMs: ((i * 13) % 900) * 1000,
+  };
+});
+const phasedC = { vcores: 4_000, memoryMB: 4_000 * 1024 };
+const phasedMs: number[] = [];
+const phasedClasses: Record<string, number> = {};
+for (let r = 0; r <= runs; r++) {
+  const c = new AdmissionControl(phasedC);
+  const ds: string[] = [];
+  const ms = cpuMs(() => {
+    for (const s of phased) ds.push(c.admit(s).cls);
+  });
+  if (r > 0) phasedMs.push(ms);
+  if (r === runs) for (const k of ds) phasedClasses[k] = (phasedClasses[k] ?? 0) + 1;
+}
+
 const classes: Record<string, number> = {};
 for (const q of control.queues()) classes[q.cls] = (classes[q.cls] ?? 0) + 1;
 classes.rejected = all.length - control.size;
@@ -147,7 +175,10 @@ const lines = [
   '',
   '| what | ours | paper (§5.2.4) |',
   '|---|---:|---:|',
-  `| admission of 10,000 LQs + 10,000 TQs (with explanations) | ${median(admitMs).toFixed(1)} ms (${((median(admitMs) * 1000) / all.length).toFixed(1)} µs per queue) | ≈ 1 ms |`,
+  `| admission of 10,000 LQs + 10,000 TQs | ${median(admitMs).toFixed(1)} ms (${((median(admitMs) * 1000) / all.length).toFixed(2)} µs per queue) | ≈ 1 ms |`,
+  `| admission of 400 LQs with known arrival phases, one after another (${Object.entries(phasedClasses)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}) | ${median(phasedMs).toFixed(1)} ms | — |`,
   `| admission scaling: ${quarter.length.toLocaleString('en-US')} → ${all.length.toLocaleString('en-US')} queues (×4) | cost ×${(median(admitMs) / median(quarterMs)).toFixed(1)} (${median(quarterMs).toFixed(1)} ms → ${median(admitMs).toFixed(1)} ms; linear ≈ ×4, quadratic ≈ ×16) | — |`,
   `| one allocation round, 20,000 queues (hard d/t, soft SRPT, elastic DRF, spare DRF) | ${median(allocMs).toFixed(1)} ms | < 1 ms |`,
   `| one whole policy cycle (20,000-leaf snapshot → one updateQueues) | ${median(cycleMs).toFixed(1)} ms | — |`,
@@ -158,10 +189,15 @@ const lines = [
     .join(', ')}; the cycle produced ${decisions} decision(s).`,
   'Admission is linear: the safety bound of the committed queues is kept as a running minimum, and',
   'without arrival phases the resource condition compares with the running sum of hard rates. Every',
-  'decision also formats each condition with its numbers (the API and the journal show them); the paper',
-  'reports the bare admission loop, in Java, on an idle machine (ours shares two cores with other',
-  'work: compare with the calibration row). The whole cycle also reads per-queue demand from the snapshot and',
-  'rounds 20,000 capacities to an exact 100 % sum.',
+  'decision also formats each condition with its numbers (the API and the journal show them). With',
+  'known phases the hard bursts are kept as sorted events, merged in as each hard LQ is admitted, and',
+  "each of the candidate's bursts is checked against the highest step inside it (before: every hard",
+  'LQ evaluated at every hard burst start inside it; measured side by side at load 15–20, 61–124 ms',
+  'for the 400 LQs here, and for 100 LQs with periods of 60–120 s, whose horizon is capped at a day,',
+  '480–600 ms against 280–460 ms). The known-phase target of 10 ms is not met. The paper reports',
+  'the bare admission loop, in Java, on an idle machine (ours shares two cores with other work:',
+  'compare with the calibration row). The whole cycle also reads per-queue demand from the snapshot',
+  'and rounds 20,000 capacities to an exact 100 % sum.',
   '',
 ];
 const text = lines.join('\n');

@@ -92,6 +92,8 @@ export class AdmissionControl {
   private hardCount = 0;
   /** Hard LQs without a known first arrival (forces the worst-case resource check). */
   private hardUnphased = 0;
+  /** The hard LQs' bursts over time, for the resource condition when phases are known. */
+  private readonly profile = new CommittedProfile();
 
   constructor(capacity: Resources, opts: AdmissionOptions = {}) {
     this.capacity = { memoryMB: capacity.memoryMB, vcores: capacity.vcores };
@@ -134,25 +136,16 @@ export class AdmissionControl {
       }
     }
     const n = this.order.length + 1;
-    const checks: ConditionCheck[] = [];
     const safety = this.safetyCheck(n);
-    checks.push(safety);
-    if (spec.kind === 'TQ') {
-      const cls: AdmissionClass = safety.passed ? 'elastic' : 'rejected';
-      return { name: spec.name, kind: 'TQ', cls, queuesIfAdmitted: n, checks, reason: `${cls}: ${summary(checks)}` };
-    }
+    if (spec.kind === 'TQ') return decided(spec.name, 'TQ', safety.passed ? 'elastic' : 'rejected', n, [safety]);
     const { demand, how } = resolveDemand(spec);
-    const base = { name: spec.name, kind: 'LQ' as const, queuesIfAdmitted: n, demand, demandHow: how };
-    if (!safety.passed) return { ...base, cls: 'rejected', checks, reason: `rejected: ${summary(checks)}` };
+    if (!safety.passed) return decided(spec.name, 'LQ', 'rejected', n, [safety], demand, how);
     const fairness = this.fairnessCheck(spec, demand, n);
-    checks.push(fairness);
-    if (!fairness.passed) return { ...base, cls: 'elastic', checks, reason: `elastic: ${summary(checks)}` };
+    if (!fairness.passed) return decided(spec.name, 'LQ', 'elastic', n, [safety, fairness], demand, how);
     const resource = this.resourceCheck(spec, demand);
-    checks.push(resource);
-    if (resource.passed) return { ...base, cls: 'hard', checks, reason: `hard: ${summary(checks)}` };
-    const cls = this.variant === 'nbopf' ? 'elastic' : 'soft';
-    const note = this.variant === 'nbopf' ? ' (N-BoPF has no soft class)' : '';
-    return { ...base, cls, checks, reason: `${cls}${note}: ${summary(checks)}` };
+    if (resource.passed) return decided(spec.name, 'LQ', 'hard', n, [safety, fairness, resource], demand, how);
+    const nbopf = this.variant === 'nbopf';
+    return decided(spec.name, 'LQ', nbopf ? 'elastic' : 'soft', n, [safety, fairness, resource], demand, how, nbopf ? ' (N-BoPF has no soft class)' : '');
   }
 
   /** Evaluates and, unless rejected, admits (replacing a queue of the same name). */
@@ -185,6 +178,7 @@ export class AdmissionControl {
     this.order.splice(i, 1);
     this.byName.delete(q.spec.name);
     if (q.cls === 'hard') {
+      this.profile.invalidate();
       this.hardCount--;
       if (q.spec.firstArrivalMs === undefined) this.hardUnphased--;
       const r = rateOf(q);
@@ -203,6 +197,8 @@ export class AdmissionControl {
       if (q.spec.firstArrivalMs === undefined) this.hardUnphased++;
       const r = rateOf(q);
       this.hardRate = { vcores: this.hardRate.vcores + r.vcores, memoryMB: this.hardRate.memoryMB + r.memoryMB };
+      if (q.spec.firstArrivalMs !== undefined) this.profile.added(q);
+      else this.profile.invalidate();
     }
     this.tighten(q);
   }
@@ -225,80 +221,85 @@ export class AdmissionControl {
 
   private safetyCheck(n: number): ConditionCheck {
     const { queue: q, resource: r } = this.bound;
-    if (!q || !r) {
-      return { condition: 'safety', passed: true, detail: `no LQ with a guarantee is committed; N' = ${n}` };
-    }
+    if (!q || !r) return check('safety', true, () => `no LQ with a guarantee is committed; N' = ${n}`);
     const periodS = q.spec.periodMs! / 1000;
-    const limit = (this.capacity[r.cap] * periodS) / n;
+    const cap = this.capacity[r.cap];
+    const limit = (cap * periodS) / n;
     const need = q.demand[r.key];
     const passed = leq(need, limit);
-    return {
-      condition: 'safety',
+    return check(
+      'safety',
       passed,
-      detail:
+      () =>
         `${passed ? 'tightest committed' : 'committed'} ${q.cls} LQ ${q.spec.name} burst needs ${fmt(need)} ${r.unit} ` +
-        `${passed ? '≤' : '>'} C·period/N' = ${fmt(this.capacity[r.cap])} ${r.capUnit} × ${fmt(periodS)} s / ${n} = ${fmt(limit)} ${r.unit}`,
-    };
+        `${passed ? '≤' : '>'} C·period/N' = ${fmt(cap)} ${r.capUnit} × ${fmt(periodS)} s / ${n} = ${fmt(limit)} ${r.unit}`,
+    );
   }
 
   private fairnessCheck(spec: QueueSpec, d: BurstDemand, n: number): ConditionCheck {
     const periodS = spec.periodMs! / 1000;
-    let worst: { r: (typeof RES)[number]; need: number; limit: number; ratio: number } | undefined;
+    let worst: (typeof RES)[number] = RES[0];
+    let worstRatio = -1;
     for (const r of RES) {
       const limit = (this.capacity[r.cap] * periodS) / n;
       const need = d[r.key];
       const ratio = limit > 0 ? need / limit : need > 0 ? Infinity : 0;
-      if (!worst || ratio > worst.ratio) worst = { r, need, limit, ratio };
+      if (ratio > worstRatio) {
+        worst = r;
+        worstRatio = ratio;
+      }
     }
-    const w = worst!;
-    const passed = leq(w.need, w.limit);
-    return {
-      condition: 'fairness',
+    const r = worst;
+    const cap = this.capacity[r.cap];
+    const limit = (cap * periodS) / n;
+    const need = d[r.key];
+    const passed = leq(need, limit);
+    return check(
+      'fairness',
       passed,
-      detail:
-        `LQ ${spec.name} burst needs ${fmt(w.need)} ${w.r.unit} ${passed ? '≤' : '>'} C·period/N' = ` +
-        `${fmt(this.capacity[w.r.cap])} ${w.r.capUnit} × ${fmt(periodS)} s / ${n} = ${fmt(w.limit)} ${w.r.unit}`,
-    };
+      () =>
+        `LQ ${spec.name} burst needs ${fmt(need)} ${r.unit} ${passed ? '≤' : '>'} C·period/N' = ` +
+        `${fmt(cap)} ${r.capUnit} × ${fmt(periodS)} s / ${n} = ${fmt(limit)} ${r.unit}`,
+    );
   }
 
   private resourceCheck(spec: QueueSpec, d: BurstDemand): ConditionCheck {
     const tS = spec.burstDeadlineMs! / 1000;
     const rate = { vcores: d.vcoreSeconds / tS, memoryMB: d.memoryMBSeconds / tS };
+    const capacity = this.capacity;
     const phased = spec.firstArrivalMs !== undefined && this.hardUnphased === 0 && this.hardCount > 0;
-    const judge = (committed: Resources, when: string): ConditionCheck | undefined => {
-      for (const r of RES) {
-        const free = this.capacity[r.cap] - committed[r.cap];
-        if (!leq(rate[r.cap], free)) {
-          return {
-            condition: 'resource',
-            passed: false,
-            detail:
-              `LQ ${spec.name} needs d/t = ${fmt(d[r.key])} ${r.unit} / ${fmt(tS)} s = ${fmt(rate[r.cap])} ${r.rateUnit} > ` +
-              `C − Σ hard a_j(t) = ${fmt(this.capacity[r.cap])} − ${fmt(committed[r.cap])} = ${fmt(free)} ${r.rateUnit} ${when}`,
-          };
-        }
-      }
-      return undefined;
-    };
-    const okDetail = (committed: Resources, when: string): ConditionCheck => {
-      // Report the tighter resource.
-      const r = RES.map((x) => ({ x, slack: (this.capacity[x.cap] - committed[x.cap] - rate[x.cap]) / Math.max(1e-12, this.capacity[x.cap]) })).sort(
-        (a, b) => a.slack - b.slack,
-      )[0].x;
-      return {
-        condition: 'resource',
-        passed: true,
-        detail:
+    /** The resource the candidate does not fit in beside `committed`, if any. */
+    const short = (committedV: number, committedM: number): (typeof RES)[number] | undefined =>
+      !leq(rate.vcores, capacity.vcores - committedV) ? RES[0] : !leq(rate.memoryMB, capacity.memoryMB - committedM) ? RES[1] : undefined;
+    const failed = (r: (typeof RES)[number], committed: Resources, when: () => string): ConditionCheck =>
+      check(
+        'resource',
+        false,
+        () =>
+          `LQ ${spec.name} needs d/t = ${fmt(d[r.key])} ${r.unit} / ${fmt(tS)} s = ${fmt(rate[r.cap])} ${r.rateUnit} > ` +
+          `C − Σ hard a_j(t) = ${fmt(capacity[r.cap])} − ${fmt(committed[r.cap])} = ${fmt(capacity[r.cap] - committed[r.cap])} ${r.rateUnit} ${when()}`,
+      );
+    const held = (committed: Resources, when: () => string): ConditionCheck =>
+      check('resource', true, () => {
+        // Report the tighter resource.
+        const slack = (x: (typeof RES)[number]) => (capacity[x.cap] - committed[x.cap] - rate[x.cap]) / Math.max(1e-12, capacity[x.cap]);
+        const r = slack(RES[1]) < slack(RES[0]) ? RES[1] : RES[0];
+        return (
           `LQ ${spec.name} needs d/t = ${fmt(d[r.key])} ${r.unit} / ${fmt(tS)} s = ${fmt(rate[r.cap])} ${r.rateUnit} ≤ ` +
-          `C − Σ hard a_j(t) = ${fmt(this.capacity[r.cap])} − ${fmt(committed[r.cap])} = ${fmt(this.capacity[r.cap] - committed[r.cap])} ${r.rateUnit} ${when}`,
-      };
-    };
+          `C − Σ hard a_j(t) = ${fmt(capacity[r.cap])} − ${fmt(committed[r.cap])} = ${fmt(capacity[r.cap] - committed[r.cap])} ${r.rateUnit} ${when()}`
+        );
+      });
     if (!phased) {
-      const when = this.hardCount === 0 ? '(no hard LQ)' : `(arrival phases unknown: every hard burst assumed to overlap, ${this.hardCount} hard LQ)`;
-      return judge(this.hardRate, when) ?? okDetail(this.hardRate, when);
+      const committed = this.hardRate;
+      const count = this.hardCount;
+      const when = () => (count === 0 ? '(no hard LQ)' : `(arrival phases unknown: every hard burst assumed to overlap, ${count} hard LQ)`);
+      const r = short(committed.vcores, committed.memoryMB);
+      return r ? failed(r, committed, when) : held(committed, when);
     }
+    // Phases known: the committed rate is a step function that changes only where a hard burst
+    // starts or ends; each of the candidate's bursts over one hyperperiod (capped) is checked
+    // against its highest step inside the burst.
     const hard = this.order.filter((q) => q.cls === 'hard');
-    // Phases known: step through the candidate's bursts over one hyperperiod (capped).
     const periods = [spec.periodMs!, ...hard.map((q) => q.spec.periodMs!)].map((p) => Math.max(1, Math.round(p)));
     let horizon = periods[0];
     let capped = false;
@@ -310,43 +311,186 @@ export class AdmissionControl {
         break;
       }
     }
-    const hardRates = hard.map((q) => ({ q, rate: rateOf(q), start: q.spec.firstArrivalMs!, period: q.spec.periodMs!, len: q.spec.burstDeadlineMs! }));
-    const activeAt = (t: number) => {
-      let v = 0;
-      let m = 0;
-      for (const h of hardRates) {
-        const k = Math.floor((t - h.start) / h.period);
-        if (k < 0) continue;
-        if (t - (h.start + k * h.period) < h.len) {
-          v += h.rate.vcores;
-          m += h.rate.memoryMB;
-        }
-      }
-      return { vcores: v, memoryMB: m };
-    };
     const s0 = spec.firstArrivalMs!;
-    let worst: { at: number; committed: Resources; dom: number } = { at: s0, committed: { vcores: 0, memoryMB: 0 }, dom: -1 };
+    const len = spec.burstDeadlineMs!;
+    const steps = this.profile.steps(hard, s0, s0 + horizon + len);
+    let worstAt = s0;
+    let worstV = 0;
+    let worstM = 0;
+    let worstDom = -1;
+    let i = stepAt(steps, s0);
     for (let a = s0; a < s0 + horizon; a += spec.periodMs!) {
-      const b = a + spec.burstDeadlineMs!;
-      const points = [a];
-      for (const h of hardRates) {
-        const k0 = Math.max(0, Math.ceil((a - h.start) / h.period));
-        for (let k = k0; h.start + k * h.period < b; k++) {
-          const st = h.start + k * h.period;
-          if (st > a) points.push(st);
+      const b = a + len;
+      // The step in force at a, then every step that begins inside (a, b).
+      while (i + 1 < steps.length && steps.times[i + 1] <= a) i++;
+      for (let j = i; j < steps.length && (j === i || steps.times[j] < b); j++) {
+        const t = j === i ? a : steps.times[j];
+        const v = steps.vcores[j];
+        const m = steps.memoryMB[j];
+        const r = short(v, m);
+        if (r) return failed(r, { vcores: v, memoryMB: m }, () => `at t = ${fmt(t / 1000)} s (burst starting ${fmt(a / 1000)} s)`);
+        const dom = Math.max(v / Math.max(1e-12, capacity.vcores), m / Math.max(1e-12, capacity.memoryMB));
+        if (dom > worstDom) {
+          worstDom = dom;
+          worstAt = t;
+          worstV = v;
+          worstM = m;
         }
-      }
-      for (const t of points) {
-        const committed = activeAt(t);
-        const when = `at t = ${fmt(t / 1000)} s (burst starting ${fmt(a / 1000)} s)`;
-        const fail = judge(committed, when);
-        if (fail) return fail;
-        const dom = Math.max(committed.vcores / Math.max(1e-12, this.capacity.vcores), committed.memoryMB / Math.max(1e-12, this.capacity.memoryMB));
-        if (dom > worst.dom) worst = { at: t, committed, dom };
       }
     }
-    return okDetail(worst.committed, `at the busiest point t = ${fmt(worst.at / 1000)} s over ${fmt(horizon / 1000)} s${capped ? ' (horizon capped)' : ''}`);
+    return held(
+      { vcores: worstV, memoryMB: worstM },
+      () => `at the busiest point t = ${fmt(worstAt / 1000)} s over ${fmt(horizon / 1000)} s${capped ? ' (horizon capped)' : ''}`,
+    );
   }
+}
+
+interface Steps {
+  /** From `times[k]` on (until the next time) the hard bursts in force need `vcores[k]`, `memoryMB[k]`. */
+  readonly times: Float64Array;
+  readonly vcores: Float64Array;
+  readonly memoryMB: Float64Array;
+  readonly length: number;
+}
+
+/**
+ * The hard LQs' bursts as events (a burst's rate added at its start, taken off at its end) over a
+ * stretch of time, kept sorted as hard LQs are admitted, so admitting LQ after LQ with known
+ * phases merges each one's bursts in place instead of sorting everyone's again; the steps are
+ * summed when next read. A removal, or a stretch not covered yet, rebuilds.
+ */
+class CommittedProfile {
+  private from = 0;
+  private to = 0;
+  private built = false;
+  private n = 0;
+  private at = new Float64Array(64);
+  private dv = new Float64Array(64);
+  private dm = new Float64Array(64);
+  private summed: Steps | undefined;
+
+  invalidate(): void {
+    this.built = false;
+    this.summed = undefined;
+  }
+
+  /** A hard LQ was admitted. */
+  added(q: AdmittedQueue): void {
+    if (!this.built) return;
+    const at: number[] = [];
+    const dv: number[] = [];
+    const dm: number[] = [];
+    burstEvents(q, this.from, this.to, at, dv, dm);
+    const order = at.map((_, k) => k).sort((x, y) => at[x] - at[y]);
+    this.reserve(this.n + at.length);
+    // Merged from the back, in place.
+    let i = this.n - 1;
+    let w = this.n + at.length - 1;
+    for (let j = order.length - 1; j >= 0; j--) {
+      const k = order[j];
+      while (i >= 0 && this.at[i] > at[k]) {
+        this.at[w] = this.at[i];
+        this.dv[w] = this.dv[i];
+        this.dm[w--] = this.dm[i--];
+      }
+      this.at[w] = at[k];
+      this.dv[w] = dv[k];
+      this.dm[w--] = dm[k];
+    }
+    this.n += at.length;
+    this.summed = undefined;
+  }
+
+  /** Steps covering at least [from, to). */
+  steps(hard: readonly AdmittedQueue[], from: number, to: number): Steps {
+    if (!this.built || from < this.from || to > this.to) {
+      // A stretch that must grow grows by a quarter more, so that candidates reaching a little
+      // further each time do not rebuild each time.
+      const span = (this.built ? Math.max(to, this.to) - Math.min(from, this.from) : to - from) / 4;
+      const lo = !this.built ? from : from < this.from ? Math.max(0, Math.min(from, this.from - span)) : this.from;
+      const hi = !this.built ? to : to > this.to ? Math.max(to, this.to + span) : this.to;
+      const at: number[] = [];
+      const dv: number[] = [];
+      const dm: number[] = [];
+      for (const q of hard) burstEvents(q, lo, hi, at, dv, dm);
+      const order = at.map((_, k) => k).sort((x, y) => at[x] - at[y]);
+      this.n = 0;
+      this.reserve(at.length);
+      for (const k of order) {
+        this.at[this.n] = at[k];
+        this.dv[this.n] = dv[k];
+        this.dm[this.n++] = dm[k];
+      }
+      this.from = lo;
+      this.to = hi;
+      this.built = true;
+      this.summed = undefined;
+    }
+    return (this.summed ??= this.sum());
+  }
+
+  private reserve(size: number): void {
+    if (size <= this.at.length) return;
+    const grow = (a: Float64Array) => {
+      const b = new Float64Array(Math.max(size, 2 * a.length));
+      b.set(a.subarray(0, this.n));
+      return b;
+    };
+    this.at = grow(this.at);
+    this.dv = grow(this.dv);
+    this.dm = grow(this.dm);
+  }
+
+  private sum(): Steps {
+    const times = new Float64Array(this.n + 1);
+    const vcores = new Float64Array(this.n + 1);
+    const memoryMB = new Float64Array(this.n + 1);
+    times[0] = this.from;
+    let len = 1;
+    let v = 0;
+    let m = 0;
+    for (let k = 0; k < this.n;) {
+      const t = this.at[k];
+      while (k < this.n && this.at[k] === t) {
+        v += this.dv[k];
+        m += this.dm[k];
+        k++;
+      }
+      if (t !== times[len - 1]) len++;
+      times[len - 1] = t;
+      vcores[len - 1] = v;
+      memoryMB[len - 1] = m;
+    }
+    return { times, vcores, memoryMB, length: len };
+  }
+}
+
+/** Appends the start and end events of `q`'s bursts that overlap [from, to) (a start before `from` counts at `from`). */
+function burstEvents(q: AdmittedQueue, from: number, to: number, at: number[], dv: number[], dm: number[]): void {
+  const r = rateOf(q);
+  const start = q.spec.firstArrivalMs!;
+  const period = q.spec.periodMs!;
+  const len = q.spec.burstDeadlineMs!;
+  for (let k = Math.max(0, Math.ceil((from - start - len) / period)); start + k * period < to; k++) {
+    const st = start + k * period;
+    if (st + len <= from) continue;
+    at.push(Math.max(from, st), st + len);
+    dv.push(r.vcores, -r.vcores);
+    dm.push(r.memoryMB, -r.memoryMB);
+  }
+}
+
+/** The last k with times[k] <= t (times ascending, times[0] <= t). */
+function stepAt(steps: Steps, t: number): number {
+  const times = steps.times;
+  let lo = 0;
+  let hi = steps.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (times[mid] <= t) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 function rateOf(q: AdmittedQueue): Resources {
@@ -366,6 +510,23 @@ function gcd(a: number, b: number): number {
 }
 function lcm(a: number, b: number): number {
   return (a / gcd(a, b)) * b;
+}
+
+function check(condition: Condition, passed: boolean, format: () => string): ConditionCheck {
+  return { condition, passed, detail: format() };
+}
+
+function decided(
+  name: string,
+  kind: 'LQ' | 'TQ',
+  cls: AdmissionClass,
+  queuesIfAdmitted: number,
+  checks: readonly ConditionCheck[],
+  demand?: BurstDemand,
+  demandHow?: string,
+  note = '',
+): AdmissionDecision {
+  return { name, kind, cls, queuesIfAdmitted, checks, ...(demand ? { demand, demandHow } : {}), reason: `${cls}${note}: ${summary(checks)}` };
 }
 
 function summary(checks: readonly ConditionCheck[]): string {
