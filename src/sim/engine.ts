@@ -93,6 +93,19 @@ export interface SimOptions {
    * engine journals. The simulator keeps no journal; this is off unless given.
    */
   readonly onPlanned?: (nowMs: number, planned: readonly PlannedDecision[]) => void;
+  /**
+   * Node model: a RUNNING ApplicationMaster (`StageSpec.appMaster`) takes its vcores of the node's
+   * cores, slowing the tasks beside it. Default false: AMs sit off the cores (the Kairos
+   * prototype's fifth core, `cpu-vcores` = cores + 1; a MapReduce AM uses little CPU).
+   */
+  readonly appMastersOnCores?: boolean;
+  /**
+   * Node model: a task's container first launches for this long (JVM start, localisation), holding
+   * its allocation but off the cores and doing no work, shown to policies as not yet work to
+   * schedule; as the Kairos prototype's NodeManager keeps launching containers on its fifth core.
+   * Default 0. (A launch on the cores is launch time added to the task's work, in the workload.)
+   */
+  readonly launchOverheadMs?: number;
 }
 
 /**
@@ -732,7 +745,11 @@ export class Simulator {
     this.launches++;
     this.changed.add(node.id);
     this.order.nodeChanged(node);
-    this.startRunning(c);
+    if (c.isAppMaster) this.startAppMaster(c);
+    else {
+      c.launchLeftMs = this.opts.launchOverheadMs ?? 0;
+      this.startRunning(c);
+    }
     return c;
   }
 
@@ -766,6 +783,65 @@ export class Simulator {
     return undefined;
   }
 
+  // ApplicationMasters (`StageSpec.appMaster`): an AM holds its allocation from its launch to its
+  // job's end, does no work, and counts on the node's cores only with `appMastersOnCores`.
+
+  /** The AM started: the stages after it are requested (once, also if it is ever restarted). */
+  private startAppMaster(c: SimContainer): void {
+    this.advance(c.node);
+    this.appMasterRuns(c, true);
+    const app = c.app;
+    if (app.stageDone[c.stage]++ === 0) this.stageFinished(app, c.stage);
+  }
+
+  /** Started, suspended or resumed: its state only (and its cores, with `appMastersOnCores`). */
+  private appMasterRuns(c: SimContainer, running: boolean): void {
+    c.state = running ? 'RUNNING' : 'SUSPENDED';
+    if (running) c.runningSinceMs = this.clock.now;
+    if (this.opts.appMastersOnCores === true) {
+      c.node.runningVcores += running ? c.resource.vcores : -c.resource.vcores;
+      this.updateRate(c.node);
+    }
+  }
+
+  /** The job's last task finished: its AMs leave with it. */
+  private releaseAppMasters(app: SimApp): void {
+    for (const c of app.liveContainers()) if (c.isAppMaster) this.release(c);
+  }
+
+  // Launching tasks (`launchOverheadMs`): RUNNING off the cores until their launch ends.
+
+  /** Starts or stops (kill, suspension) the launch: its end is the container's next completion event. */
+  private launchRuns(c: SimContainer, running: boolean): void {
+    const now = this.clock.now;
+    this.cancelCompletion(c);
+    c.gen++;
+    if (running) {
+      c.state = 'RUNNING';
+      c.runningSinceMs = now;
+      this.runningTotal++;
+      const e = new Ev(now + c.launchLeftMs, this.seq++, EV_COMPLETE, c, c.gen);
+      this.q.push(e);
+      c.completionEv = e;
+    } else {
+      c.launchLeftMs = Math.max(1e-9, c.launchLeftMs - (now - c.runningSinceMs));
+      c.state = 'SUSPENDED';
+      this.runningTotal--;
+    }
+  }
+
+  /** The launch ended: the task joins the node's cores (a change the policy sees). */
+  private launched(c: SimContainer): void {
+    // The node's running tasks are brought up to date while c still counts as launching.
+    this.advance(c.node);
+    this.cancelCompletion(c);
+    c.gen++;
+    c.launchLeftMs = 0;
+    this.runningTotal--;
+    this.changed.add(c.node.id);
+    this.startRunning(c);
+  }
+
   /** Removes a container from its node and app (completion or kill). */
   private release(c: SimContainer): void {
     const node = c.node;
@@ -797,6 +873,10 @@ export class Simulator {
   }
 
   private complete(c: SimContainer): void {
+    if (c.launchLeftMs > 0) {
+      this.launched(c);
+      return;
+    }
     this.advance(c.node);
     if (this.checkInv && Math.abs(c.attained - c.workMs) > 1e-6 * Math.max(1, c.workMs)) {
       throw new InvariantError(`t=${this.clock.now}: container ${c.id} completed with ${c.attained} ms of ${c.workMs} ms`);
@@ -811,7 +891,10 @@ export class Simulator {
       this.stageFinished(app, s);
       if (app.pendingContainers !== before) this.allocator.appChanged(app);
     }
-    if (app.tasksLeft === 0) this.finishApp(app, 'FINISHED');
+    if (app.tasksLeft === 0) {
+      this.releaseAppMasters(app);
+      this.finishApp(app, 'FINISHED');
+    }
   }
 
   private finishApp(app: SimApp, state: 'FINISHED' | 'KILLED'): void {
@@ -895,7 +978,7 @@ export class Simulator {
     if (dt > 0) {
       if (node.runningVcores > 0) {
         const r = node.rate;
-        for (const c of node.containers) if (c.state === 'RUNNING') c.attained += r * dt;
+        for (const c of node.containers) if (c.state === 'RUNNING' && !c.appMaster) c.attained += r * dt;
       }
       node.lastUpdateMs = now;
     }
@@ -904,6 +987,14 @@ export class Simulator {
   private startRunning(c: SimContainer): void {
     const node = c.node;
     this.advance(node);
+    if (c.isAppMaster) {
+      this.appMasterRuns(c, true);
+      return;
+    }
+    if (c.launchLeftMs > 0) {
+      this.launchRuns(c, true);
+      return;
+    }
     c.state = 'RUNNING';
     c.runningSinceMs = this.clock.now;
     node.runningVcores += c.resource.vcores;
@@ -914,6 +1005,14 @@ export class Simulator {
   private stopRunning(c: SimContainer): void {
     const node = c.node;
     this.advance(node);
+    if (c.isAppMaster) {
+      this.appMasterRuns(c, false);
+      return;
+    }
+    if (c.launchLeftMs > 0) {
+      this.launchRuns(c, false);
+      return;
+    }
     this.cancelCompletion(c);
     c.gen++;
     node.runningVcores -= c.resource.vcores;
@@ -928,7 +1027,7 @@ export class Simulator {
     const rate = node.runningVcores <= cores ? 1 : cores / node.runningVcores;
     if (rate === node.rate) return false;
     node.rate = rate;
-    for (const c of node.containers) if (c.state === 'RUNNING') this.scheduleCompletion(c);
+    for (const c of node.containers) if (c.state === 'RUNNING' && !c.appMaster) this.scheduleCompletion(c);
     return true;
   }
 
@@ -1109,7 +1208,7 @@ export class Simulator {
         if (this.containers.get(c.id) !== c) fail(`container ${c.id} on ${n.id} missing from the container map`);
         mem += c.resource.memoryMB;
         vc += c.resource.vcores;
-        if (c.state === 'RUNNING') runVc += c.resource.vcores;
+        if (c.state === 'RUNNING' && c.launchLeftMs === 0 && (!c.isAppMaster || this.opts.appMastersOnCores === true)) runVc += c.resource.vcores;
         if (c.attainedServiceMs > c.workMs * (1 + eps) + eps) fail(`container ${c.id} attained ${c.attainedServiceMs} > work ${c.workMs}`);
       }
       if (mem !== n.used.memoryMB || vc !== n.used.vcores) fail(`node ${n.id} used ${n.used.memoryMB}/${n.used.vcores} != containers ${mem}/${vc}`);
@@ -1122,7 +1221,7 @@ export class Simulator {
     let live = 0;
     for (const c of this.containers.values()) {
       live++;
-      if (c.state === 'RUNNING') running++;
+      if (c.state === 'RUNNING' && !c.isAppMaster) running++;
       if (!this.nodeById.has(c.nodeId)) fail(`container ${c.id} on unknown node ${c.nodeId}`);
     }
     if (running !== this.runningTotal) fail(`running containers ${this.runningTotal} != ${running}`);
@@ -1371,6 +1470,8 @@ function validateJob(j: JobSpec, i: number): void {
   topoOrder(j);
   for (const st of j.stages) {
     if (!(st.resource.vcores >= 1) || !(st.resource.memoryMB >= 1)) throw new Error(`job ${name}: containers need at least 1 MB and 1 vcore`);
+    if (st.appMaster && (st.workMs.length !== 1 || st.parents?.length))
+      throw new Error(`job ${name}: an ApplicationMaster stage has one container and no parents`);
     for (let k = 0; k < st.workMs.length; k++) if (!(st.workMs[k] >= 0)) throw new Error(`job ${name}: bad task work ${st.workMs[k]}`);
   }
 }

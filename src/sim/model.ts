@@ -51,6 +51,10 @@ export class SimContainer implements ContainerView {
   gen = 0;
   /** Sequence number within its app (the last part of its id). */
   seqInApp = 0;
+  /** The job's ApplicationMaster (`StageSpec.appMaster`): no work, off the cores by default. */
+  readonly isAppMaster: boolean;
+  /** Launch time left (`SimOptions.launchOverheadMs`): it holds its allocation, off the cores, doing no work. */
+  launchLeftMs = 0;
   removed = false;
   /** The pending completion event while RUNNING (simulator bookkeeping). */
   completionEv: unknown = undefined;
@@ -73,11 +77,17 @@ export class SimContainer implements ContainerView {
     this.appId = app.id;
     this.nodeId = node.id;
     this.resource = app.spec.stages[stage].resource;
+    this.isAppMaster = app.spec.stages[stage].appMaster === true;
     this.runningSinceMs = startedAtMs;
   }
 
+  /** Not work to schedule: an ApplicationMaster, or a task still launching (on the prototype's fifth core). */
+  get appMaster(): boolean {
+    return this.isAppMaster || this.launchLeftMs > 0;
+  }
+
   get attainedServiceMs(): number {
-    if (this.state !== 'RUNNING' || this.removed) return this.attained;
+    if (this.state !== 'RUNNING' || this.removed || this.appMaster) return this.attained;
     return this.attained + this.node.rate * (this.clock.now - this.node.lastUpdateMs);
   }
 }

@@ -20,6 +20,12 @@ export interface StageSpec {
   readonly workMs: ArrayLike<number>;
   /** Free-form label (`map`, `reduce`, …). */
   readonly name?: string;
+  /**
+   * The job's ApplicationMaster: one container, no parents, requested first; the stages that list
+   * it as a parent are requested when it starts. It holds its allocation until the job's last
+   * task finishes, does no work (`workMs` [0]) and is not a task (not counted by `taskCount`).
+   */
+  readonly appMaster?: boolean;
 }
 
 export interface JobSpec {
@@ -103,6 +109,7 @@ export function meanTaskMs(job: JobSpec): number {
   let n = 0;
   let s = 0;
   for (const st of job.stages) {
+    if (st.appMaster) continue;
     for (let i = 0; i < st.workMs.length; i++) s += st.workMs[i];
     n += st.workMs.length;
   }
@@ -111,7 +118,7 @@ export function meanTaskMs(job: JobSpec): number {
 
 export function taskCount(job: JobSpec): number {
   let n = 0;
-  for (const st of job.stages) n += st.workMs.length;
+  for (const st of job.stages) if (!st.appMaster) n += st.workMs.length;
   return n;
 }
 

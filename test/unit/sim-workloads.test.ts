@@ -10,10 +10,13 @@ describe('Kairos Table 1 workloads', () => {
   for (const cat of KAIROS_CATEGORIES) {
     it(`category ${cat.id} (${cat.name}) alone on 30 x 4 cores takes ${cat.durationS} s`, () => {
       const j = kairosJob(cat, 0, 'alone', true);
-      expect(j.stages[0].workMs.length).toBe(cat.maps);
-      expect(j.stages[1].workMs.length).toBe(cat.reduces);
+      // The ApplicationMaster first, then maps, then reduces.
+      expect(j.stages[0]).toMatchObject({ appMaster: true, workMs: [0] });
+      expect(j.stages[1].workMs.length).toBe(cat.maps);
       expect(j.stages[1].parents).toEqual([0]);
-      expect(j.stages[0].resource).toEqual({ memoryMB: 5120, vcores: 1 });
+      expect(j.stages[2].workMs.length).toBe(cat.reduces);
+      expect(j.stages[2].parents).toEqual([1]);
+      expect(j.stages[1].resource).toEqual({ memoryMB: 5120, vcores: 1 });
       const s = new Simulator({ workload: { name: 'alone', jobs: [j], cluster: KAIROS_CLUSTER }, policy: fifoPolicy, checkInvariants: true });
       s.run();
       expect(s.records[0]!.finishMs).toBeCloseTo(cat.durationS * 1000, 6);
@@ -33,6 +36,12 @@ describe('Kairos Table 1 workloads', () => {
     const last = big.jobs[big.jobs.length - 1].arrivalMs;
     expect(last / (big.jobs.length - 1) / 1000).toBeGreaterThan(58);
     expect(last / (big.jobs.length - 1) / 1000).toBeLessThan(62);
+    // Whole-second gaps, Poisson-distributed (sd √60 ≈ 7.7 s), as in the authors' job file.
+    const gapsS = big.jobs.slice(1).map((j, i) => (j.arrivalMs - big.jobs[i].arrivalMs) / 1000);
+    expect(gapsS.every((g) => Number.isInteger(g))).toBe(true);
+    const sdS = Math.sqrt(gapsS.reduce((a, g) => a + (g - 60) ** 2, 0) / gapsS.length);
+    expect(sdS).toBeGreaterThan(7);
+    expect(sdS).toBeLessThan(8.5);
     const freq = [1, 2, 3, 4, 5].map((k) => big.jobs.filter((j) => j.tags?.['schedbrain.category'] === String(k)).length / big.jobs.length);
     [0.32, 0.31, 0.31, 0.04, 0.02].forEach((p, i) => expect(Math.abs(freq[i] - p)).toBeLessThan(0.015));
     // Big-C's classes: categories 1–3 short.
@@ -53,7 +62,7 @@ describe('Kairos Table 1 workloads', () => {
     const a = kairosWorkload('heavy', { seed: 4 });
     const b = kairosWorkload('heavy', { seed: 4, taskJitter: 0.5 });
     expect(b.jobs.map((j) => [j.arrivalMs, j.name])).toEqual(a.jobs.map((j) => [j.arrivalMs, j.name]));
-    const works = Array.from(b.jobs[0].stages[0].workMs);
+    const works = Array.from(b.jobs[0].stages[1].workMs);
     expect(new Set(works).size).toBeGreaterThan(1);
     expect(Math.max(...works)).toBe(works[0]);
     expect(Math.min(...works)).toBeGreaterThanOrEqual(works[0] * 0.5);

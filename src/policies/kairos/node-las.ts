@@ -117,8 +117,12 @@ interface Work {
   justSuspended: boolean;
   /** Not known at the node's previous visit. */
   fresh: boolean;
-  /** Past `lasLimitMs` of attained service (always false without the limit). */
-  old: boolean;
+  /**
+   * Where LAS puts the task (always YOUNG without `lasLimitMs`): an old task (past the limit) of one
+   * of the node's first `oldTaskCores` old tasks in job order is GUARANTEED, before the young ones;
+   * other old tasks come after them.
+   */
+  tier: number;
   /** Submission of the task's job (orders old tasks). */
   jobSubmittedMs: number;
 }
@@ -137,13 +141,20 @@ export function coresOf(node: NodeView, params: KairosParams): number {
 
 const byId = (a: Work, b: Work): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
+const GUARANTEED = 0;
+const YOUNG = 1;
+const OLD = 2;
+
+/** Old tasks in the order of their jobs' submission, ties by container id. */
+const byJob = (a: Work, b: Work): number => a.jobSubmittedMs - b.jobSubmittedMs || byId(a, b);
+
 /**
- * LAS order: less attained service first, ties by container id. With `lasLimitMs`, old tasks come
- * after young ones, in the order of their jobs' submission.
+ * LAS order: less attained service first, ties by container id. With `lasLimitMs`, by tier first
+ * (guaranteed old, young, old), and old tasks in the order of their jobs' submission.
  */
 const byAttainedAsc = (a: Work, b: Work): number => {
-  if (a.old !== b.old) return a.old ? 1 : -1;
-  if (a.old) return a.jobSubmittedMs - b.jobSubmittedMs || byId(a, b);
+  if (a.tier !== b.tier) return a.tier - b.tier;
+  if (a.tier !== YOUNG) return byJob(a, b);
   return a.attainedMs - b.attainedMs || byId(a, b);
 };
 const byAttainedDesc = (a: Work, b: Work): number => -byAttainedAsc(a, b);
@@ -363,6 +374,7 @@ function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev
   const fig = v.fig;
   const work = v.work;
   const lasLimitMs = v.params.lasLimitMs;
+  const jobAgeLimitMs = v.params.jobAgeLimitMs;
   const prevIds = prev !== undefined ? prev.ids : NO_IDS;
   const pt = prev !== undefined ? prev.t : NO_FIGURES;
   // Nothing was waiting at the last visit: every quantum timer that fired since then found no one
@@ -428,7 +440,7 @@ function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev
     const vcores = Math.max(1, c.resource.vcores);
     if (running) used += vcores;
     let w = work[count];
-    if (w === undefined) w = work[count] = { id, vcores, running, attainedMs: 0, at: b, justSuspended: false, fresh: false, old: false, jobSubmittedMs: 0 };
+    if (w === undefined) w = work[count] = { id, vcores, running, attainedMs: 0, at: b, justSuspended: false, fresh: false, tier: YOUNG, jobSubmittedMs: 0 };
     w.id = id;
     w.vcores = vcores;
     w.running = running;
@@ -436,12 +448,23 @@ function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev
     w.at = b;
     w.justSuspended = false;
     w.fresh = pk < 0;
-    w.old = lasLimitMs !== undefined && w.attainedMs >= lasLimitMs;
-    w.jobSubmittedMs = w.old ? (snapshot.apps.get(c.appId)?.submittedAtMs ?? 0) : 0;
+    w.tier = lasLimitMs !== undefined && w.attainedMs >= lasLimitMs ? OLD : YOUNG;
+    w.jobSubmittedMs = w.tier === OLD || jobAgeLimitMs !== undefined ? (snapshot.apps.get(c.appId)?.submittedAtMs ?? 0) : 0;
+    if (jobAgeLimitMs !== undefined && now - w.jobSubmittedMs >= jobAgeLimitMs) w.tier = GUARANTEED;
     count++;
   }
   v.count = count;
   v.used = used;
+  if (v.params.oldTaskCores > 0) guaranteeOldTasks(v);
+}
+
+/** Not in the paper (kairos-plus): the node's first `oldTaskCores` old tasks, in job order, go before the young ones. */
+function guaranteeOldTasks(v: NodeVisit): void {
+  const old = v.waiting;
+  let n = 0;
+  for (let i = 0; i < v.count; i++) if (v.work[i].tier === OLD) old[n++] = v.work[i];
+  if (n > 1) sortFirst(old, n, byJob);
+  for (let k = 0; k < n && k < v.params.oldTaskCores; k++) old[k].tier = GUARANTEED;
 }
 
 /** Alg. 1 l. 10-15: more running than cores (a task arrived on a busy node) → the most attained yields. */
@@ -470,8 +493,9 @@ function preemptionCountGuard(v: NodeVisit, t: Work): boolean {
 
 /** Whether waiting task `m` takes the core of `t`, whose quantum expired (the swap margin; old tasks by their jobs' order). */
 function yieldsTo(v: NodeVisit, t: Work, m: Work, marginMs: number): boolean {
-  if (m.vcores > t.vcores + (v.cores - v.used)) return false;
-  if (m.old || t.old) return byAttainedAsc(m, t) < 0;
+  // With a core free for m, m takes that core (resumeOnFreeCore) and t keeps its own.
+  if (m.vcores > t.vcores + (v.cores - v.used) || m.vcores <= v.cores - v.used) return false;
+  if (m.tier !== YOUNG || t.tier !== YOUNG) return byAttainedAsc(m, t) < 0;
   return m.attainedMs + marginMs <= t.attainedMs;
 }
 

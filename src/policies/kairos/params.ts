@@ -54,6 +54,18 @@ export const kairosParamsSchema = z
      */
     lasLimitMs: z.number().int().min(1).max(DAY_MS).optional(),
     /**
+     * Not in the paper (kairos-plus), with `lasLimitMs`: on each node the first this many old tasks
+     * (in their jobs' order) go before the young ones, so long jobs keep that many cores per node
+     * and are not starved at high load. 0 (default): none.
+     */
+    oldTaskCores: z.number().int().min(0).max(4096).default(0),
+    /**
+     * Not in the paper (kairos-plus): a job in the system this long has its tasks go before every
+     * other task, in the order of the jobs' submission (a bound on how long LAS may hold a job
+     * back). Unset (default): none.
+     */
+    jobAgeLimitMs: z.number().int().min(1).max(DAY_MS).optional(),
+    /**
      * Central dispatch tie-break among nodes holding the same number of tasks (paper Fig. 6):
      * `variance` (Kairos, §3.3.3) or its equivalent `stddev` (the prototype's heartbeat figure),
      * `random`, or `sum` (lowest total attained service).

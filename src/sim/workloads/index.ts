@@ -1,6 +1,7 @@
 /**
  * Workload names the simulator understands:
  * - `kairos-heavy`, `kairos-uniform`: the Kairos paper's Table 1 workloads (seeded);
+ * - `kairos-paper`: the authors' own 100-job sequence (fixed);
  * - `sample:NAME`: a trace shipped in `src/sim/workloads/samples/NAME.tr`;
  * - any path to an Eagle-format trace file (`*.tr`), or to a recorded trace (`schedbrain record`, JSON lines).
  */
@@ -9,13 +10,15 @@ import { fileURLToPath } from 'node:url';
 import type { Workload } from '../workload.js';
 import { loadEagleTrace, type EagleOptions } from './eagle.js';
 import { kairosWorkload, type KairosWorkloadOptions } from './kairos.js';
+import { kairosPaperWorkload } from './kairos-paper.js';
 import { isRecordedTrace, loadRecordedTrace } from './recorded.js';
 
 export { KAIROS_CATEGORIES, KAIROS_CLUSTER, KAIROS_CONTAINER, categoryTaskMs, kairosJob, kairosWorkload } from './kairos.js';
+export { kairosPaperWorkload } from './kairos-paper.js';
 export { formatEagleTrace, loadEagleTrace, parseEagleTrace, TraceFormatError } from './eagle.js';
 export { syntheticTrace } from './synthetic.js';
 
-export const BUILTIN_WORKLOADS = ['kairos-heavy', 'kairos-uniform'] as const;
+export const BUILTIN_WORKLOADS = ['kairos-heavy', 'kairos-uniform', 'kairos-paper'] as const;
 
 export interface ResolveOptions extends KairosWorkloadOptions, EagleOptions {}
 
@@ -40,6 +43,7 @@ export function sampleNames(): string[] {
 export function resolveWorkload(spec: string, o: ResolveOptions = {}): Workload {
   if (spec === 'kairos-heavy') return kairosWorkload('heavy', o);
   if (spec === 'kairos-uniform') return kairosWorkload('uniform', o);
+  if (spec === 'kairos-paper') return kairosPaperWorkload(o);
   if (spec.startsWith('sample:')) {
     const name = spec.slice(7);
     if (!sampleNames().includes(name)) throw new Error(`unknown sample ${name}; available: ${sampleNames().join(', ') || 'none'}`);
