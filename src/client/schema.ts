@@ -1407,14 +1407,21 @@ export interface components {
     };
     ThreeSigmaSloClass: {
       id: string;
+      /** @description every field given must match */
       match: {
+        /** @description key=value, or key for any value (YARN lower-cases tags) */
         tag?: string;
+        /** @description the application name as submitted, or with its digits as # (etl-# matches etl-2026-11-24) */
         name?: string;
         user?: string;
+        /** @description the application's queue as the RM reports it */
         queue?: string;
       };
+      /** @description deadline = submission + this, ms (give this or slack) */
       deadlineMs?: number;
+      /** @description deadline = submission + (1 + slack) × the predicted runtime (give this or deadlineMs) */
       slack?: number;
+      /** @description utility of meeting the deadline (default: the policy's slo.utility) */
       utility?: number;
     };
     ThreeSigmaSloClasses: {

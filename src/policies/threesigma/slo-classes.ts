@@ -22,28 +22,29 @@ const ID_RE = /^[A-Za-z0-9._-]+$/;
 export const sloMatchSchema = z
   .object({
     /** `key=value` (YARN lower-cases tags: so is this), or `key` for any value. */
-    tag: matchText.optional(),
+    tag: matchText.optional().describe('key=value, or key for any value (YARN lower-cases tags)'),
     /** The application name as submitted, or with its digits as `#` (`etl-#` matches `etl-2026-11-24`). */
-    name: matchText.optional(),
+    name: matchText.optional().describe('the application name as submitted, or with its digits as # (etl-# matches etl-2026-11-24)'),
     user: matchText.optional(),
     /** The queue as the RM reports the application's (its leaf name on the Capacity Scheduler). */
-    queue: matchText.optional(),
+    queue: matchText.optional().describe("the application's queue as the RM reports it"),
   })
   .strict()
   .refine((m) => m.tag !== undefined || m.name !== undefined || m.user !== undefined || m.queue !== undefined, {
     message: 'give at least one of tag, name, user, queue',
-  });
+  })
+  .describe('every field given must match');
 
 export const sloClassSchema = z
   .object({
     id: z.string().min(1).max(128).regex(ID_RE, 'letters, digits, ".", "-" and "_" only'),
     match: sloMatchSchema,
     /** Deadline = submission + this, ms. */
-    deadlineMs: z.number().int().min(1000).max(MAX_CLASS_DEADLINE_MS).optional(),
+    deadlineMs: z.number().int().min(1000).max(MAX_CLASS_DEADLINE_MS).optional().describe('deadline = submission + this, ms (give this or slack)'),
     /** Deadline = submission + (1 + slack) × the predicted runtime (the chosen expert's point estimate). */
-    slack: z.number().min(0).max(MAX_CLASS_SLACK).optional(),
+    slack: z.number().min(0).max(MAX_CLASS_SLACK).optional().describe('deadline = submission + (1 + slack) × the predicted runtime (give this or deadlineMs)'),
     /** Utility of meeting the deadline (the SLO utility of params.slo when omitted). */
-    utility: z.number().positive().max(1000).optional(),
+    utility: z.number().positive().max(1000).optional().describe("utility of meeting the deadline (default: the policy's slo.utility)"),
   })
   .strict()
   .superRefine((c, ctx) => {
