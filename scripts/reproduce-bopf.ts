@@ -133,7 +133,7 @@ if (only.has('fig9')) {
   const rows: string[] = [];
   const data: Record<string, unknown> = {};
   for (const x of scales) {
-    const s = bopfScenario({ benchmark: 'bb', tqs: 8, lqScale: x, seed });
+    const s = bopfScenario({ benchmark: 'bb', tqs: 8, lqScale: x, lqUntilTqsDone: true, seed });
     const rb = run(s, 'bopf');
     const rs = run(s, 'sp');
     const rd = run(s, 'drf');

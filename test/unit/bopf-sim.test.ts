@@ -93,6 +93,32 @@ describe('BoPF workloads', () => {
     expect(onPeriodMs(bopfScenario({ benchmark: 'bb', tqs: 1, lqScale: 2 }).workload.jobs[0])).toBeGreaterThan(54_000);
   });
 
+  it("TQ tasks follow the lognormals fitted to the authors' traces and are memory-bound; the LQ can burst until the TQs are done", () => {
+    const medianTaskS = (b: 'bb' | 'tpcds' | 'tpch') => {
+      const durations = bopfScenario({ benchmark: b, tqs: 8, seed: 5 })
+        .workload.jobs.filter((j) => j.tags?.['bopf.kind'] === 'TQ')
+        .flatMap((j) => j.stages.map((st) => st.workMs[0] / 1000))
+        .sort((x, y) => x - y);
+      return durations[Math.floor(durations.length / 2)];
+    };
+    // Medians 3.6 / 13.3 / 24.3 s (stage durations drawn once per stage, each task ±20 %).
+    expect(medianTaskS('bb')).toBeGreaterThan(2.5);
+    expect(medianTaskS('bb')).toBeLessThan(5);
+    expect(medianTaskS('tpcds')).toBeGreaterThan(9);
+    expect(medianTaskS('tpcds')).toBeLessThan(18);
+    expect(medianTaskS('tpch')).toBeGreaterThan(17);
+    expect(medianTaskS('tpch')).toBeLessThan(32);
+    const s = bopfScenario({ benchmark: 'bb', tqs: 8, seed: 5 });
+    const tq = s.workload.jobs.filter((j) => j.tags?.['bopf.kind'] === 'TQ');
+    expect(new Set(tq.flatMap((j) => j.stages.map((st) => `${st.resource.vcores}/${st.resource.memoryMB}`)))).toEqual(new Set(['1/4096']));
+    const mixed = bopfScenario({ benchmark: 'bb', tqs: 8, seed: 5, cpuHeavyTqFraction: 0.3 }).workload.jobs.filter((j) => j.tags?.['bopf.kind'] === 'TQ');
+    expect(mixed.some((j) => j.stages[0].resource.vcores === 2)).toBe(true);
+    const lqJobs = (o: { lqUntilTqsDone?: boolean }) =>
+      bopfScenario({ benchmark: 'bb', tqs: 8, seed: 5, ...o }).workload.jobs.filter((j) => j.tags?.['bopf.kind'] === 'LQ');
+    expect(lqJobs({})).toHaveLength(10);
+    expect(lqJobs({ lqUntilTqsDone: true }).length).toBeGreaterThan(50);
+  });
+
   it('the three-LQ scenario is admitted hard / soft / elastic', () => {
     const r = runBopfScenario(bopfMultiLqScenario({ horizonMs: 200_000, tqJobs: 5 }), 'bopf', { untilMs: 1000 });
     expect(r.admission).toEqual({ tq0: 'elastic', lq0: 'hard', lq1: 'soft', lq2: 'elastic' });

@@ -3,10 +3,14 @@
  *
  * Jobs are DAGs of stages of equal tasks, shaped after the three benchmarks the paper replays:
  *
- *   benchmark  LQ job stages (task s, whole-cluster waves)   TQ stages  TQ task median
- *   bb         2  (15, 12)                                    2–5        12 s
- *   tpcds      5  (6, 5, 6, 5, 5)                             3–8         6 s
- *   tpch       4  (8, 7, 6, 6)                                2–6        18 s
+ *   benchmark  LQ job stages (task s, whole-cluster waves)   TQ stages  TQ task duration (lognormal)
+ *   bb         2  (15, 12)                                    2–5        median 3.6 s, σ 1.0
+ *   tpcds      5  (6, 5, 6, 5, 5)                             3–8        median 13.3 s, σ 1.4
+ *   tpch       4  (8, 7, 6, 6)                                2–6        median 24.3 s, σ 1.1
+ *
+ * TQ task durations are lognormals fitted to the task durations of the authors' traces
+ * (`lenhattan86/IRFsim`, its BB, TPC-DS and TPC-H job files); their tasks are memory-bound, so
+ * every TQ task is <1 vcore, 4 GB> unless `cpuHeavyTqFraction` makes some <2 vcores, 2 GB>.
  *
  * - One latency-sensitive queue `root.lq0` gets one LQ job per period (300 s at cluster scale,
  *   1000 s at simulation scale), the first one at `firstLqArrivalMs`. An LQ job is memory-bound
@@ -16,8 +20,8 @@
  * - `tqs` throughput-sensitive queues `root.tq0…` share 100 (cluster) or 500 (simulation) TQ
  *   jobs, all submitted at time 0, round-robin. Their total work keeps the cluster busy for
  *   about 1.1 × the LQ horizon (bursts × period) in dominant-resource terms, so TQs stay
- *   backlogged during every burst. 30 % of TQ jobs are CPU-heavy (<2 vcores, 2 GB>), the rest
- *   memory-heavy (<1 vcore, 4 GB>): the mix is multi-resource.
+ *   backlogged during every burst (`lqUntilTqsDone` keeps the LQ bursting for as long as TQ work
+ *   can last, as the authors' Fig. 9 runs do).
  * - The cluster is the paper's: 40 nodes × 32 cores × 64 GB.
  *
  * The paper's traces are not public in a form we ship; stage counts and task-duration medians
@@ -37,10 +41,10 @@ export const BOPF_CLUSTER = { nodes: 40, cores: 32, memoryMBPerNode: 65_536 } as
 const LQ_TASK = { vcores: 1, memoryMB: 4096 };
 const CPU_TASK = { vcores: 2, memoryMB: 2048 };
 
-const SHAPES: Record<BopfBenchmark, { lqStagesS: number[]; tqStages: [number, number]; tqMedianS: number }> = {
-  bb: { lqStagesS: [15, 12], tqStages: [2, 5], tqMedianS: 12 },
-  tpcds: { lqStagesS: [6, 5, 6, 5, 5], tqStages: [3, 8], tqMedianS: 6 },
-  tpch: { lqStagesS: [8, 7, 6, 6], tqStages: [2, 6], tqMedianS: 18 },
+const SHAPES: Record<BopfBenchmark, { lqStagesS: number[]; tqStages: [number, number]; tqMedianS: number; tqSigma: number }> = {
+  bb: { lqStagesS: [15, 12], tqStages: [2, 5], tqMedianS: 3.6, tqSigma: 1.0 },
+  tpcds: { lqStagesS: [6, 5, 6, 5, 5], tqStages: [3, 8], tqMedianS: 13.3, tqSigma: 1.4 },
+  tpch: { lqStagesS: [8, 7, 6, 6], tqStages: [2, 6], tqMedianS: 24.3, tqSigma: 1.1 },
 };
 
 export interface BopfWorkloadOptions {
@@ -73,6 +77,13 @@ export interface BopfWorkloadOptions {
   readonly alpha?: number;
   /** How the alpha-strategy treats the two resources (default `independent`, as the paper's K-resource rule). */
   readonly correlation?: 'independent' | 'perfect';
+  /** Share of TQ jobs whose tasks are CPU-heavy <2 vcores, 2 GB> (default 0: memory-bound, as the authors' traces). */
+  readonly cpuHeavyTqFraction?: number;
+  /**
+   * Keep the LQ bursting (one job per period) for as long as the TQ work could last, instead of
+   * `lqBursts` bursts: the TQs then compete with LQ bursts until they finish (the authors' Fig. 9).
+   */
+  readonly lqUntilTqsDone?: boolean;
 }
 
 export interface BopfScenario {
@@ -150,15 +161,15 @@ export function jobDemand(job: JobSpec): { vcoreSeconds: number; memoryMBSeconds
   return { vcoreSeconds: v, memoryMBSeconds: m };
 }
 
-function tqJobs(rng: Rng, benchmark: BopfBenchmark, n: number, queues: readonly string[], targetWorkS: number): JobSpec[] {
+function tqJobs(rng: Rng, benchmark: BopfBenchmark, n: number, queues: readonly string[], targetWorkS: number, cpuHeavyFraction = 0): JobSpec[] {
   const shape = SHAPES[benchmark];
   const drafts = Array.from({ length: n }, (_, j) => {
     const [lo, hi] = shape.tqStages;
     const nStages = lo + rng.int(hi - lo + 1);
-    const resource = rng.next() < 0.3 ? CPU_TASK : LQ_TASK;
+    const resource = rng.next() < cpuHeavyFraction ? CPU_TASK : LQ_TASK;
     const stages = Array.from({ length: nStages }, (_, i) => {
       const parents = i === 0 ? [] : i >= 2 && rng.next() < 0.3 ? [i - 1, i - 2] : [i - 1];
-      const durS = Math.min(300, Math.max(1, lognormal(rng, shape.tqMedianS, 0.8)));
+      const durS = Math.min(300, Math.max(1, lognormal(rng, shape.tqMedianS, shape.tqSigma)));
       const tasks = Math.round(Math.exp(Math.log(10) + rng.next() * (Math.log(400) - Math.log(10))));
       return { parents, durS, tasks };
     });
@@ -203,8 +214,11 @@ export function bopfScenario(o: BopfWorkloadOptions = {}): BopfScenario {
   if (!(Number.isInteger(tqs) && tqs >= 0)) throw new Error(`tqs must be a non-negative integer, got ${tqs}`);
   if (!(lqScale > 0)) throw new Error(`lq-scale must be > 0, got ${lqScale}`);
   const periodMs = o.periodMs ?? (scale === 'sim' ? 1_000_000 : 300_000);
-  const bursts = o.lqBursts ?? (scale === 'sim' ? 5 : 10);
+  const nominalBursts = o.lqBursts ?? (scale === 'sim' ? 5 : 10);
   const first = o.firstLqArrivalMs ?? 60_000;
+  // TQ work is sized on the nominal bursts; bursting until the TQs are done covers five times
+  // that work's length (even strict priority for an LQ 8× as wide leaves the TQs over a quarter).
+  const bursts = o.lqUntilTqsDone ? Math.ceil((5 * 1.1 * (first + nominalBursts * periodMs) - first) / periodMs) : nominalBursts;
   const nTq = o.tqJobs ?? (scale === 'sim' ? 500 : 100);
   const rng = new Rng(o.seed ?? 1);
   const shape = SHAPES[benchmark];
@@ -216,8 +230,8 @@ export function bopfScenario(o: BopfWorkloadOptions = {}): BopfScenario {
     const f = sizeStd > 0 ? Math.max(0.1, 1 + sizeStd * normal()) : 1;
     return lqJob(rng, shape.lqStagesS, lqScale * f, first + k * periodMs, lq, `lq-job-${k}`);
   });
-  const horizonS = (first + bursts * periodMs) / 1000;
-  const tq = tqs > 0 ? tqJobs(rng, benchmark, nTq, tqPaths, 1.1 * horizonS) : [];
+  const horizonS = (first + nominalBursts * periodMs) / 1000;
+  const tq = tqs > 0 ? tqJobs(rng, benchmark, nTq, tqPaths, 1.1 * horizonS, o.cpuHeavyTqFraction ?? 0) : [];
   // The ON period and demand of the nominal (unscaled-by-noise) job.
   const nominal = lqJob(new Rng(0), shape.lqStagesS, lqScale, 0, lq, 'nominal');
   const on = onPeriodMs(nominal);
