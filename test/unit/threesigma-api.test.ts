@@ -265,6 +265,31 @@ describe('/v1/threesigma/history', () => {
     expect(state().predictor.seq).toBe(0);
   });
 
+  it('takes back what it stored when the store fails part way, so a retry stores and learns everything', async () => {
+    await stop();
+    let failAt = 2;
+    class FailingHistory extends HistoryStore {
+      override async add(records: readonly HistoryRecord[]): Promise<number> {
+        if (--failAt === 0) throw new Error('disk full');
+        return super.add(records);
+      }
+    }
+    history = {
+      get records() {
+        return new FailingHistory(store);
+      },
+      pullers: {},
+    };
+    await start();
+    let r = await send('POST', '/v1/threesigma/history', { records: etlRuns(3, 5 * MIN) });
+    expect(r.statusCode).toBe(500);
+    expect(r.json().reason).toMatch(/disk full/);
+    expect(await new HistoryStore(store).count()).toBe(0);
+    expect(state().predictor.seq).toBe(0);
+    r = await send('POST', '/v1/threesigma/history', { records: etlRuns(3, 5 * MIN) });
+    expect(r.json()).toMatchObject({ stored: 3, learned: 3 });
+  });
+
   it('pulls from a configured source and warms an empty predictor; 409 without one, 503 when the RM is down', async () => {
     let r = await send('POST', '/v1/threesigma/history/pull?source=rm');
     expect(r.statusCode).toBe(409);

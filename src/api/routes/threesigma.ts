@@ -21,7 +21,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ConflictError, ValidationError, zodToValidationError } from '../../core/errors.js';
 import { historyRecordSchema, type HistoryRecord } from '../../core/history.js';
-import { HistoryStore, warmRunningPolicy } from '../../history/index.js';
+import { HISTORY_NAMESPACE, HistoryStore, warmRunningPolicy } from '../../history/index.js';
 import {
   describeApp,
   expertTable,
@@ -370,6 +370,8 @@ const threeSigmaRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
   const classes = new Map<string, SloClass>();
   for (const { key, value } of await ns.list()) classes.set(key, value);
   const history = opts.history?.records ?? new HistoryStore(store);
+  // The same records as `history`, to take back those a failed import stored.
+  const historyRecords = store.namespace(HISTORY_NAMESPACE, historyRecordSchema);
   const serial = serialQueue();
 
   const running = (): boolean => engine.config().name === POLICY_NAME;
@@ -479,20 +481,44 @@ const threeSigmaRoutes: RoutePlugin = async (app, opts: RoutePluginOptions) => {
         seen.add(r.appId);
         if ((await history.get(r.appId)) === undefined) fresh.push(r);
       }
-      const stored = await history.add(fresh);
+      // Nothing half-applied: records stored by a request that then fails are removed again, so a
+      // retry finds them new and learns them.
+      const added: string[] = [];
+      const undo = async () => {
+        for (const id of added) await historyRecords.del(id);
+      };
+      try {
+        for (const r of fresh) {
+          await history.add([r]);
+          added.push(r.appId);
+        }
+      } catch (e) {
+        await undo();
+        throw e;
+      }
+      const stored = added.length;
       let learned = 0;
       let note: string;
+      const storedOnly = `stored only: the running policy is ${engine.config().name}; an empty 3Sigma predictor learns the stored history when the brain starts`;
       if (!body.learn) note = 'stored only (learn: false)';
-      else if (!running())
-        note = `stored only: the running policy is ${engine.config().name}; an empty 3Sigma predictor learns the stored history when the brain starts`;
+      else if (!running()) note = storedOnly;
       else {
-        learned = await engine.changePolicyState(POLICY_NAME, (raw) => {
-          const state = raw as ThreeSigmaState;
-          const w = warmPredictor(fresh, params().predictor, {}, state.predictor);
-          state.predictor = w.predictor;
-          return { changed: w.learned > 0, value: w.learned };
-        });
-        note = `the running 3Sigma predictor learned ${learned} runtime(s) (succeeded records with a runtime, oldest end first)`;
+        try {
+          learned = await engine.changePolicyState(POLICY_NAME, (raw) => {
+            const state = raw as ThreeSigmaState;
+            const w = warmPredictor(fresh, params().predictor, {}, state.predictor);
+            state.predictor = w.predictor;
+            return { changed: w.learned > 0, value: w.learned };
+          });
+          note = `the running 3Sigma predictor learned ${learned} runtime(s) (succeeded records with a runtime, oldest end first)`;
+        } catch (e) {
+          // The policy changed in between: the records stay, as under any other policy.
+          if (!(e instanceof ConflictError)) {
+            await undo();
+            throw e;
+          }
+          note = storedOnly;
+        }
       }
       req.audit = { after: { received: body.records.length, stored, learned } };
       return { received: body.records.length, stored, duplicates: body.records.length - stored, learned, note };
