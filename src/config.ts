@@ -145,6 +145,18 @@ export const configSchema = z
           .default(5 * 60_000),
         /** Cron time zone, e.g. `UTC` (default: the process's). */
         timezone: z.string().min(1).refine(isTimeZone, 'not a time zone this runtime knows').optional(),
+        /** Timeline server (application history), asked for the containers an ended application ran. */
+        timelineUrl: z
+          .string()
+          .url()
+          .regex(/^https?:/, 'an http or https URL')
+          .optional(),
+        /** MapReduce JobHistory server, asked for a MapReduce job's tasks when the timeline server does not know it. */
+        jobHistoryUrl: z
+          .string()
+          .url()
+          .regex(/^https?:/, 'an http or https URL')
+          .optional(),
       })
       .strict()
       .default({}),

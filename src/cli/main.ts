@@ -407,7 +407,14 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
             tls: cfg.rmTls,
             delegationToken: cfg.rmDelegationTokenFile ? readSecretFile(cfg.rmDelegationTokenFile, 'rmDelegationTokenFile') : undefined,
           });
-          const puller = new HistoryPuller({ source, history, logger: historyLog, overlapMs: h.overlapMs, maxAgeMs: h.maxAgeDays * 86_400_000 });
+          // Task detail the RM forgets (requested containers), from the servers configured.
+          const { httpJsonGet, timelineSource, jobHistorySource } = await import('../history/sources/tasks.js');
+          const get = httpJsonGet({ timeoutMs: cfg.requestTimeoutMs });
+          const taskSources = [
+            ...(h.timelineUrl ? [timelineSource(h.timelineUrl, get)] : []),
+            ...(h.jobHistoryUrl ? [jobHistorySource(h.jobHistoryUrl, get)] : []),
+          ];
+          const puller = new HistoryPuller({ source, history, logger: historyLog, overlapMs: h.overlapMs, maxAgeMs: h.maxAgeDays * 86_400_000, taskSources });
           return { history, puller, historyLog };
         })()
       : undefined;

@@ -11,6 +11,7 @@ import type { KvNamespace, Store } from '../store/store.js';
 import type { RmAppState } from '../yarn/client.js';
 import type { RmAppInfo } from '../yarn/schemas.js';
 import { historyRecordOf } from './records.js';
+import { requestedFromTasks, type TaskSourceReader } from './sources/tasks.js';
 
 export const HISTORY_NAMESPACE = 'history.apps';
 export const HISTORY_META_NAMESPACE = 'history.meta';
@@ -112,6 +113,12 @@ export interface HistoryPullerOptions {
    * pull asks for no further back; 0: everything the RM still keeps.
    */
   readonly maxAgeMs: number;
+  /**
+   * Servers that know what an application ran (the timeline service, the MapReduce JobHistory
+   * server), asked in order for the requested containers the RM no longer lists; a record one of
+   * them completes names it in `source` (`rm+timeline`). None: the RM's record as it is.
+   */
+  readonly taskSources?: readonly TaskSourceReader[];
   readonly now?: () => number;
 }
 
@@ -161,6 +168,21 @@ export class HistoryPuller {
     }
   }
 
+  /** The record with `requested` from the first source that knows the application, else as it was. */
+  private async withRequested(r: HistoryRecord, sources: readonly TaskSourceReader[]): Promise<HistoryRecord> {
+    for (const s of sources) {
+      try {
+        const tasks = await s.tasksOf(r);
+        const requested = tasks && requestedFromTasks(tasks);
+        if (requested) return historyRecordSchema.parse({ ...r, requested, source: `${r.source}+${s.name}` });
+        if (tasks) return r;
+      } catch (e) {
+        this.opts.logger?.warn({ appId: r.appId, source: s.name, err: e }, 'history: task source failed; the record keeps what the RM gave');
+      }
+    }
+    return r;
+  }
+
   private async pullOnce(): Promise<PullResult> {
     const { history, overlapMs, maxAgeMs } = this.opts;
     const startedAt = this.now();
@@ -179,6 +201,13 @@ export class HistoryPuller {
       }
       if (r && r.finishedAtMs >= horizon) records.push(r);
       else skipped++;
+    }
+    if (this.opts.taskSources?.length) {
+      for (const [i, r] of records.entries()) {
+        // Only records not stored yet: an ended application does not change, so it is asked once.
+        if (r.requested || (await history.get(r.appId))) continue;
+        records[i] = await this.withRequested(r, this.opts.taskSources);
+      }
     }
     const added = await history.add(records);
     const lastFinishedAtMs = records.reduce((m, r) => Math.max(m, r.finishedAtMs), mark?.lastFinishedAtMs ?? 0);

@@ -229,6 +229,17 @@ export function aggregateTasks(record: HistoryRecord, reason: string): TraceTask
 }
 
 /**
+ * The history record's `requested` from what ran: the task count, and the size of the largest
+ * stage's containers (the record keeps one size, as the RM's requests give it). Undefined when
+ * nothing but the ApplicationMaster ran.
+ */
+export function requestedFromTasks(tasks: TraceTasks): HistoryRecord['requested'] {
+  if (tasks.stages.length === 0) return undefined;
+  const largest = tasks.stages.reduce((b, s) => (s.memoryMB > b.memoryMB ? s : b));
+  return { containers: tasks.stages.reduce((n, s) => n + s.durationsMs.length, 0), memoryMB: largest.memoryMB, vcores: largest.vcores };
+}
+
+/**
  * The first source that knows the application, else the aggregate. A source that fails (down,
  * bad answer) is passed over for this application; its message goes into the note.
  */
