@@ -5,6 +5,7 @@
 import type { BopfState } from '../policies/bopf/index.js';
 import { valueAt, type DarssState } from '../policies/darss/index.js';
 import type { RayonState } from '../policies/rayon/index.js';
+import type { ThreeSigmaState } from '../policies/threesigma/index.js';
 
 export function summarizePolicyState(policy: string, state: unknown, nowMs: number): Record<string, unknown> | null {
   if (state === undefined || state === null || typeof state !== 'object') return null;
@@ -40,6 +41,18 @@ export function summarizePolicyState(policy: string, state: unknown, nowMs: numb
         openBursts: Object.entries(s.tracks ?? {})
           .filter(([, t]) => t.open)
           .map(([q]) => q),
+      };
+    }
+    case 'threesigma': {
+      const s = state as ThreeSigmaState;
+      const jobs = Object.values(s.jobs ?? {});
+      return {
+        jobs: jobs.length,
+        sloJobs: jobs.filter((j) => j.kind === 'slo').length,
+        runtimesLearned: s.predictor?.seq ?? 0,
+        featureValues: s.predictor?.size ?? 0,
+        sloClasses: (s.sloClasses ?? []).map((c) => c.id),
+        lastPlan: s.lastPlan ? { atMs: s.lastPlan.atMs, solver: s.lastPlan.solver, status: s.lastPlan.status, pending: s.lastPlan.pending } : null,
       };
     }
     default:

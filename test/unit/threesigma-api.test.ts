@@ -406,6 +406,20 @@ describe('/v1/threesigma/predict and /plan', () => {
     expect(p.mipGap).toBeLessThanOrEqual(0.001);
   });
 
+  it("summarises the policy's state in GET /v1/state", async () => {
+    await send('POST', '/v1/threesigma/slos', { id: 'etl', match: { name: 'etl-#' }, deadlineMs: 10 * MIN });
+    await send('POST', '/v1/threesigma/history', { records: etlRuns(2, MIN) });
+    backend.apps.push(pending('application_1_0001', 'etl-1'));
+    await engine.runCycle();
+    expect((await send('GET', '/v1/state')).json().policy.summary).toMatchObject({
+      jobs: 1,
+      sloJobs: 1,
+      runtimesLearned: 2,
+      sloClasses: ['etl'],
+      lastPlan: { pending: 1 },
+    });
+  });
+
   it('answers 409 under another policy', async () => {
     await send('PUT', '/v1/policy', { name: 'fifo' });
     for (const url of ['/v1/threesigma/plan', '/v1/threesigma/predict?features=user=a']) {
