@@ -3,7 +3,7 @@
  * written as a trace the simulator replays (`schedbrain simulate --workload trace.jsonl`).
  * A progress bar goes to stderr when stderr is a terminal; stdout carries one summary line.
  */
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, renameSync } from 'node:fs';
 import { once } from 'node:events';
 import { RmClient } from '../yarn/client.js';
 import { readFlags, UsageError } from '../sim/params.js';
@@ -131,12 +131,15 @@ export async function runRecordCommand(argv: readonly string[], deps: RecordComm
       onProgress: progressBar(),
       now,
     });
-    const out = createWriteStream(opts.out);
+    // Written aside and renamed: a failed write leaves no cut-off trace under the name asked for.
+    const partial = `${opts.out}.partial`;
+    const out = createWriteStream(partial);
     for (const line of [recording.header, ...recording.jobs].map(formatTraceLine)) {
       if (!out.write(line)) await once(out, 'drain');
     }
     out.end();
     await once(out, 'finish');
+    renameSync(partial, opts.out);
     const bySource = TASK_SOURCES.map((s) => [s, recording.jobs.filter((j) => j.tasks.source === s).length] as const).filter(([, n]) => n > 0);
     const tasks = recording.jobs.reduce((n, j) => n + taskCountOf(j.tasks), 0);
     process.stdout.write(
