@@ -222,9 +222,10 @@ export async function runSimulateCommand(argv: string[]): Promise<number> {
       writeFileSync(args.plot, svg);
     }
     if (args.html) {
-      const recorded = (workload as { recorded?: readonly { recordedJctS: number }[] }).recorded;
+      // A recorded trace adds the cluster's own completion times and where its tasks came from.
+      const { recorded, provenance } = workload as { recorded?: readonly { recordedJctS: number }[]; provenance?: readonly string[] };
       const { simulationReportHtml } = await import('./report-html.js');
-      writeFileSync(args.html, simulationReportHtml(results, { logX: args.logX, recordedJctS: recorded?.map((j) => j.recordedJctS) }));
+      writeFileSync(args.html, simulationReportHtml(results, { logX: args.logX, recordedJctS: recorded?.map((j) => j.recordedJctS), notes: provenance }));
     }
     const out = (r: SimulateResult): object => (args.perJob ? { ...summary(r), perJob: r.perJob } : summary(r));
     if (args.json) {

@@ -397,5 +397,6 @@ describe('schedbrain record', () => {
     const page = readFileSync(html, 'utf8');
     expect(page).toContain('<th>fifo</th><th>drf</th>');
     expect(page).toContain('recorded cluster');
+    expect(page).toContain('2 recorded, 2 replayed (those with tasks); tasks from jobhistory 1, timeline 1.');
   });
 });

@@ -26,7 +26,13 @@ export interface RecordedJobInfo {
   readonly recordedJctS: number;
 }
 
-export function recordedWorkload(trace: Trace, o: RecordedOptions = {}): Workload & { readonly recorded: readonly RecordedJobInfo[] } {
+export interface RecordedWorkload extends Workload {
+  readonly recorded: readonly RecordedJobInfo[];
+  /** What the replay is made of, for a report: where it was recorded, and each task source's share. */
+  readonly provenance: readonly string[];
+}
+
+export function recordedWorkload(trace: Trace, o: RecordedOptions = {}): RecordedWorkload {
   const kept = trace.jobs.filter((j) => taskCountOf(j.tasks) > 0).slice(0, o.maxJobs ?? Infinity);
   // A loop, not Math.min(...): a week of a large cluster is more jobs than a call takes arguments.
   const t0 = kept.reduce((m, j) => Math.min(m, j.record.submittedAtMs), kept.length ? Infinity : 0);
@@ -50,6 +56,7 @@ export function recordedWorkload(trace: Trace, o: RecordedOptions = {}): Workloa
     jobs,
     ...(groups.length ? { cluster: { nodeGroups: groups.map((g) => ({ count: g.count, cores: g.vcores, memoryMB: g.memoryMB })) } } : {}),
     queues: equalShareQueues(jobs.map((j) => j.queue ?? 'root.default')),
+    provenance: provenanceOf(trace, kept.length),
     recorded: kept.map((j) => ({
       appId: j.record.appId,
       tasks: taskCountOf(j.tasks),
@@ -57,6 +64,17 @@ export function recordedWorkload(trace: Trace, o: RecordedOptions = {}): Workloa
       recordedJctS: (j.record.finishedAtMs - j.record.submittedAtMs) / 1000,
     })),
   };
+}
+
+function provenanceOf(trace: Trace, replayed: number): string[] {
+  const h = trace.header;
+  const bySource = new Map<string, number>();
+  for (const j of trace.jobs) bySource.set(j.tasks.source, (bySource.get(j.tasks.source) ?? 0) + 1);
+  const shares = [...bySource].map(([s, n]) => `${s} ${n}${s === 'aggregate' ? ' (estimated from the RM’s usage)' : ''}`).join(', ');
+  return [
+    `Recorded from ${h.rmUrl} on ${new Date(h.recordedAtMs).toISOString()}: the applications that ended since ${new Date(h.sinceMs).toISOString()}.`,
+    `${trace.jobs.length} recorded, ${replayed} replayed (those with tasks); tasks from ${shares || 'no source'}.`,
+  ];
 }
 
 /** The RM gives a leaf's full path (Hadoop 3.x) or its bare name (older releases). */
@@ -94,7 +112,7 @@ export function equalShareQueues(leafPaths: readonly string[]): QueueSpec[] {
   return specs;
 }
 
-export function loadRecordedTrace(path: string, o: RecordedOptions = {}): ReturnType<typeof recordedWorkload> {
+export function loadRecordedTrace(path: string, o: RecordedOptions = {}): RecordedWorkload {
   return recordedWorkload(parseTrace(readFileSync(path, 'utf8')), { ...o, name: o.name ?? basename(path) });
 }
 
