@@ -1,213 +1,123 @@
 /**
- * Reproduces the Kairos paper's evaluation (Delgado et al., SoCC'18, §5) in the simulator:
- * Kairos vs YARN FIFO vs Big-C on the heavy-tailed and uniform Table 1 workloads (Fig. 4, 5),
- * the dispatch tie-breaks (Fig. 6) and the Q / W sensitivity (Fig. 7). Every configuration runs
- * on the same seeds; percentiles are averaged over seeds, CDFs pool the jobs of all seeds.
+ * Reproduces the Kairos paper's YARN evaluation (Delgado et al., SoCC'18, §5) in the simulator:
+ * the authors' own job sequence (`kairos-paper`) and the Table 1 generator (`kairos-heavy`,
+ * `kairos-uniform`), under two node models (ideal, and the prototype testbed's: container launches
+ * off the cores), with FIFO, Big-C, Kairos as the prototype ran it, the guards of the paper's
+ * simulations and of the prototype's head, and a variant of our own (kairos-plus).
  *
- *   npx tsx scripts/reproduce-kairos.ts [--seeds 10] [--jobs 100] [--no-write]
+ *   npx tsx scripts/reproduce-kairos.ts [--seeds 11-20] [--no-write]
  *
- * Writes the `## Kairos` section of docs/results.md and docs/figures/kairos-*.svg.
+ * Seeds 1-5 of the generator were used while developing kairos-plus and choosing the testbed's
+ * launch time; the tables report seeds 11-20 (`--seeds` changes them). Writes the `## Kairos`
+ * section of docs/results.md and docs/figures/kairos-*.svg.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { getPolicy } from '../src/policies/index.js';
-import { cdfSvg, jobMetrics, kairosWorkload, resolveWorkload, Rng, Simulator, type Workload as SimWorkload } from '../src/sim/index.js';
+import { cdfSvg, jobMetrics, resolveWorkload, Simulator, type Workload } from '../src/sim/index.js';
 import { settleJitForReplays } from '../src/sim/jit.js';
 
 // Replays without on-stack replacement, as `schedbrain simulate` runs them (src/sim/jit.ts).
 settleJitForReplays();
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-interface Args {
-  seeds: number;
-  jobs: number;
-  write: boolean;
+function readArgs(argv: string[]): { seeds: number[]; write: boolean } {
+  const { values } = parseArgs({ args: argv, options: { seeds: { type: 'string', default: '11-20' }, 'no-write': { type: 'boolean', default: false } } });
+  const m = /^(\d+)-(\d+)$/.exec(values.seeds as string);
+  if (!m || Number(m[2]) < Number(m[1])) throw new Error('--seeds expects FIRST-LAST, e.g. 11-20');
+  const seeds: number[] = [];
+  for (let s = Number(m[1]); s <= Number(m[2]); s++) seeds.push(s);
+  return { seeds, write: !values['no-write'] };
 }
 
-function readArgs(argv: string[]): Args {
-  const { values } = parseArgs({
-    args: argv,
-    options: { seeds: { type: 'string', default: '10' }, jobs: { type: 'string', default: '100' }, 'no-write': { type: 'boolean', default: false } },
-  });
-  const a: Args = { seeds: Number(values.seeds), jobs: Number(values.jobs), write: !values['no-write'] };
-  if (!(Number.isInteger(a.seeds) && a.seeds >= 1)) throw new Error('--seeds must be a positive integer');
-  if (!(Number.isInteger(a.jobs) && a.jobs >= 1)) throw new Error('--jobs must be a positive integer');
-  return a;
-}
-
-type Workload = 'kairos-heavy' | 'kairos-uniform' | 'kairos-heavy-skewed';
-
-/** Log-normal spread (σ) of task durations inside a job in the skew experiment. */
-const SKEW_SIGMA = 1;
+/** The prototype testbed's launch time per container (calibrated on FIFO alone, see the first table). */
+const TESTBED_LAUNCH_MS = 40_000;
+/** Big-C as the paper configures it (§5.1, §5.3.1). */
+const BIGC_HEAVY = { shortCutoffMs: 130_000, shortSharePct: 95 };
+const BIGC_UNIFORM = { shortCutoffMs: 110_000, shortSharePct: 70 };
+/** kairos-plus: Kairos with a bound on how long LAS holds a job back, and one core per node for old tasks (docs/decisions.md). */
+export const KAIROS_PLUS = { jobAgeLimitMs: 600_000, lasLimitMs: 100_000, oldTaskCores: 1 };
 
 interface Config {
   label: string;
   policy: string;
   params: Record<string, unknown>;
 }
+const FIFO: Config = { label: 'YARN FIFO', policy: 'fifo', params: {} };
+const K = (label: string, params: Record<string, unknown> = {}): Config => ({ label, policy: 'kairos', params });
+const KAIROS = K('Kairos (prototype: no guard, swap margin W/2)');
+const KAIROS_ALG1 = K('Kairos, Alg. 1 swap (margin 0)', { swapMarginMs: 0 });
+const KAIROS_SIM_GUARD = K('Kairos + §6.2 guard (3 W suspended)', { starvationQuanta: 3 });
+const KAIROS_HEAD_GUARD = K("Kairos + head's guard (>3 preemptions: 2 W)", { preemptionsAllowed: 3 });
+const PLUS = K('kairos-plus (ours)', KAIROS_PLUS);
 
-interface Agg {
-  config: Config;
-  workload: Workload;
-  /** Per-seed percentiles (s). */
-  p50: number[];
-  p90: number[];
-  p99: number[];
-  max: number[];
-  shortP50: number[];
-  longP50: number[];
-  slowP50: number[];
-  slowP99: number[];
-  slowMax: number[];
-  util: number[];
-  suspends: number;
-  /** All seeds' jobs pooled, for the CDFs. */
+interface Run {
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
   jct: number[];
-  /** Pooled JCTs by Table 1 category (from the job names, `jobN-cK`). */
   byCat: Record<string, number[]>;
-  /** Pooled time from submission to the job's first container, by category. */
-  waitByCat: Record<string, number[]>;
-  slowdown: number[];
-  wallS: number;
-}
-
-/** Big-C as the paper configures it (§5.1, §5.3.1): categories 1-3 short, 95 % short share. */
-const BIGC_HEAVY = { shortCutoffMs: 130_000, shortSharePct: 95 };
-/** Uniform workload (§5.3.1): categories 1 and 2 short with a 70 % share, category 3 long. */
-const BIGC_UNIFORM = { shortCutoffMs: 110_000, shortSharePct: 70 };
-const NO_GUARD = { starvationQuanta: 0 };
-
-/**
- * Not in the paper: the heavy workload with the same jobs, arrivals and mean task durations, but
- * each task's duration multiplied by a log-normal factor of mean 1 (σ = SKEW_SIGMA), i.e. skew
- * inside a job as in the paper's Fig. 1. The estimate tag (the job's mean) is unchanged.
- */
-function skewedHeavy(seed: number, jobs: number): SimWorkload {
-  const base = kairosWorkload('heavy', { seed, jobs });
-  const rng = new Rng(seed * 7919 + 17);
-  const normal = (): number => Math.sqrt(-2 * Math.log(1 - rng.next())) * Math.cos(2 * Math.PI * rng.next());
-  const factor = (): number => Math.exp(SKEW_SIGMA * normal() - (SKEW_SIGMA * SKEW_SIGMA) / 2);
-  return {
-    ...base,
-    name: 'kairos-heavy-skewed',
-    jobs: base.jobs.map((j) => ({
-      ...j,
-      idealMs: undefined,
-      stages: j.stages.map((st) => ({ ...st, workMs: Float64Array.from(st.workMs, (x) => Math.max(1, Math.round(x * factor()))) })),
-    })),
-  };
+  util: number;
 }
 
 const mean = (xs: number[]): number => xs.reduce((s, x) => s + x, 0) / xs.length;
-const sd = (xs: number[]): number => {
-  const m = mean(xs);
-  return Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / Math.max(1, xs.length - 1));
+const median = (xs: number[]): number => {
+  const a = [...xs].sort((x, y) => x - y);
+  return a.length ? (a.length % 2 ? a[(a.length - 1) / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2) : NaN;
 };
-
-const cache = new Map<string, Agg>();
-
-function run(workload: Workload, config: Config, args: Args): Agg {
-  // Key on the validated parameters (defaults filled in), so equal configurations run once.
-  const key = `${workload}|${config.policy}|${JSON.stringify(getPolicy(config.policy)?.paramsSchema.parse(config.params) ?? config.params)}`;
-  const hit = cache.get(key);
-  if (hit) return { ...hit, config };
-  const agg: Agg = {
-    config,
-    workload,
-    p50: [],
-    p90: [],
-    p99: [],
-    max: [],
-    shortP50: [],
-    longP50: [],
-    slowP50: [],
-    slowP99: [],
-    slowMax: [],
-    util: [],
-    suspends: 0,
-    jct: [],
-    byCat: {},
-    waitByCat: {},
-    slowdown: [],
-    wallS: 0,
-  };
-  for (let seed = 1; seed <= args.seeds; seed++) {
-    const t1 = performance.now();
-    const wl = workload === 'kairos-heavy-skewed' ? skewedHeavy(seed, args.jobs) : resolveWorkload(workload, { seed, jobs: args.jobs });
-    const sim = new Simulator({ workload: wl, seed, policy: getPolicy(config.policy), params: config.params, completedAppRetention: wl.jobs.length });
-    sim.run();
-    const { metrics: r, perJob } = jobMetrics(sim.records, wl.cutoffMs !== undefined ? wl.cutoffMs / 1000 : undefined);
-    if (r.unfinished > 0 || r.killed > 0) throw new Error(`${workload} ${config.label} seed ${seed}: ${r.unfinished} unfinished, ${r.killed} killed jobs`);
-    agg.p50.push(r.jct.p50);
-    agg.p90.push(r.jct.p90);
-    agg.p99.push(r.jct.p99);
-    agg.max.push(r.jct.max);
-    agg.shortP50.push(r.short.p50);
-    agg.longP50.push(r.long.count ? r.long.p50 : NaN);
-    agg.slowP50.push(r.slowdown.p50);
-    agg.slowP99.push(r.slowdown.p99);
-    agg.slowMax.push(r.slowdown.max);
-    const spanMs = sim.lastFinishMs - sim.firstArrivalMs;
-    agg.util.push(spanMs > 0 ? sim.serviceCoreMs / (sim.physicalCores * spanMs) : 0);
-    agg.suspends += sim.actionStats.byKind.suspendContainer?.applied ?? 0;
-    for (const j of perJob) {
-      agg.jct.push(j.jctS);
-      const cat = /-c(\d+)$/.exec(j.name)?.[1];
-      if (cat) (agg.byCat[cat] ??= []).push(j.jctS);
-      agg.slowdown.push(j.slowdown);
-    }
-    for (const a of sim.apps.values()) {
-      const cat = /-c(\d+)$/.exec(a.name)?.[1];
-      if (cat && a.startedAtMs !== undefined) (agg.waitByCat[cat] ??= []).push((a.startedAtMs - a.submittedAtMs) / 1000);
-    }
-    agg.wallS += (performance.now() - t1) / 1000;
-  }
-  cache.set(key, agg);
-  process.stderr.write(`  ${workload} ${config.label}: p50 ${mean(agg.p50).toFixed(0)} s, p99 ${mean(agg.p99).toFixed(0)} s (${agg.wallS.toFixed(1)} s)\n`);
-  return agg;
-}
-
 const f0 = (x: number): string => (Number.isFinite(x) ? x.toFixed(0) : '–');
-const f2 = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : '–');
-const pm = (xs: number[]): string => `${f0(mean(xs))} ± ${f0(sd(xs))}`;
-/** Relative change of `a` against `b`, as the paper states it ("reduces by 73 %"). */
-const change = (a: number, b: number): string => {
+const pct = (a: number, b: number): string => {
   const r = Math.round((100 * (a - b)) / b);
   return r === 0 ? '±0 %' : r < 0 ? `−${Math.abs(r)} %` : `+${r} %`;
 };
 
-function table(rows: Agg[], paper?: Record<string, { p50?: number; p99?: number; max?: number }>): string {
-  const head = ['system', 'p50 JCT (s)', 'p90', 'p99', 'max', 'short-job p50', 'slowdown p50 / p99 / max', 'CPU util.'];
-  if (paper) head.push('paper p50 / p99 / max (s)');
-  const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
-  for (const a of rows) {
-    const cells = [
-      a.config.label,
-      pm(a.p50),
-      f0(mean(a.p90)),
-      pm(a.p99),
-      f0(mean(a.max)),
-      f0(mean(a.shortP50)),
-      `${f2(mean(a.slowP50))} / ${f2(mean(a.slowP99))} / ${f2(mean(a.slowMax))}`,
-      `${(100 * mean(a.util)).toFixed(0)} %`,
-    ];
-    if (paper) {
-      const p = paper[a.config.label];
-      cells.push(p ? `${p.p50 ?? '–'} / ${p.p99 ?? '–'} / ${p.max ?? '–'}` : '–');
-    }
-    lines.push(`| ${cells.join(' | ')} |`);
+let runs = 0;
+const t0 = Date.now();
+function run(wl: Workload, config: Config, launchMs: number, seed: number): Run {
+  const sim = new Simulator({
+    workload: wl,
+    seed,
+    policy: getPolicy(config.policy),
+    params: config.params,
+    completedAppRetention: wl.jobs.length,
+    launchOverheadMs: launchMs,
+  });
+  sim.run();
+  runs++;
+  const { metrics: r, perJob } = jobMetrics(sim.records);
+  if (r.unfinished > 0 || r.killed > 0) throw new Error(`${wl.name} ${config.label} seed ${seed}: ${r.unfinished} unfinished, ${r.killed} killed jobs`);
+  const byCat: Record<string, number[]> = {};
+  for (const j of perJob) {
+    const cat = /-c(\d+)$/.exec(j.name)?.[1];
+    if (cat) (byCat[cat] ??= []).push(j.jctS);
   }
-  return lines.join('\n');
+  const spanMs = sim.lastFinishMs - sim.firstArrivalMs;
+  return {
+    p50: r.jct.p50,
+    p90: r.jct.p90,
+    p99: r.jct.p99,
+    max: r.jct.max,
+    jct: perJob.map((j) => j.jctS),
+    byCat,
+    util: sim.serviceCoreMs / (sim.physicalCores * spanMs),
+  };
 }
 
-function plot(write: boolean, file: string, rows: Agg[], title: string, metric: 'jct' | 'slowdown' = 'jct'): string {
-  const svg = cdfSvg(
-    rows.map((a) => ({ label: a.config.label, values: metric === 'jct' ? a.jct : a.slowdown })),
-    { title, xLabel: metric === 'jct' ? 'job completion time (s)' : 'slowdown (JCT / time alone)', logX: metric === 'slowdown' },
-  );
-  // --no-write leaves docs/ alone, figures included.
+/** Offered load: task work over the cores times the arrival span stretched by n/(n−1) (n jobs, n gaps). */
+function realisedLoad(wl: Workload, cores = 120): number {
+  let work = 0;
+  for (const j of wl.jobs) for (const st of j.stages) if (!st.appMaster) for (let i = 0; i < st.workMs.length; i++) work += st.workMs[i];
+  const n = wl.jobs.length;
+  const spanMs = ((wl.jobs[n - 1].arrivalMs - wl.jobs[0].arrivalMs) * n) / (n - 1);
+  return work / (cores * spanMs);
+}
+
+function plot(write: boolean, file: string, series: { label: string; values: number[] }[], title: string): string {
+  const svg = cdfSvg(series, { title, xLabel: 'job completion time (s)' });
   if (write) {
     const path = join(ROOT, 'docs', 'figures', file);
     mkdirSync(dirname(path), { recursive: true });
@@ -216,319 +126,278 @@ function plot(write: boolean, file: string, rows: Agg[], title: string, metric: 
   return `![${title}](figures/${file})`;
 }
 
-const median = (xs: number[]): number => {
-  const a = [...xs].sort((x, y) => x - y);
-  return a.length ? (a.length % 2 ? a[(a.length - 1) / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2) : NaN;
-};
-
-/** Median JCT per Table 1 category, jobs of all seeds pooled, with the time alone. */
-function categoryTable(rows: Agg[]): string {
-  const alone: Record<string, number> = { 1: 85, 2: 201, 3: 239, 4: 308, 5: 1175 };
-  const cats = [...new Set(rows.flatMap((a) => Object.keys(a.byCat)))].sort();
-  const lines = [`| system | ${cats.map((c) => `cat. ${c} (alone ${alone[c] ?? '?'} s)`).join(' | ')} |`, `|---|${cats.map(() => '---').join('|')}|`];
-  for (const a of rows)
-    lines.push(`| ${a.config.label} | ${cats.map((c) => `${f0(median(a.byCat[c] ?? []))} / ${f0(median(a.waitByCat[c] ?? []))}`).join(' | ')} |`);
-  return lines.join('\n');
-}
-const catMed = (a: Agg, c: string): number => median(a.byCat[c] ?? []);
-const catWait = (a: Agg, c: string): number => median(a.waitByCat[c] ?? []);
-
-const best = (rows: Agg[], k: 'p50' | 'p99' | 'max'): string => {
-  let b = rows[0];
-  for (const r of rows) if (mean(r[k]) < mean(b[k])) b = r;
-  return b.config.label;
-};
-
-/** The paper's claims for a sweep, checked against our numbers. */
-function verdict(rows: Agg[], bigc: Agg, expectBest: string): string {
-  const name = (a: Agg): string => a.config.label;
-  const beatsBigc = (k: 'p50' | 'p99'): string => {
-    const n = rows.filter((r) => mean(r[k]) < mean(bigc[k])).length;
-    return n === rows.length
-      ? 'all'
-      : n === 0
-        ? 'none'
-        : rows
-            .filter((r) => mean(r[k]) < mean(bigc[k]))
-            .map(name)
-            .join(', ');
-  };
-  return (
-    `lowest p50: ${best(rows, 'p50')}; lowest p99: ${best(rows, 'p99')}; lowest worst job: ${best(rows, 'max')} ` +
-    `(paper: ${expectBest} best). Better than Big-C at p50: ${beatsBigc('p50')}; at p99: ${beatsBigc('p99')}`
-  );
-}
-
-/** How often (over seeds) `a`'s percentile beats `b`'s. */
-function wins(a: number[], b: number[]): string {
-  let n = 0;
-  for (let i = 0; i < a.length; i++) if (a[i] < b[i]) n++;
-  return `${n}/${a.length}`;
-}
-
 function main(): void {
   const args = readArgs(process.argv.slice(2));
-  const t0 = Date.now();
-  const K = (label: string, params: Record<string, unknown> = {}): Config => ({ label, policy: 'kairos', params });
-  const seedsTxt = `seeds 1–${args.seeds}`;
+  const seedsTxt = `seeds ${args.seeds[0]}–${args.seeds[args.seeds.length - 1]}`;
+  const paper = resolveWorkload('kairos-paper');
+  const out: string[] = [];
+  const w = (s = ''): number => out.push(s);
 
-  // Fig. 4: heavy-tailed workload.
-  const fifo = run('kairos-heavy', { label: 'YARN FIFO', policy: 'fifo', params: {} }, args);
-  const kairos = run('kairos-heavy', K('Kairos'), args);
-  const kairosNG = run('kairos-heavy', K('Kairos, no starvation guard', NO_GUARD), args);
-  const bigc = run('kairos-heavy', { label: 'Big-C', policy: 'bigc', params: BIGC_HEAVY }, args);
-  // Fig. 5: uniform workload.
-  const uFifo = run('kairos-uniform', { label: 'YARN FIFO', policy: 'fifo', params: {} }, args);
-  const uKairos = run('kairos-uniform', K('Kairos'), args);
-  const uKairosNG = run('kairos-uniform', K('Kairos, no starvation guard', NO_GUARD), args);
-  const uBigc = run('kairos-uniform', { label: 'Big-C', policy: 'bigc', params: BIGC_UNIFORM }, args);
-  // Fig. 6: dispatch tie-breaks.
-  const tie = (['variance', 'random', 'sum'] as const).map((t) =>
-    run('kairos-heavy', K(`Kairos ${t === 'variance' ? 'Var' : t === 'random' ? 'Random' : 'Sum'}`, { tieBreak: t }), args),
-  );
-  const tieNG = (['variance', 'random', 'sum'] as const).map((t) =>
-    run('kairos-heavy', K(`Kairos ${t === 'variance' ? 'Var' : t === 'random' ? 'Random' : 'Sum'}, no guard`, { tieBreak: t, ...NO_GUARD }), args),
-  );
-  // Fig. 7: Q and W.
-  const qs = [2, 4, 8].map((q) => run('kairos-heavy', K(`Kairos Q=${q}`, { queueSlots: q }), args));
-  const qsNG = [2, 4, 8].map((q) => run('kairos-heavy', K(`Kairos Q=${q}, no guard`, { queueSlots: q, ...NO_GUARD }), args));
-  const ws = [10, 50, 100].map((w) => run('kairos-heavy', K(`Kairos W=${w} s`, { quantumMs: w * 1000 }), args));
-  const wsNG = [10, 50, 100].map((w) => run('kairos-heavy', K(`Kairos W=${w} s, no guard`, { quantumMs: w * 1000, ...NO_GUARD }), args));
-  const bigcRow = { ...bigc, config: { ...bigc.config, label: 'Big-C' } };
-  // Not in the paper: skew inside jobs.
-  const sFifo = run('kairos-heavy-skewed', { label: 'YARN FIFO', policy: 'fifo', params: {} }, args);
-  const sKairos = run('kairos-heavy-skewed', K('Kairos'), args);
-  const sKairosNG = run('kairos-heavy-skewed', K('Kairos, no starvation guard', NO_GUARD), args);
-  const sBigc = run('kairos-heavy-skewed', { label: 'Big-C', policy: 'bigc', params: BIGC_HEAVY }, args);
+  // 1. The testbed hypothesis: which launch time, if any, gives the paper's FIFO (808 / 2061 s)?
+  const launches = [0, 20_000, 30_000, 40_000, 50_000];
+  const calib = launches.map((l) => ({ l, fifo: run(paper, FIFO, l, 1), kairos: run(paper, KAIROS, l, 1) }));
 
-  const figHeavy = plot(args.write, 'kairos-heavy-jct.svg', [kairos, kairosNG, bigc, fifo], `kairos-heavy: job completion time (${seedsTxt} pooled)`);
-  const figHeavySlow = plot(args.write, 'kairos-heavy-slowdown.svg', [kairos, kairosNG, bigc, fifo], `kairos-heavy: slowdown (${seedsTxt} pooled)`, 'slowdown');
-  const figUniform = plot(args.write, 'kairos-uniform-jct.svg', [uKairos, uKairosNG, uBigc, uFifo], `kairos-uniform: job completion time (${seedsTxt} pooled)`);
-  const figTie = plot(args.write, 'kairos-tiebreak.svg', [...tie, ...tieNG], `Dispatch tie-breaks, kairos-heavy (${seedsTxt} pooled)`);
-  const figQ = plot(args.write, 'kairos-q.svg', [...qs, ...qsNG, bigcRow], `Sensitivity to Q, kairos-heavy (${seedsTxt} pooled)`);
-  const figSkew = plot(
+  // 2. The authors' sequence, both node models.
+  const configs = [FIFO, { label: 'Big-C', policy: 'bigc', params: BIGC_HEAVY }, KAIROS, KAIROS_ALG1, KAIROS_SIM_GUARD, KAIROS_HEAD_GUARD, PLUS];
+  const onPaper = [0, TESTBED_LAUNCH_MS].map((l) => ({ l, rows: configs.map((c) => ({ c, r: run(paper, c, l, 1) })) }));
+
+  // 3. The generator on the reporting seeds, testbed node model.
+  const heavy = args.seeds.map((s) => resolveWorkload('kairos-heavy', { seed: s }));
+  const genConfigs = [FIFO, { label: 'Big-C', policy: 'bigc', params: BIGC_HEAVY }, KAIROS, KAIROS_SIM_GUARD, KAIROS_HEAD_GUARD, PLUS];
+  const gen = genConfigs.map((c) => ({ c, rs: heavy.map((wl, i) => run(wl, c, TESTBED_LAUNCH_MS, args.seeds[i])) }));
+  const genIdeal = [FIFO, KAIROS, PLUS].map((c) => ({ c, rs: heavy.map((wl, i) => run(wl, c, 0, args.seeds[i])) }));
+
+  // 4. Fig. 6 and 7 on the authors' sequence (testbed node model), and the uniform workload (Fig. 5).
+  const ties = (['variance', 'random', 'sum'] as const).map((t) => ({ t, r: run(paper, K(t, { tieBreak: t }), TESTBED_LAUNCH_MS, 1) }));
+  const qs = [2, 4, 8].map((q) => ({ q, r: run(paper, K(`Q=${q}`, { queueSlots: q }), TESTBED_LAUNCH_MS, 1) }));
+  const wsS = [10, 50, 100].map((x) => ({ x, r: run(paper, K(`W=${x}`, { quantumMs: x * 1000 }), TESTBED_LAUNCH_MS, 1) }));
+  const uniform = args.seeds.map((s) => resolveWorkload('kairos-uniform', { seed: s }));
+  const uConfigs = [FIFO, { label: 'Big-C', policy: 'bigc', params: BIGC_UNIFORM }, KAIROS, PLUS];
+  const uni = uConfigs.map((c) => ({ c, rs: uniform.map((wl, i) => run(wl, c, TESTBED_LAUNCH_MS, args.seeds[i])) }));
+
+  const testbed = onPaper[1].rows;
+  const fig = plot(
     args.write,
-    'kairos-heavy-skewed-jct.svg',
-    [sKairos, sKairosNG, sBigc, sFifo],
-    `kairos-heavy with task skew σ=${SKEW_SIGMA} (${seedsTxt} pooled)`,
+    'kairos-paper-jct.svg',
+    testbed.filter((x) => [FIFO.label, 'Big-C', KAIROS.label, PLUS.label].includes(x.c.label)).map((x) => ({ label: x.c.label, values: x.r.jct })),
+    `kairos-paper (the authors' sequence), testbed node model: job completion time`,
   );
-  const figW = plot(args.write, 'kairos-w.svg', [...ws, ...wsNG, bigcRow], `Sensitivity to W, kairos-heavy (${seedsTxt} pooled)`);
+  const figGen = plot(
+    args.write,
+    'kairos-heavy-jct.svg',
+    gen
+      .filter((g) => [FIFO.label, 'Big-C', KAIROS.label, PLUS.label].includes(g.c.label))
+      .map((g) => ({ label: g.c.label, values: g.rs.flatMap((r) => r.jct) })),
+    `kairos-heavy (generator, ${seedsTxt} pooled), testbed node model: job completion time`,
+  );
 
-  const m = (a: Agg, k: 'p50' | 'p99'): number => mean(a[k]);
-  const cmd = `npx tsx scripts/reproduce-kairos.ts --seeds ${args.seeds} --jobs ${args.jobs}`;
-  const one = (wl: string, pol: string, sets: Record<string, unknown> = {}): string =>
-    `npx schedbrain simulate --workload ${wl} --policy ${pol} --seed 1${Object.entries(sets)
-      .map(([k, v]) => ` --set ${k}=${v}`)
-      .join('')}`;
-
-  const section = `## Kairos
-
-Delgado et al., *Kairos: Preemptive Data Center Scheduling Without Runtime Estimates*, SoCC'18,
-§5 (YARN prototype, 30 nodes × 4 cores). Policies: \`kairos\` (node-level LAS with quantum W
-through suspend/resume, at most N + Q tasks per node, central dispatch to the node with the fewest
-tasks then the lowest variance of attained service, starvation guard), \`bigc\` (the paper's
-baseline) and \`fifo\` (YARN FIFO). Workloads: \`kairos-heavy\` and \`kairos-uniform\`, the paper's
-Table 1 generators (100 jobs, Poisson arrivals, 60 s resp. 30 s mean inter-arrival).
-
-Everything below comes from one command (${args.seeds} seeds × ${args.jobs} jobs per configuration,
-${((Date.now() - t0) / 1000).toFixed(0)} s on one core):
-
-\`\`\`sh
-${cmd}
-\`\`\`
-
-Each configuration runs seeds 1–${args.seeds} (a seed fixes the job sequence and arrival times; every
-policy sees the same ${args.seeds} workloads). Tables give the mean over seeds of each percentile
-(± standard deviation across seeds); CDFs pool the jobs of all seeds. A single run is, e.g.:
-
-\`\`\`sh
-${one('kairos-heavy', 'fifo')}
-${one('kairos-heavy', 'kairos')}
-${one('kairos-heavy', 'kairos', NO_GUARD)}
-${one('kairos-heavy', 'bigc', BIGC_HEAVY)}
-${one('kairos-uniform', 'bigc', BIGC_UNIFORM)}
-${one('kairos-heavy', 'kairos', { tieBreak: 'random', queueSlots: 8, quantumMs: 10000 })}
-\`\`\`
-
-Kairos parameters are the paper's: W = 50 s, Q = 4 (§5.2), N = 4 cores per node, and the starvation
-guard with the counter the paper gives for its simulations (§6.2: 3 quanta; the guaranteed run is
-one quantum — the paper says "a multiple of W" without the multiple); quantum ends are acted on at
-the node monitor's next 500 ms tick, as in the prototype. Because the guard turns out
-to decide the outcome, every experiment is also run with the guard off (\`--set starvationQuanta=0\`).
-Big-C is configured as in §5.1/§5.3.1: categories 1–3 short with a 95 % share on the heavy
-workload (\`shortCutoffMs=130000\` on the mean task duration the generator tags), categories 1–2
-short with a 70 % share on the uniform one (\`shortCutoffMs=110000\`, \`shortSharePct=70\`).
-
-### Heavy-tailed workload (paper Fig. 4)
-
-${table([fifo, kairos, kairosNG, bigc], {
-  'YARN FIFO': { p50: 808, p99: 2061 },
-  Kairos: { p50: 241, p99: 1452 },
-  'Big-C': { p50: 341, p99: 3368, max: 3624 },
-})}
-
-| comparison | ours, p50 | ours, p99 | paper, p50 | paper, p99 |
-|---|---|---|---|---|
-| Kairos vs FIFO | ${change(m(kairos, 'p50'), m(fifo, 'p50'))} | ${change(m(kairos, 'p99'), m(fifo, 'p99'))} | −73 % | −30 % |
-| Kairos (no guard) vs FIFO | ${change(m(kairosNG, 'p50'), m(fifo, 'p50'))} | ${change(m(kairosNG, 'p99'), m(fifo, 'p99'))} | −73 % | −30 % |
-| Kairos vs Big-C | ${change(m(kairos, 'p50'), m(bigc, 'p50'))} | ${change(m(kairos, 'p99'), m(bigc, 'p99'))} | −37 % | −57 % |
-| Kairos (no guard) vs Big-C | ${change(m(kairosNG, 'p50'), m(bigc, 'p50'))} | ${change(m(kairosNG, 'p99'), m(bigc, 'p99'))} | −37 % | −57 % |
-| Big-C vs FIFO | ${change(m(bigc, 'p50'), m(fifo, 'p50'))} | ${change(m(bigc, 'p99'), m(fifo, 'p99'))} | −58 % | +63 % |
-
-Seeds on which Kairos has the lower median than FIFO: ${wins(kairos.p50, fifo.p50)} (no guard:
-${wins(kairosNG.p50, fifo.p50)}); lower p99: ${wins(kairos.p99, fifo.p99)} (no guard: ${wins(kairosNG.p99, fifo.p99)}).
-(The paper's text gives Kairos's median as 241 s against FIFO and 217 s against Big-C; the
-percentages are computed from those pairs.)
-
-Median job completion time / median wait until the job's first container starts (s), by Table 1
-category, jobs of all seeds pooled:
-
-${categoryTable([fifo, kairos, kairosNG, bigc])}
-
-Slowdown (paper Fig. 4b): the paper's largest slowdowns are 5.14× under FIFO and 18.23× under
-Big-C, both for the shortest jobs, while Kairos slows all jobs by comparable amounts. Ours (mean
-over seeds of the worst job's slowdown): FIFO ${f2(mean(fifo.slowMax))}×, Kairos ${f2(mean(kairos.slowMax))}× (no guard
-${f2(mean(kairosNG.slowMax))}×), Big-C ${f2(mean(bigc.slowMax))}×; the median slowdown is ${f2(mean(fifo.slowP50))}, ${f2(mean(kairos.slowP50))} (${f2(mean(kairosNG.slowP50))}) and
-${f2(mean(bigc.slowP50))}. Here Big-C's worst slowdowns fall on long jobs, which it suspends, not on short ones.
-
-${figHeavy}
-
-${figHeavySlow}
-
-### Uniform workload (paper Fig. 5)
-
-The paper gives only the CDFs: Kairos is worse than on the heavy workload but still better than
-Big-C at all percentiles.
-
-${table([uFifo, uKairos, uKairosNG, uBigc])}
-
-Kairos vs Big-C: p50 ${change(m(uKairos, 'p50'), m(uBigc, 'p50'))}, p99 ${change(m(uKairos, 'p99'), m(uBigc, 'p99'))}
-(no guard: ${change(m(uKairosNG, 'p50'), m(uBigc, 'p50'))}, ${change(m(uKairosNG, 'p99'), m(uBigc, 'p99'))}).
-
-${figUniform}
-
-### Dispatch tie-breaks (paper Fig. 6)
-
-Paper: Var is best at all percentiles, clearest around the 30th percentile and in the tail; worst
-job 1452 s (Var), 1633 s (Random), 1651 s (Sum).
-
-${table([...tie, ...tieNG])}
-
-Ours, guard on: ${verdict(tie, bigc, 'Var')}.
-Guard off: ${verdict(tieNG, bigc, 'Var')}.
-
-${figTie}
-
-### Sensitivity to Q and W (paper Fig. 7)
-
-Paper: Q = 2 and Q = 8 slightly worse than Q = 4 (Q = 2 hurts the ~20th percentile, Q = 8 the tail);
-W = 10 s better at low percentiles and worse in the tail, W = 100 s the reverse; every setting
-better than Big-C at every percentile.
-
-${table([...qs, ...qsNG, bigcRow])}
-
-Ours, guard on: ${verdict(qs, bigc, 'Q=4')}.
-Guard off: ${verdict(qsNG, bigc, 'Q=4')}.
-
-${figQ}
-
-${table([...ws, ...wsNG, bigcRow])}
-
-Ours, guard on: ${verdict(ws, bigc, 'W=50 s')}; W=10 s vs W=100 s: p50 ${change(mean(ws[0].p50), mean(ws[2].p50))}, p99 ${change(mean(ws[0].p99), mean(ws[2].p99))} (paper: lower p50, higher tail).
-Guard off: ${verdict(wsNG, bigc, 'W=50 s')}; W=10 s vs W=100 s: p50 ${change(mean(wsNG[0].p50), mean(wsNG[2].p50))}, p99 ${change(mean(wsNG[0].p99), mean(wsNG[2].p99))}.
-
-${figW}
-
-### Not in the paper: skew inside jobs
-
-The same heavy workload (same jobs, arrivals and mean task durations; the estimate tag unchanged),
-with every task's duration multiplied by a log-normal factor of mean 1 and σ = ${SKEW_SIGMA}, i.e. the
-kind of within-job skew the paper's Fig. 1 measures in production traces. Same command; the
-workload is built in \`scripts/reproduce-kairos.ts\` (\`skewedHeavy\`).
-
-${table([sFifo, sKairos, sKairosNG, sBigc])}
-
-Kairos vs FIFO: p50 ${change(m(sKairos, 'p50'), m(sFifo, 'p50'))}, p99 ${change(m(sKairos, 'p99'), m(sFifo, 'p99'))}
-(no guard: ${change(m(sKairosNG, 'p50'), m(sFifo, 'p50'))}, ${change(m(sKairosNG, 'p99'), m(sFifo, 'p99'))}); Kairos vs Big-C: p50 ${change(m(sKairos, 'p50'), m(sBigc, 'p50'))},
-p99 ${change(m(sKairos, 'p99'), m(sBigc, 'p99'))} (no guard: ${change(m(sKairosNG, 'p50'), m(sBigc, 'p50'))}, ${change(m(sKairosNG, 'p99'), m(sBigc, 'p99'))}).
-
-${figSkew}
-
-### Why our figures differ from the paper's
-
-- **Which way each result goes (these runs).** Kairos vs FIFO: median ${change(m(kairos, 'p50'), m(fifo, 'p50'))},
-  p99 ${change(m(kairos, 'p99'), m(fifo, 'p99'))} with the guard; ${change(m(kairosNG, 'p50'), m(fifo, 'p50'))} and
-  ${change(m(kairosNG, 'p99'), m(fifo, 'p99'))} without. Big-C's median is ${change(m(bigc, 'p50'), m(fifo, 'p50'))} against FIFO
-  and its p99 ${change(m(bigc, 'p99'), m(fifo, 'p99'))}: like the paper, Big-C trades the tail for the short jobs,
-  but here its short jobs finish in about their time alone.
-- **Uniform workload.** Every task lasts 42–120 s, so with W = 50 s node-level LAS mostly
-  time-slices tasks of similar length: Kairos's median is ${change(m(uKairos, 'p50'), m(uFifo, 'p50'))} against FIFO
-  (${change(m(uKairosNG, 'p50'), m(uFifo, 'p50'))} without the guard) and ${change(m(uKairos, 'p50'), m(uBigc, 'p50'))} against Big-C, whose
-  short classes (categories 1–2) run as if alone while category 3 waits (Big-C p99
-  ${f0(m(uBigc, 'p99'))} s vs Kairos ${f0(m(uKairos, 'p99'))} s). The paper has Kairos ahead of Big-C everywhere.
-- **Where the time goes.** By category (table above): without the guard, Kairos starts a new
-  job's first task almost at once (median wait ${f0(catWait(kairosNG, '1'))} s for category 1 vs ${f0(catWait(fifo, '1'))} s under FIFO)
-  and brings category 1 from ${f0(catMed(fifo, '1'))} s to ${f0(catMed(kairosNG, '1'))} s (alone: 85 s), i.e. the N + Q cap plus
-  node-level LAS do let short jobs bypass the queue, as the paper argues. The price is paid by the
-  largest jobs (category 5: ${f0(catMed(fifo, '5'))} s under FIFO, ${f0(catMed(kairosNG, '5'))} s under Kairos without the guard), and the
-  seed-averaged median is pulled up by the heavily loaded seeds (± column). With the guard the
-  short jobs' advantage mostly disappears (category 1: ${f0(catMed(kairos, '1'))} s).
-- **Skew inside jobs does not change the picture.** With log-normal task skew (σ = ${SKEW_SIGMA}, previous
-  section) every system gets slower, since a job ends with its slowest task, and Kairos's median
-  against FIFO goes from ${change(m(kairos, 'p50'), m(fifo, 'p50'))} to ${change(m(sKairos, 'p50'), m(sFifo, 'p50'))} (no guard: ${change(m(kairosNG, 'p50'), m(fifo, 'p50'))} to
-  ${change(m(sKairosNG, 'p50'), m(sFifo, 'p50'))}), its p99 from ${change(m(kairos, 'p99'), m(fifo, 'p99'))} to ${change(m(sKairos, 'p99'), m(sFifo, 'p99'))}. So equal task durations are not,
-  by themselves, why our Kairos falls short of the paper's.
-- **The starvation guard decides the median.** Under the heavy workload's ≈ 92 % load many long
-  tasks wait more than 3 quanta; the guard then takes cores from young (short) tasks. With it on,
-  Kairos's median barely moves from FIFO's; with it off, short jobs gain and the longest jobs pay.
-  The paper gives the counter only for its simulations (§6.2), not for the prototype; in the
-  public prototype's node monitor (\`ProcessorSharingMonitor\`) we found no separate guard: at the
-  end of a window it swaps a running container for a suspended one when the running one has
-  attained at least one window more (the paper's rule, which we implement, swaps on "no less").
-- **Big-C is ideal here.** Its classes come from exact estimates, suspend/resume costs nothing
-  (no Docker pause, no memory pressure), and the short load (≈ 60 of 120 cores) never fills the
-  short share, so a short job almost always finds a core after suspending long tasks and runs as
-  if alone (short-job median ≈ the Table 1 durations). The paper measured Big-C's median at
-  341 s, well above its short jobs' 85–239 s, i.e. with real overheads and queueing we do not model.
-- **No MapReduce overheads.** No ApplicationMaster containers, no slow-start of reducers, no
-  container launch latency, and suspension is instantaneous; FIFO's absolute times are therefore
-  lower than the paper's, and FIFO's median varies a lot with the seed (one or two long jobs early
-  in a run block the cluster).
-- **Seeds.** The paper reports one run of one 100-job draw; the spread across our seeds (± column)
-  is of the same order as the differences the paper reports between configurations, so single
-  runs would not separate Q = 2/4/8 or the tie-breaks reliably.
-- **Node scheduler checked against Alg. 1 (no discrepancy found).** Arrival (l. 2-18): the new
-  task runs at once; with no idle core the running task with the most attained service is
-  suspended (\`preemptOnArrival\` in \`node-las.ts\`). Finish (l. 19-29): the freed core goes
-  to the suspended task with the least attained service (\`resumeOnFreeCore\`). Timer (l. 30-45): at the end of a
-  running task's quantum W it yields to the least-attained suspended task if that one has attained
-  no more (\`<=\`, l. 35), else its timer restarts (\`swapOnQuantumEnd\`). Heartbeat (l. 46-50): the dispatch
-  score is the variance over running and suspended tasks alike; Alg. 2: fewest tasks first, at most
-  N + Q per node, ties by lowest variance. Parameters: N = 4, Q = 4, W = 50 s (§5.2); the simulation
-  settings of §6.2 (one-core nodes, Q = 2, W = 100 time units on the Yahoo trace) are for the
-  trace-driven study, not for Fig. 4-7. The only rule the paper leaves open is the starvation
-  guard: "a given number of consecutive quanta" is read here as 3 × W of continuous suspension;
-  counting the node's timer expiries instead would, on a 4-core node, fire about four times as
-  early. Without the pseudocode for it, we keep the time-based reading and report every result
-  with the guard off as well.
-`;
+  const cmd = `npx tsx scripts/reproduce-kairos.ts --seeds ${args.seeds[0]}-${args.seeds[args.seeds.length - 1]}`;
+  w('## Kairos');
+  w();
+  w("Delgado et al., *Kairos: Preemptive Data Center Scheduling Without Runtime Estimates*, SoCC'18, §5 (YARN");
+  w("prototype on 30 nodes × 4 cores, W = 50 s, Q = 4). Authors' code: `epfl-labos/kairos` (the node monitor is");
+  w('`ProcessorSharingMonitor` in `hadoop-yarn-server-nodemanager/.../containermanager/ContainerManagerImpl.java`).');
+  w();
+  w(
+    `Every table below comes from one command (${runs} replays, ${((Date.now() - t0) / 1000).toFixed(0)} s on a shared two-core machine, load average ${loadavg()[0].toFixed(0)}):`,
+  );
+  w();
+  w('```sh');
+  w(cmd);
+  w('```');
+  w();
+  w('A single run is, e.g., `npx schedbrain simulate --workload kairos-paper --policy kairos` (add');
+  w("`--set starvationQuanta=3` for the guard of the paper's simulations, `--set preemptionsAllowed=3` for the");
+  w(`prototype head's). The testbed node model is the simulator's \`launchOverheadMs: ${TESTBED_LAUNCH_MS}\` (a library option of`);
+  w('`Simulator`, used by this script).');
+  w();
+  w('### What the prototype does, what the paper says');
+  w();
+  w('| | paper | prototype the paper measured (`1268a92`, May 2018) | prototype head (`0788562`, Aug. 2018, and `c0fd6ca`) | here |');
+  w('|---|---|---|---|---|');
+  w(
+    '| swap at a window end | if the waiting task has attained no more (Alg. 1 l. 35) | if the running one is at least W/2 older than the youngest suspended one | same (`ContainerManagerImpl.java` l. 1574 at `c0fd6ca`: `age - suspended.age >= processorSharingInterval/2`) | `swapMarginMs`, default W/2; 0 = Alg. 1 |',
+  );
+  w(
+    '| starvation guard | "a given number of consecutive quanta", counter 3 in the simulations (§6.2) | none | a running container suspended more than 3 times gets a 2 W window at its next window end, and never resumes a suspended one (l. 1571, 1590-1593; `nr-preemptions-allowed` 3, `nr-windows-after-preemption` 2) | off by default; `starvationQuanta` (§6.2 reading), `preemptionsAllowed` / `windowsAfterPreemptions` (head) |',
+  );
+  w(
+    '| AMs, launching and suspended containers | – | on a fifth core (`cpu-vcores` = 5, "vCores should be 1+PScores", `15cfde6`) | same | AMs off the cores; launches off the cores in the testbed model |',
+  );
+  w(
+    "| AMs and the caps | – | counted in the 8-container cap, not in the 4 running tasks (issue #22; `processorsharing.maximum-concurrent-containers` 4 in `extra-files/config-files/yarn-site.xml` at `c0fd6ca`) | same | the same (the RM counts the AM's vcores; `node-las.ts` skips AMs) |",
+  );
+  w('| category 5 | 224 maps (Table 1) | 60 maps: the 60 GB input is read with 1 GB blocks (`1gb-long`, `c0fd6ca` extra-files) | same | 60 maps |');
+  w(
+    '| arrivals | Poisson, mean 60 s (§5.2) | one fixed draw, whole-second gaps (mean 59.4 s, sd 7.4 s), 31/31/33/2/3 jobs | same file | `kairos-paper` replays it; the generator draws whole-second Poisson(60) gaps |',
+  );
+  w();
+  w('(The previous version of this section said the prototype has no guard and swaps at "one window more": the head has');
+  w('the guard above, and the margin is W/2.)');
+  w();
+  w("### Is the testbed slower than its task work? (FIFO on the authors' sequence)");
+  w();
+  w("The paper's FIFO (p50 808 s, p99 2061 s) is far slower than an ideal FIFO on the same jobs. Hypothesis: each container");
+  w('holds its slot for a launch (JVM start, localisation) before its work; the prototype keeps launching containers on its');
+  w("fifth core, so under Kairos the launch of a queued container overlaps other tasks' work, while under FIFO it holds a slot.");
+  w('Launch time per container, FIFO and Kairos on `kairos-paper` (p50 / p99, s):');
+  w();
+  w('| launch per container | FIFO | Kairos | Kairos vs FIFO, p50 / p99 |');
+  w('|---|---|---|---|');
+  for (const c of calib)
+    w(
+      `| ${c.l / 1000} s | ${f0(c.fifo.p50)} / ${f0(c.fifo.p99)} | ${f0(c.kairos.p50)} / ${f0(c.kairos.p99)} | ${pct(c.kairos.p50, c.fifo.p50)} / ${pct(c.kairos.p99, c.fifo.p99)} |`,
+    );
+  w('| paper | 808 / 2061 | 241 / 1452 | −70 % / −30 % |');
+  w();
+  w(
+    `Ideal FIFO is ${f0(calib[0].fifo.p50)} / ${f0(calib[0].fifo.p99)} s; ${TESTBED_LAUNCH_MS / 1000} s per container brings it to ${f0(calib[3].fifo.p50)} / ${f0(calib[3].fifo.p99)} s,`,
+  );
+  w("near the paper's, while Kairos's median moves much less: the hypothesis holds for the median. The tables below use");
+  w(`${TESTBED_LAUNCH_MS / 1000} s as the testbed model (chosen on FIFO alone, on this one sequence). No launch time brings Kairos's p99`);
+  w("below FIFO's, as the paper's p99 (1452 vs 2061 s) has it.");
+  w();
+  w("### The authors' sequence (`kairos-paper`, paper Fig. 4)");
+  w();
+  w(`Realised load ${realisedLoad(paper).toFixed(3)} (task work over 120 cores and the arrival span). p50 / p90 / p99 / max, s:`);
+  w();
+  w('| system | ideal node model | testbed model (launch off the cores) | testbed, vs FIFO p50 / p99 |');
+  w('|---|---|---|---|');
+  for (let i = 0; i < configs.length; i++) {
+    const a = onPaper[0].rows[i].r;
+    const b = onPaper[1].rows[i].r;
+    const f = onPaper[1].rows[0].r;
+    w(
+      `| ${configs[i].label} | ${f0(a.p50)} / ${f0(a.p90)} / ${f0(a.p99)} / ${f0(a.max)} | ${f0(b.p50)} / ${f0(b.p90)} / ${f0(b.p99)} / ${f0(b.max)} | ${i === 0 ? '–' : `${pct(b.p50, f.p50)} / ${pct(b.p99, f.p99)}`} |`,
+    );
+  }
+  w('| paper: FIFO, Big-C, Kairos | | 808 / – / 2061 / –; 341 / – / 3368 / 3624; 241 / – / 1452 / – | Kairos −70 % / −30 % |');
+  w();
+  w('Median JCT by category on the testbed model (s; time alone: 85, 201, 239, 308, 1175):');
+  w();
+  w('| system | cat. 1 | cat. 2 | cat. 3 | cat. 4 | cat. 5 |');
+  w('|---|---|---|---|---|---|');
+  for (const { c, r } of testbed) w(`| ${c.label} | ${['1', '2', '3', '4', '5'].map((k) => f0(median(r.byCat[k] ?? []))).join(' | ')} |`);
+  w();
+  w(fig);
+  w();
+  w(`### The generator (\`kairos-heavy\`, ${seedsTxt}, testbed model)`);
+  w();
+  w('Each seed is one 100-job draw. Realised load by seed:');
+  w();
+  w(`| seed | ${args.seeds.join(' | ')} |`);
+  w(`|---|${args.seeds.map(() => '---').join('|')}|`);
+  w(`| load | ${heavy.map((wl) => realisedLoad(wl).toFixed(2)).join(' | ')} |`);
+  // No policy's median can go below the median of the jobs' times alone.
+  const aloneS = heavy.map((wl) => median(wl.jobs.map((j) => (j.idealMs ?? 0) / 1000)));
+  w(`| median time alone (s) | ${aloneS.map(f0).join(' | ')} |`);
+  w(`| 0.6 × FIFO's p50 (s) | ${gen[0].rs.map((r) => f0(0.6 * r.p50)).join(' | ')} |`);
+  w();
+  w('p50 and p99 JCT (s): mean and median across seeds, and the seeds on which the system meets the targets against FIFO');
+  w('(median at least 40 % lower; p99 no higher):');
+  w();
+  w('| system | p50 mean / median | p99 mean / median | seeds p50 ≤ 0.6 × FIFO | seeds p99 ≤ FIFO | seeds both |');
+  w('|---|---|---|---|---|---|');
+  const fifoGen = gen[0].rs;
+  const count = (rs: Run[], ok: (r: Run, f: Run) => boolean): string => `${rs.filter((r, i) => ok(r, fifoGen[i])).length}/${rs.length}`;
+  for (const { c, rs } of gen)
+    w(
+      `| ${c.label} | ${f0(mean(rs.map((r) => r.p50)))} / ${f0(median(rs.map((r) => r.p50)))} | ${f0(mean(rs.map((r) => r.p99)))} / ${f0(median(rs.map((r) => r.p99)))} | ${c === FIFO ? '–' : count(rs, (r, f) => r.p50 <= 0.6 * f.p50)} | ${c === FIFO ? '–' : count(rs, (r, f) => r.p99 <= f.p99)} | ${c === FIFO ? '–' : count(rs, (r, f) => r.p50 <= 0.6 * f.p50 && r.p99 <= f.p99)} |`,
+    );
+  w();
+  w('Per seed, p50 / p99 (s):');
+  w();
+  w(`| system | ${args.seeds.join(' | ')} |`);
+  w(`|---|${args.seeds.map(() => '---').join('|')}|`);
+  for (const { c, rs } of gen) w(`| ${c.label} | ${rs.map((r) => `${f0(r.p50)} / ${f0(r.p99)}`).join(' | ')} |`);
+  w();
+  w('The ideal node model on the same seeds (p50 / p99 mean across seeds; seeds meeting both targets):');
+  w();
+  w('| system | p50 | p99 | seeds both |');
+  w('|---|---|---|---|');
+  for (const { c, rs } of genIdeal)
+    w(
+      `| ${c.label} | ${f0(mean(rs.map((r) => r.p50)))} | ${f0(mean(rs.map((r) => r.p99)))} | ${c === FIFO ? '–' : `${rs.filter((r, i) => r.p50 <= 0.6 * genIdeal[0].rs[i].p50 && r.p99 <= genIdeal[0].rs[i].p99).length}/${rs.length}`} |`,
+    );
+  w();
+  w(figGen);
+  w();
+  w(`### Uniform workload (\`kairos-uniform\`, paper Fig. 5; ${seedsTxt}, testbed model)`);
+  w();
+  w('| system | p50 mean / median | p99 mean / median |');
+  w('|---|---|---|');
+  for (const { c, rs } of uni)
+    w(
+      `| ${c.label} | ${f0(mean(rs.map((r) => r.p50)))} / ${f0(median(rs.map((r) => r.p50)))} | ${f0(mean(rs.map((r) => r.p99)))} / ${f0(median(rs.map((r) => r.p99)))} |`,
+    );
+  w();
+  w("### Tie-breaks, Q and W (paper Fig. 6, 7; the authors' sequence, testbed model)");
+  w();
+  w('| setting | p50 | p99 | max |');
+  w('|---|---|---|---|');
+  for (const { t, r } of ties) w(`| tie-break ${t} | ${f0(r.p50)} | ${f0(r.p99)} | ${f0(r.max)} |`);
+  for (const { q, r } of qs) w(`| Q = ${q} | ${f0(r.p50)} | ${f0(r.p99)} | ${f0(r.max)} |`);
+  for (const { x, r } of wsS) w(`| W = ${x} s | ${f0(r.p50)} | ${f0(r.p99)} | ${f0(r.max)} |`);
+  w();
+  w('Paper: Var best at every percentile (worst job 1452 s Var, 1633 s Random, 1651 s Sum); Q = 2 and 8 slightly worse than');
+  w('Q = 4; W = 10 s better at low percentiles and worse in the tail, W = 100 s the reverse. One sequence, one run each: the');
+  w('differences here are within what one job more or less in the tail moves.');
+  w();
+  const plusPaper = testbed[testbed.length - 1].r;
+  const kPaper = testbed[2].r;
+  const fPaper = testbed[0].r;
+  const attainable = aloneS.filter((a, i) => a <= 0.6 * fifoGen[i].p50).length;
+  const plusBoth = gen[gen.length - 1].rs.filter((r, i) => r.p50 <= 0.6 * fifoGen[i].p50 && r.p99 <= fifoGen[i].p99).length;
+  w('### kairos-plus (not in the paper)');
+  w();
+  w('Kairos with three rules of ours (`src/policies/kairos/node-las.ts`; values in docs/decisions.md): LAS only up to');
+  w(`\`lasLimitMs\` = ${KAIROS_PLUS.lasLimitMs / 1000} s of attained service, after which a task is old and old tasks run in their jobs'`);
+  w(`order instead of time-slicing among themselves; on each node the first \`oldTaskCores\` = ${KAIROS_PLUS.oldTaskCores} old task goes before the`);
+  w(`young ones; and a job in the system for \`jobAgeLimitMs\` = ${KAIROS_PLUS.jobAgeLimitMs / 1000} s has its tasks go first (a bound on how long LAS`);
+  w('holds a job back). Tuned on generator seeds 1-5 with the testbed model; reported on the seeds above.');
+  w();
+  w(`- On the authors' sequence it keeps most of the median gain and pays nothing in the tail: p50 ${pct(plusPaper.p50, fPaper.p50)}, p99`);
+  w(
+    `  ${pct(plusPaper.p99, fPaper.p99)} against FIFO (Kairos: ${pct(kPaper.p50, fPaper.p50)}, ${pct(kPaper.p99, fPaper.p99)}); category 5 finishes in ${f0(median(plusPaper.byCat['5'] ?? []))} s instead of ${f0(median(kPaper.byCat['5'] ?? []))} s.`,
+  );
+  const plusRs = gen[gen.length - 1].rs;
+  const missP50 = args.seeds.filter((_, i) => !(plusRs[i].p50 <= 0.6 * fifoGen[i].p50));
+  const missP99 = args.seeds.filter((_, i) => !(plusRs[i].p99 <= fifoGen[i].p99));
+  const loadOf = (seed: number): string => realisedLoad(heavy[args.seeds.indexOf(seed)]).toFixed(2);
+  w(`- On the generator it meets both targets (p50 at least 40 % below FIFO, p99 no higher) on ${plusBoth} of ${args.seeds.length} seeds, not the 8 asked.`);
+  w(`  It misses the median target on seeds ${missP50.join(', ') || 'none'} (loads ${missP50.map(loadOf).join(', ') || '–'}) and the p99 target on seeds`);
+  w(`  ${missP99.join(', ') || 'none'} (loads ${missP99.map(loadOf).join(', ') || '–'}). The times alone rule the median target out on`);
+  w(`  ${args.seeds.length - attainable} of ${args.seeds.length} seeds (table above). The age bound that protects long jobs also delays the short ones that`);
+  w("  arrive while it acts, which costs most where FIFO's median is already low (light draws) or where many jobs reach the");
+  w('  bound at once (the heaviest).');
+  const idealBoth = genIdeal
+    .slice(1)
+    .map(({ c, rs }) => `${c.label} ${rs.filter((r, i) => r.p50 <= 0.6 * genIdeal[0].rs[i].p50 && r.p99 <= genIdeal[0].rs[i].p99).length}`);
+  w(`- With the ideal node model (FIFO without launch time), seeds meeting both targets: ${idealBoth.join(', ')} of ${args.seeds.length}.`);
+  w();
+  w("### Why our figures differ from the paper's");
+  w();
+  w(
+    `- **FIFO.** On the same jobs, an ideal FIFO (${f0(calib[0].fifo.p50)} / ${f0(calib[0].fifo.p99)} s) is far faster than the paper's (808 / 2061 s). A launch`,
+  );
+  w('  of 30-40 s per container, holding the slot off the cores, reproduces it (first table). The prototype keeps launching');
+  w('  containers on a fifth core (`epfl-labos/kairos` `c0fd6ca`, `extra-files/config-files/yarn-site.xml`: `cpu-vcores` 5,');
+  w('  `processorsharing.maximum-concurrent-containers` 4; commit `15cfde6`: "Core 0 is reserved for suspended containers and');
+  w('  launching when all full. vCores should be 1+PScores"). The paper does not give launch times; the 40 s is inferred from');
+  w('  FIFO alone, so it is a fitted value, not a measurement.');
+  w(`- **Kairos's median gain** is near the paper's once FIFO is: ${pct(kPaper.p50, fPaper.p50)} against FIFO (paper −70 %). Its absolute median`);
+  w(`  (${f0(kPaper.p50)} s; ${f0(calib[0].kairos.p50)} s without launch time) is above the paper's 241 s: with the launch, each task starts 40 s after its`);
+  w('  allocation here, also on an idle node; we have no source on how long the prototype takes there.');
+  w(`- **Kairos's tail does not.** Its p99 is ${pct(kPaper.p99, fPaper.p99)} against FIFO at the testbed model and worse than FIFO's at every launch`);
+  w('  time tried, where the paper has −30 %. The cost falls on category 5, which runs about twice its time alone under task-level');
+  w("  LAS (category table): its tasks yield to every younger task. The paper's own simulations show the same trade-off at");
+  w('  scale: "Kairos achieves a worse 99th percentile than Eagle (between 14% and 50% in the Yahoo trace ...), due to the');
+  w('  fact that Kairos frequently preempts the longest jobs" (§6.3). We found nothing in the prototype that would protect');
+  w('  long jobs in the run the paper measured (no guard at `1268a92`).');
+  w("- **The guards.** With the W/2 margin, AMs and the authors' arrivals, neither guard changes much (tables); the earlier");
+  w('  version of this section, on the 224-map generator with exponential arrivals and no AMs, found that the §6.2 reading of');
+  w('  the guard erased the median gain. The prototype the paper measured has no guard, so the default is off.');
+  w('- **Big-C** gets its short jobs through in about their time alone but its long jobs wait behind the 95 % short share');
+  w("  (categories 4 and 5 in the category table); its tail is worse than FIFO's, as in the paper (+63 %), but by more: our");
+  w('  suspend and resume are instantaneous and its classes come from exact estimates (`schedbrain.estimate-ms`).');
+  w("- **Seeds.** The paper ran one draw (realised load 0.889). Our generator's draws range over the loads in the table; FIFO's");
+  w('  median follows the load, so every comparison is given per seed and as a median across seeds beside the mean.');
+  w('- **Uniform workload.** Kairos has the lower tail and Big-C the lower median; the paper has Kairos ahead everywhere.');
+  w('- **Not modelled:** the cost of suspending (Docker pause, memory pressure), AM start-up, reducer slow-start other than');
+  w('  "all maps first" (`slowstart.completedmaps` 1, as the authors ran it), data locality, stragglers.');
+  const filled = `${out.join('\n')}\n`;
 
   if (args.write) {
     const path = join(ROOT, 'docs', 'results.md');
-    let doc = existsSync(path) ? readFileSync(path, 'utf8') : '# Reproduced results\n\n';
-    if (!doc.startsWith('# Reproduced results')) doc = `# Reproduced results\n\n${doc}`;
+    let doc = readFileSync(path, 'utf8');
     const start = doc.indexOf('\n## Kairos\n');
     if (start >= 0) {
       const next = doc.indexOf('\n## ', start + 1);
-      doc = doc.slice(0, start + 1) + section + (next >= 0 ? doc.slice(next) : '');
-    } else {
-      doc = `${doc.trimEnd()}\n\n${section}`;
-    }
-    writeFileSync(path, doc.endsWith('\n') ? doc : `${doc}\n`);
-    process.stderr.write(`wrote docs/results.md (## Kairos) and docs/figures/kairos-*.svg in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
-  } else {
-    process.stdout.write(section);
-  }
+      doc = doc.slice(0, start + 1) + filled + (next >= 0 ? `\n${doc.slice(next + 1)}` : '');
+    } else doc = `${doc.trimEnd()}\n\n${filled}`;
+    writeFileSync(path, doc);
+    process.stderr.write(`wrote docs/results.md (## Kairos) and docs/figures/kairos-*.svg: ${runs} replays in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
+  } else process.stdout.write(filled);
 }
 
 main();
