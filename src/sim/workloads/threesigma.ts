@@ -12,8 +12,9 @@
  *   median, and a share of runs drift far from it (new input: §2.1 finds 8 % of Google jobs
  *   mis-estimated by a factor of two or more);
  * - tasks per job: a bounded Pareto on [1, 256] per template (one task = one node);
- * - arrivals: a two-phase hyper-exponential process with c_a² = 4 (§5), its rate set so the
- *   offered work (node × hours) is `load` × the cluster over `hours` (§5: 1.4);
+ * - arrivals: a two-phase hyper-exponential process with c_a² = 4 (§5), jobs drawn until their
+ *   work (node × hours) is `load` × the cluster over `hours` (§5: 1.4), their arrivals spread
+ *   over the window;
  * - half the jobs SLO, half best-effort (§5); an SLO job's deadline is arrival + (1 + slack) ×
  *   its runtime, slack drawn from `slackPct` (§5: 20, 40, 60, 80 %); it prefers a random 75 % of
  *   the nodes and runs 1.5× longer elsewhere (§5);
@@ -242,41 +243,44 @@ export function threeSigmaE2EWorkload(o: ThreeSigmaE2EOptions = {}): ThreeSigmaE
   const templates = makeTemplates(rng, r);
   const windowMs = r.hours * HOUR_MS;
 
-  // Mean work per job (node-ms), estimated from the templates with a stream of its own.
-  const est = new Rng(seed * 7919 + 17);
-  let sum = 0;
-  const draws = 20_000;
-  for (let i = 0; i < draws; i++) {
-    const t = drawTemplate(est, templates, r);
-    sum += t.tasks * drawRuntimeMs(est, t, r);
-  }
-  const meanGapMs = sum / draws / (r.load * r.nodes);
-
-  const jobs: JobSpec[] = [];
+  // Jobs until their work is the offered load exactly (a heavy-tailed job size would otherwise
+  // make a short window's load differ by seed), then their arrivals: hyper-exponential gaps
+  // (c_a² = 4; scaling keeps their shape) stretched so that the last arrival ends the window.
+  const target = r.load * r.nodes * windowMs;
+  const drawn: { tpl: JobTemplate; runtimeMs: number; slack?: number; preferred?: number[] }[] = [];
   let offered = 0;
-  for (let t = hyperExponentialGap(rng, meanGapMs, 4); t < windowMs; t += hyperExponentialGap(rng, meanGapMs, 4)) {
+  while (offered < target) {
     const tpl = drawTemplate(rng, templates, r);
     const runtimeMs = drawRuntimeMs(rng, tpl, r);
-    const arrivalMs = Math.round(t);
     const slo = rng.next() < r.sloShare;
-    const tags: Record<string, string> = { [RUNTIME_TAG]: String(runtimeMs), [KIND_TAG]: slo ? 'slo' : 'bestEffort' };
-    let deadlineMs: number | undefined;
-    if (slo) {
-      const slack = r.slackPct[rng.int(r.slackPct.length)] / 100;
-      deadlineMs = Math.round(arrivalMs + (1 + slack) * runtimeMs);
-      tags[DEADLINE_TAG] = String(deadlineMs);
-    }
-    offered += tpl.tasks * runtimeMs;
-    jobs.push({
-      name: `${tpl.name}-${jobs.length + 1}`,
-      user: tpl.user,
-      arrivalMs,
-      stages: [{ resource: TASK_RESOURCE, workMs: new Array<number>(tpl.tasks).fill(runtimeMs), name: 'map' }],
-      tags,
-      idealMs: runtimeMs,
-      ...(deadlineMs !== undefined ? { deadlineMs, preferredNodes: preferredNodes(rng, r.nodes, r.preferredShare), offPreferredSlowdown: r.slowdown } : {}),
+    drawn.push({
+      tpl,
+      runtimeMs,
+      ...(slo ? { slack: r.slackPct[rng.int(r.slackPct.length)] / 100, preferred: preferredNodes(rng, r.nodes, r.preferredShare) } : {}),
     });
+    offered += tpl.tasks * runtimeMs;
   }
+  const gaps = Array.from({ length: drawn.length + 1 }, () => hyperExponentialGap(rng, 1, 4));
+  const span = gaps.reduce((a, b) => a + b, 0);
+
+  const jobs: JobSpec[] = [];
+  let t = 0;
+  drawn.forEach((d, i) => {
+    t += gaps[i];
+    const arrivalMs = Math.floor((t / span) * windowMs);
+    const tags: Record<string, string> = { [RUNTIME_TAG]: String(d.runtimeMs), [KIND_TAG]: d.slack !== undefined ? 'slo' : 'bestEffort' };
+    const deadlineMs = d.slack !== undefined ? Math.round(arrivalMs + (1 + d.slack) * d.runtimeMs) : undefined;
+    if (deadlineMs !== undefined) tags[DEADLINE_TAG] = String(deadlineMs);
+    jobs.push({
+      name: `${d.tpl.name}-${i + 1}`,
+      user: d.tpl.user,
+      arrivalMs,
+      stages: [{ resource: TASK_RESOURCE, workMs: new Array<number>(d.tpl.tasks).fill(d.runtimeMs), name: 'map' }],
+      tags,
+      idealMs: d.runtimeMs,
+      ...(deadlineMs !== undefined ? { deadlineMs, preferredNodes: d.preferred, offPreferredSlowdown: r.slowdown } : {}),
+    });
+  });
 
   // History: `samples` runs of every template, each run alone (nominal runtime), spread over the
   // same hours of the day as the run, learned oldest finish first.
