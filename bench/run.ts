@@ -10,6 +10,7 @@
  *   npm run bench -- --no-backlog      # the Yahoo excerpt only
  *   npm run bench -- --live-scale      # the live cycle at 100 to 10,000 nodes (bench/live-scale.ts)
  *   npm run bench -- --darss           # DARSS admission and one cycle (bench/darss.ts)
+ *   npm run bench -- --threesigma      # 3Sigma prediction, one plan, one cycle at the paper's scale (bench/threesigma.ts)
  *   npm run bench -- --tasklevel       # Pigeon, Eagle, Sparrow, Kairos §6.2 replays (bench/tasklevel.ts)
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,11 @@ import { simulate, type SimulateResult } from '../src/sim/simulate.js';
 import { taskCount, type Workload } from '../src/sim/workload.js';
 import { runLiveScale } from './live-scale.js';
 
+if (process.argv.includes('--threesigma')) {
+  const { runThreeSigmaBench } = await import('./threesigma.js');
+  await runThreeSigmaBench(process.argv.slice(2).filter((a) => a !== '--threesigma'));
+  process.exit(0);
+}
 if (process.argv.includes('--darss')) {
   const { runDarssBench } = await import('./darss.js');
   await runDarssBench(process.argv.slice(2).filter((a) => a !== '--darss'));
