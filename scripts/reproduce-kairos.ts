@@ -188,8 +188,8 @@ function main(): void {
   w();
   w('A single run is, e.g., `npx schedbrain simulate --workload kairos-paper --policy kairos` (add');
   w("`--set starvationQuanta=3` for the guard of the paper's simulations, `--set preemptionsAllowed=3` for the");
-  w(`prototype head's). The testbed node model is the simulator's \`launchOverheadMs: ${TESTBED_LAUNCH_MS}\` (a library option of`);
-  w('`Simulator`, used by this script).');
+  w("prototype head's; `--set jobAgeLimitMs=600000 --set lasLimitMs=100000 --set oldTaskCores=1` for kairos-plus). The");
+  w(`testbed node model is the simulator's \`launchOverheadMs: ${TESTBED_LAUNCH_MS}\` (a library option of \`Simulator\`, used by this script).`);
   w();
   w('### What the prototype does, what the paper says');
   w();
