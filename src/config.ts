@@ -10,6 +10,8 @@ import { z } from 'zod';
 import { SchedbrainError } from './core/errors.js';
 import { isValidCron } from './history/schedule.js';
 
+const DAY_MS = 86_400_000;
+
 // node-cron would throw on an unknown zone only when the schedule starts; refuse it at load instead.
 function isTimeZone(tz: string): boolean {
   try {
@@ -42,8 +44,13 @@ export const configSchema = z
     periodMs: z.number().int().min(100).default(10_000),
     /** Directory of the embedded store. */
     stateDir: z.string().min(1).default('.schedbrain'),
-    /** Decision journal entries older than this are pruned; 0 keeps everything. */
-    journalRetentionHours: z.number().min(0).default(168),
+    /** Decision journal entries older than this (ms) are pruned; 0 keeps everything. Default 7 days. */
+    journalRetentionMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(3650 * DAY_MS)
+      .default(7 * DAY_MS),
     /** Policy to run; when omitted the stored one (or capacity-targets) runs. */
     policy: z.string().min(1).optional(),
     /** Parameters of `policy`. */
@@ -132,8 +139,13 @@ export const configSchema = z
         /** When to read what ended since the last pull (every five minutes: a step of 5 in the minute field); unset = no history. */
         pullCron: z.string().min(1).refine(isValidCron, 'not a valid cron expression').optional(),
         retentionCron: z.string().min(1).refine(isValidCron, 'not a valid cron expression').default('23 * * * *'),
-        /** Records of applications that ended longer ago are dropped (and the first pull reads no further back). */
-        maxAgeDays: z.number().positive().max(3650).default(30),
+        /** Records of applications that ended longer ago (ms) are dropped (and the first pull reads no further back). Default 30 days. */
+        maxAgeMs: z
+          .number()
+          .int()
+          .positive()
+          .max(3650 * DAY_MS)
+          .default(30 * DAY_MS),
         /** Past this many records, those that ended earliest are dropped. */
         maxRecords: z.number().int().min(1).max(10_000_000).default(100_000),
         /** Each pull reads again this far before the latest end it recorded (late state-store saves). */
@@ -232,6 +244,7 @@ export const ENV_VARS: Record<string, { key: string; kind: Kind }> = {
   SCHEDBRAIN_PERIOD_MS: { key: 'periodMs', kind: 'number' },
   SCHEDBRAIN_STATE_DIR: { key: 'stateDir', kind: 'string' },
   SCHEDBRAIN_POLICY: { key: 'policy', kind: 'string' },
+  SCHEDBRAIN_JOURNAL_RETENTION_MS: { key: 'journalRetentionMs', kind: 'number' },
   SCHEDBRAIN_JOURNAL_RETENTION_HOURS: { key: 'journalRetentionHours', kind: 'number' },
   SCHEDBRAIN_POLICY_PARAMS: { key: 'policyParams', kind: 'json' },
   SCHEDBRAIN_DRY_RUN: { key: 'dryRun', kind: 'boolean' },
@@ -330,6 +343,48 @@ export const CONFIG_FLAGS: Record<string, { key: string; kind: Kind; help: strin
 };
 
 type Tree = Record<string, unknown>;
+
+/**
+ * Keys renamed so that every duration is in milliseconds: the old name is still read (converted,
+ * with a deprecation notice at startup) unless the new one is also given.
+ */
+export const DEPRECATED_KEYS: ReadonlyArray<{ readonly old: string; readonly key: string; readonly toMs: number; readonly unit: string }> = [
+  { old: 'journalRetentionHours', key: 'journalRetentionMs', toMs: 3_600_000, unit: 'hours' },
+  { old: 'history.maxAgeDays', key: 'history.maxAgeMs', toMs: DAY_MS, unit: 'days' },
+];
+
+function getPath(t: Tree, key: string): unknown {
+  let cur: unknown = t;
+  for (const p of key.split('.')) {
+    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined;
+    cur = (cur as Tree)[p];
+  }
+  return cur;
+}
+
+function deletePath(t: Tree, key: string): void {
+  const parts = key.split('.');
+  const holder = parts.length === 1 ? t : getPath(t, parts.slice(0, -1).join('.'));
+  if (holder && typeof holder === 'object') delete (holder as Tree)[parts[parts.length - 1]];
+}
+
+/** Moves deprecated keys to their millisecond names; returns one notice per key moved. */
+function renameDeprecated(merged: Tree, sources: Map<string, string>): string[] {
+  const notices: string[] = [];
+  for (const d of DEPRECATED_KEYS) {
+    const v = getPath(merged, d.old);
+    if (v === undefined) continue;
+    const from = sources.get(d.old) ?? '';
+    if (getPath(merged, d.key) !== undefined) throw new ConfigError(d.old, from, `replaced by ${d.key} (milliseconds), which is set too: give only ${d.key}`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new ConfigError(d.old, from, `expected a number of ${d.unit} >= 0`);
+    deletePath(merged, d.old);
+    setPath(merged, d.key, Math.round(v * d.toMs));
+    sources.delete(d.old);
+    sources.set(d.key, from);
+    notices.push(`${d.old} (${from || 'config'}) is deprecated: it is read as ${d.key} = ${Math.round(v * d.toMs)}; rename it`);
+  }
+  return notices;
+}
 
 function setPath(t: Tree, key: string, v: unknown): void {
   const parts = key.split('.');
@@ -489,6 +544,8 @@ export interface LoadedConfig {
   readonly config: Config;
   /** Keys set by file, env or flags (not defaults) and where each came from. */
   readonly sources: ReadonlyMap<string, string>;
+  /** Deprecated keys that were read under their new names (to log at startup). */
+  readonly deprecations: readonly string[];
   readonly help: boolean;
   readonly positional: readonly string[];
 }
@@ -511,6 +568,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   for (const [name, f] of Object.entries(CONFIG_FLAGS)) flagSource.set(f.key, `--${name}`);
   for (const k of collectKeys(flags.values)) sources.set(k, flagSource.get(k) ?? 'command line');
   merged = merge(merged, flags.values);
+  const deprecations = renameDeprecated(merged, sources);
   const r = configSchema.safeParse(merged);
   if (!r.success) {
     const i = r.error.issues[0];
@@ -527,7 +585,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     throw new ConfigError('backoff.maxMs', sources.get('backoff.maxMs') ?? '', 'must be >= backoff.initialMs');
   if (r.data.leader.election === 'zookeeper' && !r.data.leader.zk)
     throw new ConfigError('leader.zk', sources.get('leader.election') ?? '', 'the zookeeper election needs the ensemble (--leader-zk host:port[,...])');
-  return { config: r.data, sources, help: flags.help, positional: flags.positional };
+  return { config: r.data, sources, deprecations, help: flags.help, positional: flags.positional };
 }
 
 function keyShape(path: string[]): Record<string, unknown> {

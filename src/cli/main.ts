@@ -241,6 +241,7 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
     throw e;
   }
   const log = makeLogger(cfg.logLevel);
+  for (const notice of loaded.deprecations) log.warn(notice);
   const cleanups: Array<[string, () => Promise<unknown>]> = [];
   const cleanup = async () => {
     for (const [what, fn] of cleanups.reverse()) {
@@ -338,7 +339,7 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       limits: cfg.limits,
       drift: cfg.drift,
       backoff: cfg.backoff,
-      journalRetentionMs: cfg.journalRetentionHours * 3600_000,
+      journalRetentionMs: cfg.journalRetentionMs,
       initial: { policy: cfg.policy, params: cfg.policyParams, dryRun: cfg.dryRun },
       lease,
       afterPolicyChange: ({ from, to }) => handBack(from !== to ? `policy ${from} replaced by ${to}` : `${to} switched to dry-run`),
@@ -414,7 +415,7 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
             ...(h.timelineUrl ? [timelineSource(h.timelineUrl, get)] : []),
             ...(h.jobHistoryUrl ? [jobHistorySource(h.jobHistoryUrl, get)] : []),
           ];
-          const puller = new HistoryPuller({ source, history, logger: historyLog, overlapMs: h.overlapMs, maxAgeMs: h.maxAgeDays * 86_400_000, taskSources });
+          const puller = new HistoryPuller({ source, history, logger: historyLog, overlapMs: h.overlapMs, maxAgeMs: h.maxAgeMs, taskSources });
           return { history, puller, historyLog };
         })()
       : undefined;
@@ -445,7 +446,7 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
     if (h.pullCron && historyParts) {
       const { startHistorySchedule, warmRunningPolicy } = await import('../history/index.js');
       const { history, puller, historyLog } = historyParts;
-      const maxAgeMs = h.maxAgeDays * 86_400_000;
+      const maxAgeMs = h.maxAgeMs;
       const schedule = startHistorySchedule({
         pullCron: h.pullCron,
         retentionCron: h.retentionCron,
@@ -463,7 +464,7 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
         .catch((e: unknown) => historyLog.warn({ err: e }, 'could not warm the policy from the history'));
       // Before the store closes (cleanups run in reverse): a pull or warming in progress finishes its writes.
       cleanups.push(['stop the history schedule', () => schedule.stop().then(() => first)]);
-      log.info({ pullCron: h.pullCron, retentionCron: h.retentionCron, maxAgeDays: h.maxAgeDays, maxRecords: h.maxRecords }, 'history schedule started');
+      log.info({ pullCron: h.pullCron, retentionCron: h.retentionCron, maxAgeMs: h.maxAgeMs, maxRecords: h.maxRecords }, 'history schedule started');
     }
     const c = engine.config();
     io.out(`schedbrain: admin API ${address} (policy ${c.name}${c.dryRun ? ', dry-run' : ''}, period ${cfg.periodMs} ms, state ${cfg.stateDir})`);

@@ -38,6 +38,30 @@ describe('config', () => {
     expect(config.dryRun).toBeUndefined();
   });
 
+  it('durations are in milliseconds; the old hour and day keys are read, converted, with a notice', () => {
+    const DAY = 86_400_000;
+    const d = loadConfig([], {});
+    expect(d.config.journalRetentionMs).toBe(7 * DAY);
+    expect(d.config.history.maxAgeMs).toBe(30 * DAY);
+    expect(d.deprecations).toEqual([]);
+    writeFileSync(file, 'journalRetentionHours: 48\nhistory:\n  maxAgeDays: 2\n');
+    const old = loadConfig(['--config', file], {});
+    expect(old.config.journalRetentionMs).toBe(2 * DAY);
+    expect(old.config.history.maxAgeMs).toBe(2 * DAY);
+    expect(old.deprecations).toEqual([
+      expect.stringMatching(/^journalRetentionHours \(file .*\) is deprecated: it is read as journalRetentionMs = 172800000/),
+      expect.stringMatching(/^history\.maxAgeDays .* history\.maxAgeMs = 172800000/),
+    ]);
+    expect(old.sources.get('journalRetentionMs')).toBe(`file ${file}`);
+    expect(loadConfig([], { SCHEDBRAIN_JOURNAL_RETENTION_MS: '60000' }).config.journalRetentionMs).toBe(60_000);
+    expect(loadConfig([], { SCHEDBRAIN_JOURNAL_RETENTION_HOURS: '1' }).config.journalRetentionMs).toBe(3_600_000);
+    // Both names at once: which one is meant is unclear.
+    const both = fail(['--config', file], { SCHEDBRAIN_JOURNAL_RETENTION_MS: '60000' });
+    expect(both.message).toMatch(/journalRetentionHours.*replaced by journalRetentionMs/);
+    writeFileSync(file, 'history:\n  maxAgeDays: -1\n');
+    expect(fail(['--config', file]).message).toMatch(/history\.maxAgeDays.*number of days >= 0/);
+  });
+
   it('precedence: flags > env > file > defaults', () => {
     writeFileSync(
       file,

@@ -259,7 +259,7 @@ describe('history schedule', () => {
 describe('history configuration', () => {
   it('is off by default, with hourly retention, 30 days and 100,000 records', () => {
     const { config } = loadConfig([], {});
-    expect(config.history).toEqual({ retentionCron: '23 * * * *', maxAgeDays: 30, maxRecords: 100_000, overlapMs: 300_000 });
+    expect(config.history).toEqual({ retentionCron: '23 * * * *', maxAgeMs: 30 * DAY, maxRecords: 100_000, overlapMs: 300_000 });
   });
 
   it('takes cron expressions from the environment or file, and refuses one that is not cron', () => {
