@@ -241,6 +241,18 @@ describe('kairos incremental cycles decide as a full pass would', () => {
       expect(r.rules.get(rule), rule).toBeGreaterThan(0);
   });
 
+  it("with the head's guard and the kairos-plus rules", () => {
+    const r = compare({
+      params: { preemptionsAllowed: 3, jobAgeLimitMs: 600_000, lasLimitMs: 100_000, oldTaskCores: 1 },
+      seed: 1,
+      jobs: 40,
+      workload: 'kairos-paper',
+      reloadEvery: 25,
+    });
+    expect(r.incremental).toBeGreaterThan(r.cycles / 2);
+    for (const rule of ['preemptOnArrival', 'swapOnQuantumEnd', 'resumeOnFreeCore']) expect(r.rules.get(rule), rule).toBeGreaterThan(0);
+  });
+
   it('on random workloads, parameters and reloads (property)', () => {
     fc.assert(
       fc.property(
