@@ -9,14 +9,20 @@
  * - `swapOnQuantumEnd` (l. 30-45): a running task's quantum expired
  *   → it yields to the youngest suspended task if that one has attained at least `swapMarginMs`
  *   less service (the prototype: W/2), else it keeps its core for another W;
- * - `preemptionCountGuard` (the prototype's head, not in the paper): at its quantum end a task
- *   suspended more than `preemptionsAllowed` times keeps its core for a longer window;
- * - `starvationGuard` (§3.2, not in the pseudocode): a task suspended for
+ * - `preemptionCountGuard` (the prototype's head, not in the paper; off by default): at its quantum
+ *   end a task suspended more than `preemptionsAllowed` times keeps its core for a longer window
+ *   (no decision of its own: the task simply stays);
+ * - `starvationGuard` (§3.2, not in the pseudocode; off by default): a task suspended for
  *   `starvationQuanta` quanta takes the core of the running task with the most attained service and
  *   runs unpreemptible for `starvationRunQuanta` quanta;
  * - `resumeOnFreeCore` (l. 19-29): a free core goes to the youngest suspended task.
  *
  * A decision's `rule` is the name of the function that made it.
+ *
+ * kairos-plus (not in the paper; `lasLimitMs`, `oldTaskCores`, `jobAgeLimitMs`) changes only the
+ * LAS order the rules follow (`byAttainedAsc`): tasks of a job older than `jobAgeLimitMs` and the
+ * node's first `oldTaskCores` old tasks first, then young tasks by attained service, then the other
+ * old tasks, old ones in their jobs' order (`guaranteeOldTasks` marks them at each visit).
  *
  * Suspending and resuming on the node's cores is the shared mechanism (`shared/suspend-resume.ts`)
  * with the LAS orders. Attained service comes from the snapshot (`attainedServiceMs`); without it,
