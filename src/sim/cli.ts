@@ -1,7 +1,7 @@
 /**
  * `schedbrain simulate …`: replay a workload under a policy in the discrete-event simulator.
  *
- *   schedbrain simulate --workload <kairos-heavy|kairos-uniform|sample:NAME|PATH.tr> --policy NAME[,NAME…]
+ *   schedbrain simulate --workload <kairos-heavy|kairos-uniform|kairos-paper|sample:NAME|PATH.tr> --policy NAME[,NAME…]
  *       [--nodes N] [--cores C] [--memory-mb M] [--seed S] [--jobs N] [--set key=value …]
  *       [--delay-ms X] [--period-ms P] [--allocator fifo|capacity] [--cutoff S] [--task-jitter J]
  *       [--json] [--per-job] [--plot FILE.svg] [--plot-metric jct|slowdown] [--log-x] [--html FILE.html]
@@ -20,7 +20,7 @@ import { resolveWorkload } from './workloads/index.js';
 // Kept importable from here: tests and callers reach them through the command's module.
 export { buildParams, parseValue, UsageError } from './params.js';
 
-const USAGE = `usage: schedbrain simulate --workload <kairos-heavy|kairos-uniform|sample:NAME|PATH.tr> --policy NAME[,NAME...]
+const USAGE = `usage: schedbrain simulate --workload <kairos-heavy|kairos-uniform|kairos-paper|sample:NAME|PATH.tr> --policy NAME[,NAME...]
   [--nodes N] [--cores C] [--memory-mb M] [--seed S] [--jobs N] [--set key=value ...]
   [--delay-ms X] [--period-ms P] [--allocator fifo|capacity] [--cutoff SECONDS] [--task-jitter J]
   [--json] [--per-job] [--plot FILE.svg] [--plot-metric jct|slowdown] [--log-x] [--html FILE.html]
