@@ -66,6 +66,8 @@ export interface PlanSolution {
   readonly solver: 'highs' | 'greedy';
   /** Solver status, or why the greedy packing was used. */
   readonly status: string;
+  /** Wall-clock time in HiGHS, ms (0 when it was not called). */
+  readonly solveMs: number;
   /** HiGHS's relative MIP gap when its run ended (absent when HiGHS was not called). */
   readonly mipGap?: number;
   readonly columns: number;
@@ -77,14 +79,21 @@ export interface PlanSolution {
  * HiGHS settings that keep a solve short on these problems: with its default cut pool the root
  * kept thousands of cuts of the fractional expected-use rows and the gap stayed open for 1,000
  * nodes; a small pool whose cuts age out fast closed it at the root. RINS/RENS spent most of the
- * remaining work. The node limit bounds the rest.
+ * remaining work. Reliability branching's strong-branching LPs were 17,730 of the 23,135 LP
+ * iterations of a 200-job plan; branching by pseudo-costs from the first node kept or raised the
+ * objective of fifteen plans of 10 to 200 jobs for 34–58 % less CPU from 60 jobs on (docs/benchmarks.md).
+ * The node limit bounds the rest.
  */
 const BOUNDED_EFFORT = {
   mip_pool_soft_limit: 30,
   mip_lp_age_limit: 2,
   mip_heuristic_run_rins: false,
   mip_heuristic_run_rens: false,
+  mip_pscost_minreliable: 0,
 } as const;
+
+/** Coefficients below this are left out of the model (HiGHS drops those below 1e-9 with a warning). */
+const NEGLIGIBLE_USE = 1e-9;
 
 /** Tolerance of the capacity check on a solution (the solver's own is 1e-7 on rows). */
 const FEASIBILITY_TOLERANCE = 1e-6;
@@ -160,7 +169,7 @@ export function solveGreedy(p: PlanProblem, why: string): PlanSolution {
     for (let r = 0; r < rows; r++) left[r] -= opt.use[r];
   }
   const preempted = p.preemptions.map(() => false);
-  return { chosen, preempted, objective: objectiveOf(p, chosen, preempted), solver: 'greedy', status: why, ...sizeOf(p) };
+  return { chosen, preempted, objective: objectiveOf(p, chosen, preempted), solver: 'greedy', status: why, solveMs: 0, ...sizeOf(p) };
 }
 
 function everyJobHasItsBestOption(p: PlanProblem, chosen: readonly number[]): boolean {
@@ -188,19 +197,42 @@ export function solvePlan(p: PlanProblem, limits: SolverLimits): PlanSolution {
       objective: 0,
       solver: 'greedy',
       status: 'optimal: no options',
+      solveMs: 0,
       ...sizeOf(p),
     };
   const greedy = solveGreedy(p, 'optimal: every job has its best option');
   if (everyJobHasItsBestOption(p, greedy.chosen)) return greedy;
   if (!highs) return solveGreedy(p, `HiGHS unavailable: ${highsLoadError ?? 'not loaded'}`);
   try {
-    return solveWithHighs(highs, p, limits);
+    return solveWithHighs(highs, p, limits, startingPlan(p, greedy.chosen));
   } catch (e) {
     return solveGreedy(p, `HiGHS failed: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 
-function solveWithHighs(h: Highs, p: PlanProblem, limits: SolverLimits): PlanSolution {
+interface StartingPlan {
+  readonly chosen: readonly number[];
+  readonly objective: number;
+  readonly from: 'last plan' | 'greedy packing';
+}
+
+/**
+ * §4.3.6: the solve starts from the last cycle's plan when it is still feasible — leaving the
+ * cluster as it is — or from the greedy packing when that earns more (or there is no last plan).
+ * HiGHS then holds an incumbent from its first node, prunes against it, and a solve stopped by
+ * its node or time limit never returns less than this start.
+ */
+function startingPlan(p: PlanProblem, greedyChosen: readonly number[]): StartingPlan {
+  const noPreemption = p.preemptions.map(() => false);
+  const greedyObjective = objectiveOf(p, greedyChosen, noPreemption);
+  if (p.seed && p.seed.length === p.jobs && isFeasible(p, p.seed, noPreemption)) {
+    const seedObjective = objectiveOf(p, p.seed, noPreemption);
+    if (seedObjective >= greedyObjective) return { chosen: p.seed, objective: seedObjective, from: 'last plan' };
+  }
+  return { chosen: greedyChosen, objective: greedyObjective, from: 'greedy packing' };
+}
+
+function solveWithHighs(h: Highs, p: PlanProblem, limits: SolverLimits, start: StartingPlan): PlanSolution {
   const rowsCap = p.slices * p.resources;
   const bestEffortRows = needsBestEffortRows(p);
   const numRows = p.jobs + rowsCap * (bestEffortRows ? 2 : 1);
@@ -214,13 +246,13 @@ function solveWithHighs(h: Highs, p: PlanProblem, limits: SolverLimits): PlanSol
     indices.push(o.job);
     values.push(1);
     for (let r = 0; r < rowsCap; r++) {
-      if (o.use[r] === 0) continue;
+      if (o.use[r] < NEGLIGIBLE_USE) continue;
       indices.push(p.jobs + r);
       values.push(o.use[r]);
     }
     if (bestEffortRows && o.bestEffort) {
       for (let r = 0; r < rowsCap; r++) {
-        if (o.use[r] === 0) continue;
+        if (o.use[r] < NEGLIGIBLE_USE) continue;
         indices.push(p.jobs + rowsCap + r);
         values.push(o.use[r]);
       }
@@ -230,7 +262,7 @@ function solveWithHighs(h: Highs, p: PlanProblem, limits: SolverLimits): PlanSol
   }
   for (const x of p.preemptions) {
     for (let r = 0; r < rowsCap; r++) {
-      if (x.credit[r] === 0) continue;
+      if (x.credit[r] < NEGLIGIBLE_USE) continue;
       indices.push(p.jobs + r);
       values.push(-x.credit[r]);
     }
@@ -259,27 +291,36 @@ function solveWithHighs(h: Highs, p: PlanProblem, limits: SolverLimits): PlanSol
     (model): PlanSolution => {
       model.options.set({ output_flag: false, random_seed: 0, mip_max_nodes: limits.maxNodes, mip_rel_gap: limits.relativeGap, ...BOUNDED_EFFORT });
       if (limits.timeLimitMs !== undefined) model.options.set('time_limit', limits.timeLimitMs / 1000);
-      if (p.seed) {
-        const start = new Array<number>(numCols).fill(0);
-        for (const o of p.seed) if (o >= 0) start[o] = 1;
-        if (
-          isFeasible(
-            p,
-            p.seed,
-            p.preemptions.map(() => false),
-          )
-        )
-          model.setSolution({ colValue: start });
-      }
+      const startValues = new Array<number>(numCols).fill(0);
+      for (const o of start.chosen) if (o >= 0) startValues[o] = 1;
+      model.setSolution({ colValue: startValues });
+      const startedMs = performance.now();
       const run = model.run();
+      const solveMs = performance.now() - startedMs;
       const mipGap = mipGapOf(model);
+      const status = statusName(h, run.modelStatus);
       const x = model.getSolution().colValue;
       const chosen = new Array<number>(p.jobs).fill(-1);
-      for (let o = 0; o < p.options.length; o++) if (x[o] > 0.5) chosen[p.options[o].job] = o;
-      const preempted = p.preemptions.map((_, i) => x[p.options.length + i] > 0.5);
-      const status = statusName(h, run.modelStatus);
-      if (x.length !== numCols || !isFeasible(p, chosen, preempted)) return { ...solveGreedy(p, `HiGHS gave no feasible plan (${status})`), ...size };
-      return { chosen, preempted, objective: objectiveOf(p, chosen, preempted), solver: 'highs', status, ...(mipGap !== undefined ? { mipGap } : {}), ...size };
+      const preempted = p.preemptions.map(() => false);
+      if (x.length === numCols) {
+        for (let o = 0; o < p.options.length; o++) if (x[o] > 0.5) chosen[p.options[o].job] = o;
+        for (let i = 0; i < p.preemptions.length; i++) preempted[i] = x[p.options.length + i] > 0.5;
+      }
+      const usable = x.length === numCols && isFeasible(p, chosen, preempted);
+      const objective = usable ? objectiveOf(p, chosen, preempted) : -Infinity;
+      // A solve cut short may hold nothing better than its start (or nothing at all): the start stands.
+      if (objective < start.objective - FEASIBILITY_TOLERANCE)
+        return {
+          chosen: [...start.chosen],
+          preempted: p.preemptions.map(() => false),
+          objective: start.objective,
+          solver: 'highs',
+          status: `${status}: ${start.from} kept`,
+          solveMs,
+          ...(mipGap !== undefined ? { mipGap } : {}),
+          ...size,
+        };
+      return { chosen, preempted, objective, solver: 'highs', status, solveMs, ...(mipGap !== undefined ? { mipGap } : {}), ...size };
     },
   );
 }
