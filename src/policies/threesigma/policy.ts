@@ -372,11 +372,10 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
       const live = p.live ? liveDemand(app, p.live) : undefined;
       if (p.live ? runsForPlan(app, job, held?.length ?? 0, p.live) : held && held.length > 0) {
         // From its earliest task container: the RM's start time of an application is its acceptance.
-        // Live, a job released before its tasks start runs from its release.
-        if (job.runningSinceMs === undefined)
-          job.runningSinceMs = held && held.length > 0 ? held.reduce((m, c) => Math.min(m, c.startedAtMs), now) : (job.releasedAtMs ?? now);
+        if (job.runningSinceMs === undefined && held && held.length > 0) job.runningSinceMs = held.reduce((m, c) => Math.min(m, c.startedAtMs), now);
         const demand = live ? shareOf(snapshot, live.vcores, live.memoryMB) : shareOf(snapshot, app.allocated.vcores, app.allocated.memoryMB);
-        runningApps.push({ app, job, plan: { ...base, demand, runningSinceMs: job.runningSinceMs } });
+        // Live, a job released whose tasks have not started yet has its whole runtime ahead.
+        runningApps.push({ app, job, plan: { ...base, demand, runningSinceMs: job.runningSinceMs ?? now } });
       } else {
         job.runningSinceMs = undefined;
         const r = app.pendingContainerResource;
