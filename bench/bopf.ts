@@ -5,7 +5,6 @@
  *
  *   npx tsx bench/bopf.ts [--runs 5] [--write]     # --write appends/replaces `## BoPF` in docs/benchmarks.md
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import type { AppView, QueueView } from '../src/core/model.js';
@@ -14,7 +13,7 @@ import { AdmissionControl } from '../src/policies/bopf/admission.js';
 import { allocate, type AllocQueue } from '../src/policies/shared/queues/allocate.js';
 import { bopfPolicy } from '../src/policies/bopf/policy.js';
 import type { QueueSpec } from '../src/policies/bopf/spec.js';
-import { cpuMs, median } from './measure.js';
+import { cpuMs, median, writeBenchSection } from './measure.js';
 
 const { values: args } = parseArgs({ args: process.argv.slice(2), options: { runs: { type: 'string' }, write: { type: 'boolean', default: false } } });
 const runs = Number(args.runs || 5) || 5;
@@ -202,20 +201,4 @@ const lines = [
 ];
 const text = lines.join('\n');
 process.stdout.write(`${text}\n`);
-if (args.write) {
-  const path = new URL('../docs/benchmarks.md', import.meta.url);
-  let doc = '';
-  try {
-    doc = readFileSync(path, 'utf8');
-  } catch {
-    doc = '# Benchmarks\n\n';
-  }
-  const start = doc.indexOf('## BoPF');
-  if (start >= 0) {
-    // The section ends at the next heading or at another generator's marker, whichever comes first.
-    const ends = ['\n## ', '\n<!-- '].map((m) => doc.indexOf(m, start + 1)).filter((i) => i >= 0);
-    const next = ends.length ? Math.min(...ends) : -1;
-    doc = doc.slice(0, start) + text + (next >= 0 ? doc.slice(next + 1) : '');
-  } else doc = `${doc.trimEnd()}\n\n${text}`;
-  writeFileSync(path, doc);
-}
+if (args.write) writeBenchSection('## BoPF', text);

@@ -8,13 +8,12 @@
  *   npx tsx bench/darss.ts [--runs 5] [--write]     # or: npm run bench -- --darss [--runs 5] [--write]
  *   --write replaces `## DARSS` in docs/benchmarks.md
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import type { AppView, NodeView, QueueView } from '../src/core/model.js';
 import { JOB_TAG, REQUEST_TAG } from '../src/core/rsl.js';
 import { buildSnapshot } from '../src/core/snapshot.js';
-import { cpuMs, median } from './measure.js';
+import { cpuMs, median, writeBenchSection } from './measure.js';
 import { darssPolicy, judgeRequest, type DarssParams, type DarssRequest, type DarssState } from '../src/policies/darss/index.js';
 
 export async function runDarssBench(argv: string[]): Promise<void> {
@@ -152,19 +151,7 @@ export async function runDarssBench(argv: string[]): Promise<void> {
   ];
   const text = lines.join('\n');
   console.log(text);
-  if (args.write) {
-    const file = new URL('../docs/benchmarks.md', import.meta.url);
-    const doc = readFileSync(file, 'utf8');
-    const start = doc.indexOf('## DARSS\n');
-    let out: string;
-    if (start >= 0) {
-      const next = doc.indexOf('\n## ', start + 1);
-      out = doc.slice(0, start) + text + (next >= 0 ? doc.slice(next + 1) : '');
-    } else {
-      out = `${doc.trimEnd()}\n\n${text}`;
-    }
-    writeFileSync(file, out);
-  }
+  if (args.write) writeBenchSection('## DARSS', text);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runDarssBench(process.argv.slice(2));

@@ -12,7 +12,6 @@
  *   npm run bench -- --threesigma [same options]
  *   --write replaces `## 3Sigma` in docs/benchmarks.md; the 20-set plans take minutes (one solve)
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import type { AppView, ContainerView, NodeView, QueueView } from '../src/core/model.js';
@@ -26,7 +25,7 @@ import { cycleProblem, expectedUse, utilityCurveOf, type JobToPlan, type Running
 import { emptyPredictor, learnRuntime, predictRuntime, type PredictorState } from '../src/policies/threesigma/predictor.js';
 import { threeSigmaPolicy, type ThreeSigmaState } from '../src/policies/threesigma/policy.js';
 import { expectedUtility } from '../src/policies/threesigma/utility.js';
-import { cpuMs, median } from './measure.js';
+import { cpuMs, median, writeBenchSection } from './measure.js';
 
 const MIN = 60_000;
 /** Sets kept per job and start slice in the capped 20-set experiment. */
@@ -456,19 +455,7 @@ export async function runThreeSigmaBench(argv: string[]): Promise<void> {
   ];
   const text = lines.join('\n');
   console.log(text);
-  if (args.write) {
-    const file = new URL('../docs/benchmarks.md', import.meta.url);
-    const doc = readFileSync(file, 'utf8');
-    const start = doc.indexOf('## 3Sigma\n');
-    let out: string;
-    if (start >= 0) {
-      const next = doc.indexOf('\n## ', start + 1);
-      out = doc.slice(0, start) + text + (next >= 0 ? doc.slice(next + 1) : '');
-    } else {
-      out = `${doc.trimEnd()}\n\n${text}`;
-    }
-    writeFileSync(file, out);
-  }
+  if (args.write) writeBenchSection('## 3Sigma', text);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runThreeSigmaBench(process.argv.slice(2));

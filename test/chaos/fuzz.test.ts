@@ -4,7 +4,7 @@
  * valid token, no route answers 2xx to a role below its own, and the heap comes back to where it
  * was. The count is SCHEDBRAIN_FUZZ_RUNS (default 100,000). Figures go to docs/reliability.md.
  */
-import fc from 'fast-check';
+import * as fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
