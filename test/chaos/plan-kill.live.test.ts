@@ -15,20 +15,13 @@ import { createAdminClient, ok } from '../../src/client/index.js';
 import { HttpNodeShim } from '../../src/yarn/shim-client.js';
 import { submitJob } from '../../src/yarn/workload.js';
 import { eventually, shimSecret, shimUrl, startServeProcess, stopServeProcess, type ServeProcess } from '../integration/helpers.js';
+import { appEnded, killApp, nodeCapacities, type Capacity } from './cluster.js';
 import { FaultProxy } from './fault-proxy.js';
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
 const url = shimUrl();
 const KAIROS = { quantumMs: 3_000, queueSlots: 2 };
-
-type Capacity = { memoryMB: number; vcores: number };
-
-async function nodeCapacities(): Promise<Record<string, Capacity>> {
-  const res = await fetch(`${rmUrl}/ws/v1/cluster/nodes`, { headers: { Accept: 'application/json' } });
-  const body = (await res.json()) as { nodes: { node: { id: string; totalResource: { memory: number; vCores: number } }[] } };
-  return Object.fromEntries(body.nodes.node.map((n) => [n.id, { memoryMB: n.totalResource.memory, vcores: n.totalResource.vCores }]));
-}
 
 interface Entry {
   timeMs: number;
@@ -55,19 +48,14 @@ describe.skipIf(!url)('a brain killed between two actions of one plan', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'schedbrain-plan-kill-'));
-    baseline = await nodeCapacities();
+    baseline = await nodeCapacities(rmUrl);
     proxy = await new FaultProxy(rmUrl).start();
   });
 
   afterAll(async () => {
     for (const p of running) await stopServeProcess(p, 'SIGTERM');
     await proxy?.stop();
-    if (appId)
-      await fetch(`${rmUrl}/ws/v1/cluster/apps/${appId}/state?user.name=schedbrain`, {
-        method: 'PUT',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ state: 'KILLED' }),
-      }).catch(() => undefined);
+    if (appId) await killApp(rmUrl, appId);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -88,7 +76,7 @@ describe.skipIf(!url)('a brain killed between two actions of one plan', () => {
       return p;
     });
   const overCommittedNodes = async () => {
-    const now = await nodeCapacities();
+    const now = await nodeCapacities(rmUrl);
     return Object.keys(baseline).filter((id) => now[id]?.vcores === baseline[id].vcores + KAIROS.queueSlots);
   };
 
@@ -163,21 +151,11 @@ describe.skipIf(!url)('a brain killed between two actions of one plan', () => {
     expect(agree.received.length).toBeGreaterThan(0);
 
     expect(await stopServeProcess(second, 'SIGTERM')).toBe(0);
-    expect(await nodeCapacities()).toEqual(baseline);
+    expect(await nodeCapacities(rmUrl)).toEqual(baseline);
     const shim = new HttpNodeShim({ urls: [url!], secret: shimSecret(), holder: 'plan-kill-test-reader', retry: { maxAttempts: 1 } });
     const listed = await shim.listContainers();
     expect(listed.containers.filter((c) => c.state === 'SUSPENDED')).toEqual([]);
-    const done = await eventually(
-      'the job to finish',
-      async () => {
-        const r = (await (await fetch(`${rmUrl}/ws/v1/cluster/apps/${appId}`, { headers: { Accept: 'application/json' } })).json()) as {
-          app: { state: string; finalStatus: string };
-        };
-        return ['FINISHED', 'FAILED', 'KILLED'].includes(r.app.state) ? r.app : undefined;
-      },
-      120_000,
-      500,
-    );
+    const done = await eventually('the job to finish', () => appEnded(rmUrl, appId!), 120_000, 500);
     expect(done.finalStatus).toBe('SUCCEEDED');
   }, 300_000);
 });
