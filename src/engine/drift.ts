@@ -5,7 +5,9 @@
  * a hold-off before the brain writes it again; `pause` holds every write for the hold-off;
  * `override` only reports it. A suspended container found running is only reported: the shims'
  * lease watchdog resumes every suspension when the brain's lease lapses, and the brain's next plan
- * decides afresh whether to suspend it again.
+ * decides afresh whether to suspend it again. Suspended containers on a node that is lost, shut
+ * down or unhealthy, gone from the RM, or whose shim stopped listing them are reported per node
+ * (`suspendedOnLostNode`): their processes may stay stopped until that node's shim starts again.
  */
 import type { Action } from '../core/actions.js';
 import { findQueue, type ClusterSnapshot } from '../core/model.js';
@@ -21,7 +23,10 @@ export interface DriftOptions {
 
 export const DEFAULT_DRIFT: DriftOptions = { policy: 'respect', holdOffMs: 10 * 60_000 };
 
-export type DriftKind = 'queueCapacity' | 'queueMaxCapacity' | 'nodeResource' | 'appPriority' | 'suspension';
+export type DriftKind = 'queueCapacity' | 'queueMaxCapacity' | 'nodeResource' | 'appPriority' | 'suspension' | 'suspendedOnLostNode';
+
+/** Node states in which a NodeManager no longer runs (or no longer looks after) its containers. */
+const NODE_LOST_STATES: ReadonlySet<string> = new Set(['LOST', 'SHUTDOWN', 'UNHEALTHY', 'DECOMMISSIONED', 'REBOOTED']);
 
 export interface Drift {
   readonly kind: DriftKind;
@@ -38,6 +43,8 @@ interface Written {
   readonly target: string;
   readonly value: string;
   readonly atMs: number;
+  /** The node a suspended container is on. */
+  readonly nodeId?: string;
 }
 
 /** Every write is held when this target is held (`pause`). */
@@ -48,6 +55,10 @@ const pct = (x: number) => String(Math.round(x * 100) / 100);
 export class DriftTracker {
   private readonly written = new Map<string, Written>();
   private readonly held = new Map<string, { untilMs: number; reason: string }>();
+  /** Suspensions whose last view carried the shim's figures (so the shim listed them). */
+  private readonly listedByShim = new Set<string>();
+  /** Nodes of the previous snapshot: a node that leaves the RM's list after it was seen is gone. */
+  private previousNodeIds: ReadonlySet<string> = new Set();
 
   constructor(readonly options: DriftOptions = DEFAULT_DRIFT) {}
 
@@ -69,9 +80,10 @@ export class DriftTracker {
     } else if (a.kind === 'setAppPriority') {
       put(`app:${a.appId}`, { kind: 'appPriority', target: `app:${a.appId}`, value: String(a.priority), atMs });
     } else if (a.kind === 'suspendContainer') {
-      put(`container:${a.containerId}`, { kind: 'suspension', target: `container:${a.containerId}`, value: 'SUSPENDED', atMs });
+      put(`container:${a.containerId}`, { kind: 'suspension', target: `container:${a.containerId}`, value: 'SUSPENDED', atMs, nodeId: a.nodeId });
     } else if (a.kind === 'resumeContainer' || a.kind === 'killContainer') {
       this.written.delete(`container:${a.containerId}`);
+      this.listedByShim.delete(`container:${a.containerId}`);
     }
   }
 
@@ -95,7 +107,25 @@ export class DriftTracker {
       }
       case 'suspension':
         return s.containers.get(id)?.state;
+      case 'suspendedOnLostNode':
+        return undefined;
     }
+  }
+
+  /**
+   * Why a suspension can no longer be undone through its node, if so: the node's state, `gone`
+   * (it left the RM's list), or `shim silent` (the container shows running without the shim's
+   * figures, after the shim had listed it suspended: the shim no longer answers, or restarted).
+   */
+  private suspensionLost(field: string, w: Written, s: ClusterSnapshot): string | undefined {
+    if (w.nodeId === undefined) return undefined;
+    const node = s.nodes.get(w.nodeId);
+    if (node && NODE_LOST_STATES.has(node.state)) return node.state;
+    if (!node) return this.previousNodeIds.has(w.nodeId) ? 'gone' : undefined;
+    const c = s.containers.get(field.slice('container:'.length));
+    if (c?.state === 'SUSPENDED' && c.attainedServiceMs !== undefined) this.listedByShim.add(field);
+    if (c?.state === 'RUNNING' && c.attainedServiceMs === undefined && this.listedByShim.has(field)) return 'shim silent';
+    return undefined;
   }
 
   /**
@@ -104,14 +134,28 @@ export class DriftTracker {
    */
   detect(s: ClusterSnapshot, nowMs: number): Drift[] {
     const out: Drift[] = [];
+    const lostByNode = new Map<string, { states: Set<string>; containerIds: string[]; writtenAtMs: number }>();
     for (const [field, w] of this.written) {
+      const lostAs = w.kind === 'suspension' ? this.suspensionLost(field, w, s) : undefined;
+      if (lostAs !== undefined) {
+        this.written.delete(field);
+        this.listedByShim.delete(field);
+        const at = lostByNode.get(w.nodeId!) ?? { states: new Set<string>(), containerIds: [], writtenAtMs: w.atMs };
+        at.states.add(lostAs);
+        at.containerIds.push(w.target.slice('container:'.length));
+        at.writtenAtMs = Math.min(at.writtenAtMs, w.atMs);
+        lostByNode.set(w.nodeId!, at);
+        continue;
+      }
       const now = this.current(field, w, s);
       if (now === undefined) {
         this.written.delete(field);
+        this.listedByShim.delete(field);
         continue;
       }
       if (now === w.value) continue;
       this.written.delete(field);
+      this.listedByShim.delete(field);
       if (w.kind === 'suspension') {
         const describe =
           `container ${w.target.slice(10)} was resumed outside the brain: it suspended it, the cluster now says ${now} ` +
@@ -132,6 +176,8 @@ export class DriftTracker {
       if (this.options.policy === 'respect') this.held.set(w.target, { untilMs, reason: describe });
       if (this.options.policy === 'pause') this.held.set(ALL_TARGETS, { untilMs, reason: describe });
     }
+    this.previousNodeIds = new Set(s.nodes.keys());
+    for (const [nodeId, lost] of lostByNode) out.push(lostNodeDrift(nodeId, [...lost.states].join(', '), lost.containerIds, lost.writtenAtMs));
     return out;
   }
 
@@ -152,7 +198,22 @@ export class DriftTracker {
   reset(): void {
     this.held.clear();
     this.written.clear();
+    this.listedByShim.clear();
   }
+}
+
+/** One node's suspended containers the brain can no longer resume through it; reported, never held. */
+function lostNodeDrift(nodeId: string, now: string, containerIds: readonly string[], writtenAtMs: number): Drift {
+  const what =
+    now === 'shim silent'
+      ? "its shim no longer lists them (a shim that still runs resumes them when the brain's lease lapses there)"
+      : now === 'gone'
+        ? 'it is gone from the ResourceManager'
+        : `it is ${now}`;
+  const describe =
+    `${containerIds.length} container(s) the brain suspended on node ${nodeId} (${containerIds.join(', ')}) are out of its reach: ${what}; ` +
+    `if that NodeManager died, their processes stay stopped until its shim starts again and continues them (docs/operator-guide.md)`;
+  return { kind: 'suspendedOnLostNode', target: `node:${nodeId}`, written: `SUSPENDED: ${containerIds.join(', ')}`, now, writtenAtMs, describe };
 }
 
 /** The hold that keeps an action from being sent, if any. */
