@@ -103,10 +103,16 @@ public final class MiniClusterMain {
       conf.unset("hadoop.http.authentication.type");
       conf.unset("hadoop.http.authentication.simple.anonymous.allowed");
     }
-    // The shim's shared secret: random per cluster, readable by this user only.
+    // The shim's shared secret: random per cluster, readable by this user only; a cluster started
+    // again on the same work dir keeps it, as a restarted NodeManager keeps its configuration.
     File secretFile = new File(workDir, "shim.secret");
-    writeSecret(secretFile);
+    if (!hasSecret(secretFile)) {
+      writeSecret(secretFile);
+    }
     conf.set(ShimConfig.SECRET_FILE, secretFile.getAbsolutePath());
+    // Outside data/, which MiniYARNCluster empties at start: a cluster started again on this work
+    // dir continues what a killed one left suspended.
+    conf.set(ShimConfig.STATE_DIR, new File(workDir, "shim-state").getAbsolutePath());
     ShimConfig.apply(conf);
     if (reservationQueue != null) {
       conf.setBoolean(YarnConfiguration.RM_RESERVATION_SYSTEM_ENABLE, true);
@@ -407,6 +413,10 @@ public final class MiniClusterMain {
     try (OutputStream out = new FileOutputStream(new File(confDir, "core-site.xml"))) {
       coreSite.writeXml(out);
     }
+  }
+
+  private static boolean hasSecret(File f) throws IOException {
+    return f.isFile() && new String(java.nio.file.Files.readAllBytes(f.toPath()), java.nio.charset.StandardCharsets.UTF_8).trim().length() >= 16;
   }
 
   private static void writeSecret(File f) throws IOException {

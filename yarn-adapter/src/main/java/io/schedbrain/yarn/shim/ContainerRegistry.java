@@ -21,7 +21,10 @@ import org.slf4j.LoggerFactory;
  * running on which node, which ones the shim has suspended, and the brain's lease.
  *
  * <p>Invariant: a container stays suspended only while a lease is live. The watchdog resumes
- * every suspended container as soon as the lease lapses or is released, and on JVM shutdown.
+ * every suspended container as soon as the lease lapses or is released, and on JVM shutdown; a
+ * container the NodeManager stops tracking while suspended is continued at once. What is suspended
+ * is also kept on disk ({@link SuspensionRecord}): a shim killed outright (no shutdown hook runs)
+ * continues, when it starts again, every process it had stopped that is still the same process.
  */
 public final class ContainerRegistry {
   private static final Logger LOG = LoggerFactory.getLogger(ContainerRegistry.class);
@@ -36,6 +39,11 @@ public final class ContainerRegistry {
     void signal(int rootPid, String signal) throws IOException;
   }
 
+  /** A process's start time in clock ticks after boot (/proc/[pid]/stat field 22); -1 when it is gone. */
+  public interface StartTimes {
+    long of(int pid);
+  }
+
   static final class Entry {
     final String containerId;
     final Supplier<String> nodeId;
@@ -43,6 +51,8 @@ public final class ContainerRegistry {
     Integer pid;
     boolean suspended;
     long suspendedAtMs;
+    /** The root process's start time when it was suspended (for the on-disk record). */
+    long suspendedStartTicks = -1;
     long runningSinceMs;
     long attainedHighWaterMs;
 
@@ -123,12 +133,25 @@ public final class ContainerRegistry {
   static final long FENCE_MEMORY_MS = 3_600_000L;
   private final LongSupplier clock;
   private final Signaller signaller;
+  private final StartTimes startTimes;
   private Lease lease;
   private ScheduledExecutorService watchdog;
+  /** Where suspensions are kept across a shim's death; null: not kept. */
+  private SuspensionRecord record;
 
   public ContainerRegistry(LongSupplier clock, Signaller signaller) {
+    this(clock, signaller, ContainerRegistry::procStartTicks);
+  }
+
+  public ContainerRegistry(LongSupplier clock, Signaller signaller, StartTimes startTimes) {
     this.clock = clock;
     this.signaller = signaller;
+    this.startTimes = startTimes;
+  }
+
+  static long procStartTicks(int pid) {
+    ProcFs.Stat s = ProcFs.readStat(pid);
+    return s == null ? -1 : s.startTicks;
   }
 
   /** The real thing: wall clock, kill(1) on the container's process group and tree. */
@@ -154,6 +177,65 @@ public final class ContainerRegistry {
       }
     }, periodMs, periodMs, TimeUnit.MILLISECONDS);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> resumeAll("JVM shutdown"), "schedbrain-shim-resume-all"));
+  }
+
+  /**
+   * Keeps suspensions in {@code r} from now on. First continues what the record lists from an
+   * earlier shim (one that died without resuming): each process still alive with the start time
+   * recorded; a pid now naming another process, or none, is left alone. Then the record is
+   * rewritten to hold this registry's suspensions only (none, at start). Returns the container
+   * ids continued.
+   */
+  public synchronized List<String> keepSuspensionsIn(SuspensionRecord r) {
+    List<String> continued = new ArrayList<>();
+    List<SuspensionRecord.Line> left;
+    try {
+      left = r.read();
+    } catch (IOException e) {
+      LOG.error("cannot read the shim's suspension record {}: {}", r.file(), e.toString());
+      left = Collections.emptyList();
+    }
+    for (SuspensionRecord.Line l : left) {
+      long now = startTimes.of(l.pid);
+      if (now < 0 || now != l.startTicks) {
+        LOG.info("suspension record: {} (pid {}) on {} is gone (the pid is free or names a later process), nothing to continue",
+            l.containerId, l.pid, l.nodeId);
+        continue;
+      }
+      try {
+        signaller.signal(l.pid, "CONT");
+        continued.add(l.containerId);
+      } catch (IOException e) {
+        LOG.warn("suspension record: cannot continue {} (pid {}) on {}: {}", l.containerId, l.pid, l.nodeId, e.getMessage());
+      }
+    }
+    if (!continued.isEmpty()) {
+      LOG.warn("schedbrain shim continued {}: an earlier shim suspended them and stopped without resuming them ({})",
+          continued, r.file());
+    }
+    record = r;
+    persist();
+    return continued;
+  }
+
+  /** The suspensions as they are now, to disk; null when they could not be written (logged). */
+  private IOException persist() {
+    if (record == null) {
+      return null;
+    }
+    List<SuspensionRecord.Line> lines = new ArrayList<>();
+    for (Entry e : containers.values()) {
+      if (e.suspended && e.pid != null) {
+        lines.add(new SuspensionRecord.Line(e.pid, e.suspendedStartTicks, e.containerId, String.valueOf(e.nodeId.get())));
+      }
+    }
+    try {
+      record.write(lines);
+      return null;
+    } catch (IOException e) {
+      LOG.error("cannot write the shim's suspension record {}: {}", record.file(), e.toString());
+      return e;
+    }
   }
 
   // ---- executor callbacks ---------------------------------------------------------------
@@ -205,8 +287,22 @@ public final class ContainerRegistry {
     containers.put(containerId, new Entry(containerId, nodeId, pid, clock.getAsLong()));
   }
 
+  /**
+   * The NodeManager no longer tracks the container (its launch returned). Normally its processes
+   * have exited; if the launch was cut short while the shim held them stopped, they are continued:
+   * nothing would ever resume them otherwise.
+   */
   public synchronized void containerFinished(String containerId) {
-    containers.remove(containerId);
+    Entry e = containers.remove(containerId);
+    if (e != null && e.suspended) {
+      try {
+        signaller.signal(e.pid, "CONT");
+        LOG.warn("{} (pid {}) ended its launch while suspended: continued", containerId, e.pid);
+      } catch (IOException ex) {
+        LOG.info("{} (pid {}) ended its launch while suspended: {}", containerId, e.pid, ex.getMessage());
+      }
+      persist();
+    }
   }
 
   /**
@@ -221,6 +317,7 @@ public final class ContainerRegistry {
       if (e.suspended && e.pid != null && e.pid.toString().equals(pid)) {
         e.suspended = false;
         e.runningSinceMs = clock.getAsLong();
+        persist();
         return true;
       }
     }
@@ -288,13 +385,24 @@ public final class ContainerRegistry {
     }
     Integer pid = requirePid(e);
     if (!e.suspended) {
+      // Recorded before it is stopped: a shim that dies right after must find it on disk.
+      e.suspended = true;
+      e.suspendedAtMs = clock.getAsLong();
+      e.suspendedStartTicks = startTimes.of(pid);
+      IOException unrecorded = persist();
+      if (unrecorded != null) {
+        e.suspended = false;
+        persist();
+        throw new ShimError(500, "internal", "cannot record the suspension of " + containerId + " (so it is not suspended): "
+            + unrecorded.getMessage());
+      }
       try {
         signaller.signal(pid, "STOP");
       } catch (IOException ex) {
+        e.suspended = false;
+        persist();
         throw new ShimError(409, "not_running", "cannot stop " + containerId + ": " + ex.getMessage());
       }
-      e.suspended = true;
-      e.suspendedAtMs = clock.getAsLong();
       LOG.info("suspended {} (pid {}) on {}", containerId, pid, nodeId);
     }
     return viewOf(e);
@@ -311,6 +419,7 @@ public final class ContainerRegistry {
       }
       e.suspended = false;
       e.runningSinceMs = clock.getAsLong();
+      persist();
       LOG.info("resumed {} (pid {}) on {}", containerId, pid, nodeId);
     }
     return viewOf(e);
@@ -390,6 +499,7 @@ public final class ContainerRegistry {
       resumed.add(e.containerId);
     }
     if (!resumed.isEmpty()) {
+      persist();
       LOG.warn("shim watchdog resumed {} ({})", resumed, why);
     }
     return resumed;

@@ -43,8 +43,13 @@ public final class ProcFs {
     public final long ownTicks;
     /** cutime + cstime: children that exited and were waited for, in clock ticks. */
     public final long reapedChildTicks;
+    /**
+     * When the process started, in clock ticks after boot (field 22); -1 when the line has no
+     * such field. With the pid it names one process for good: a reused pid starts later.
+     */
+    public final long startTicks;
 
-    Stat(int pid, char state, int ppid, int pgrp, int session, long ownTicks, long reapedChildTicks) {
+    Stat(int pid, char state, int ppid, int pgrp, int session, long ownTicks, long reapedChildTicks, long startTicks) {
       this.pid = pid;
       this.state = state;
       this.ppid = ppid;
@@ -52,6 +57,7 @@ public final class ProcFs {
       this.session = session;
       this.ownTicks = ownTicks;
       this.reapedChildTicks = reapedChildTicks;
+      this.startTicks = startTicks;
     }
 
     /** Stopped by a signal (T) or by a tracer (t). */
@@ -83,7 +89,8 @@ public final class ProcFs {
       long stime = Long.parseLong(f[12]);
       long cutime = Long.parseLong(f[13]);
       long cstime = Long.parseLong(f[14]);
-      return new Stat(pid, state, ppid, pgrp, session, utime + stime, cutime + cstime);
+      long startTicks = f.length > 19 ? Long.parseLong(f[19]) : -1;
+      return new Stat(pid, state, ppid, pgrp, session, utime + stime, cutime + cstime, startTicks);
     } catch (RuntimeException e) {
       return null;
     }

@@ -45,6 +45,13 @@ public final class ShimConfig {
   public static final String SECRET_FILE = "schedbrain.shim.secret-file";
   /** Optional file the shim writes its URL to once bound. */
   public static final String URL_FILE = "schedbrain.shim.url-file";
+  /**
+   * Directory where the NodeManager-side shim keeps the list of containers it holds stopped
+   * ({@link SuspensionRecord}), to continue them if it dies and starts again. Must survive a
+   * NodeManager restart. Default: the NodeManager's recovery directory
+   * ({@code yarn.nodemanager.recovery.dir}).
+   */
+  public static final String STATE_DIR = "schedbrain.shim.state-dir";
   public static final String WATCHDOG_INTERVAL_MS = "schedbrain.shim.watchdog-interval-ms";
   public static final long DEFAULT_WATCHDOG_INTERVAL_MS = 100;
   /** System property the running shim publishes its URL in (same JVM). */
@@ -103,7 +110,7 @@ public final class ShimConfig {
     conf.set(BIND_ADDRESS, "127.0.0.1");
     // The RM plugin is created without a Configuration: in this JVM it reads these settings.
     Configuration shimOnly = new Configuration(false);
-    for (String k : new String[] {PORT, RM_PORT, BIND_ADDRESS, URL_FILE, WATCHDOG_INTERVAL_MS, SECRET_FILE}) {
+    for (String k : new String[] {PORT, RM_PORT, BIND_ADDRESS, URL_FILE, WATCHDOG_INTERVAL_MS, SECRET_FILE, STATE_DIR}) {
       String v = conf.get(k);
       if (v != null) {
         shimOnly.set(k, v);

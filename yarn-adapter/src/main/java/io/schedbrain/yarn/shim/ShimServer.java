@@ -89,6 +89,22 @@ public final class ShimServer {
       }
       instance = s;
     }
+    if (role == Role.NODEMANAGER && !instance.suspensionsKept) {
+      // The first NodeManager in this JVM: continue what a shim that died here left stopped.
+      instance.suspensionsKept = true;
+      String dir = conf == null ? null : conf.getTrimmed(ShimConfig.STATE_DIR);
+      if (dir == null || dir.isEmpty()) {
+        dir = conf == null ? null : conf.getTrimmed("yarn.nodemanager.recovery.dir");
+      }
+      if (dir == null || dir.isEmpty()) {
+        LOG.warn("schedbrain shim has no {} (nor yarn.nodemanager.recovery.dir): containers it suspends stay stopped if it is killed outright",
+            ShimConfig.STATE_DIR);
+      } else {
+        File f = new File(dir, SuspensionRecord.FILE_NAME);
+        instance.containers.keepSuspensionsIn(new SuspensionRecord(f.toPath()));
+        LOG.info("schedbrain shim keeps its suspensions in {}", f);
+      }
+    }
     instance.roles.add(role);
     return instance;
   }
@@ -130,6 +146,8 @@ public final class ShimServer {
   private final ContainerRegistry containers;
   private final RankingStore ranking;
   private final Set<Role> roles = Collections.synchronizedSet(EnumSet.noneOf(Role.class));
+  /** Whether {@link #ensureStarted} gave the registry its on-disk record (once, for the first NodeManager). */
+  private boolean suspensionsKept;
   private HttpServer http;
   private ExecutorService pool;
   private String url;

@@ -415,6 +415,92 @@ public class ShimServerTest {
     waitFor(() -> ProcFs.snapshot().tree((int) pid).isEmpty(), "whole tree gone");
   }
 
+  /** The processes of a container's tree, as /proc shows them now. */
+  private static List<ProcFs.Stat> treeOf(long pid) {
+    return ProcFs.snapshot().tree((int) pid);
+  }
+
+  private static boolean treeStopped(long pid, boolean stopped) {
+    List<ProcFs.Stat> tree = treeOf(pid);
+    return !tree.isEmpty() && tree.stream().allMatch(t -> t.stopped() == stopped);
+  }
+
+  @Test
+  public void aShimKilledWithContainersSuspendedContinuesThemWhenItStartsAgain() throws Exception {
+    File record = new File(dir, "state/" + SuspensionRecord.FILE_NAME);
+    assertEquals(List.of(), registry.keepSuspensionsIn(new SuspensionRecord(record.toPath())));
+    String id = "container_1_0001_01_000008";
+    long pid = launch(id, NODE_A);
+    ok("POST", "/v1/lease", "{\"holder\":\"brain\",\"ttlMs\":60000}", "Lease");
+    ok("POST", "/v1/containers/suspend", ref(NODE_A, id), "Container");
+    waitFor(() -> treeStopped(pid, true), "stopped");
+    List<String> lines = Files.readAllLines(record.toPath());
+    assertEquals(List.of(pid + " " + ProcFs.readStat((int) pid).startTicks + " " + id + " " + NODE_A), lines);
+
+    // The shim dies without resuming anything (kill -9: no shutdown hook, no watchdog); a new one
+    // starts on the same state directory and knows nothing of the container but the record.
+    server.stop();
+    ContainerRegistry restarted = new ContainerRegistry(System::currentTimeMillis, (p, sig) -> ProcFs.signalTreeAndSettle(p, sig, 500));
+    assertTrue("still stopped while no shim runs", treeStopped(pid, true));
+    assertEquals(List.of(id), restarted.keepSuspensionsIn(new SuspensionRecord(record.toPath())));
+    waitFor(() -> treeStopped(pid, false), "every process of the container continued");
+    assertFalse("the record is cleared", record.exists());
+  }
+
+  @Test
+  public void aRecordedPidNowNamingAnotherProcessIsLeftAlone() throws Exception {
+    File record = new File(dir, SuspensionRecord.FILE_NAME);
+    long pid = launch("container_1_0001_01_000009", NODE_A);
+    // Stopped by someone else; the record names its pid with another start time (a reused pid).
+    new ProcessBuilder("kill", "-s", "STOP", "--", "-" + pid).start().waitFor();
+    waitFor(() -> treeStopped(pid, true), "stopped by hand");
+    long startTicks = ProcFs.readStat((int) pid).startTicks;
+    new SuspensionRecord(record.toPath()).write(List.of(
+        new SuspensionRecord.Line((int) pid, startTicks - 1, "container_0_0001_01_000001", NODE_A),
+        new SuspensionRecord.Line(Integer.MAX_VALUE - 1, 1, "container_0_0001_01_000002", NODE_A)));
+    ContainerRegistry fresh = new ContainerRegistry(System::currentTimeMillis, (p, sig) -> ProcFs.signalTreeAndSettle(p, sig, 500));
+    assertEquals(List.of(), fresh.keepSuspensionsIn(new SuspensionRecord(record.toPath())));
+    Thread.sleep(200);
+    assertTrue("a process the record does not name is not continued", treeStopped(pid, true));
+    assertFalse(record.exists());
+  }
+
+  @Test
+  public void theRecordFollowsSuspendResumeAndTheWatchdog() throws Exception {
+    File record = new File(dir, SuspensionRecord.FILE_NAME);
+    registry.keepSuspensionsIn(new SuspensionRecord(record.toPath()));
+    String a = "container_1_0001_01_000010";
+    String b = "container_1_0001_01_000011";
+    launch(a, NODE_A);
+    launch(b, NODE_B);
+    ok("POST", "/v1/lease", "{\"holder\":\"brain\",\"ttlMs\":60000}", "Lease");
+    ok("POST", "/v1/containers/suspend", ref(NODE_A, a), "Container");
+    ok("POST", "/v1/containers/suspend", ref(NODE_B, b), "Container");
+    assertEquals(2, new SuspensionRecord(record.toPath()).read().size());
+    ok("POST", "/v1/containers/resume", ref(NODE_A, a), "Container");
+    List<SuspensionRecord.Line> left = new SuspensionRecord(record.toPath()).read();
+    assertEquals(1, left.size());
+    assertEquals(b, left.get(0).containerId);
+    assertEquals(NODE_B, left.get(0).nodeId);
+    ok("POST", "/v1/lease/release", "{\"holder\":\"brain\"}", "LeaseReleased");
+    assertFalse("nothing suspended, no record", record.exists());
+  }
+
+  @Test
+  public void aContainerTheNodeManagerStopsTrackingWhileSuspendedIsContinued() throws Exception {
+    File record = new File(dir, SuspensionRecord.FILE_NAME);
+    registry.keepSuspensionsIn(new SuspensionRecord(record.toPath()));
+    String id = "container_1_0001_01_000012";
+    long pid = launch(id, NODE_A);
+    ok("POST", "/v1/lease", "{\"holder\":\"brain\",\"ttlMs\":60000}", "Lease");
+    ok("POST", "/v1/containers/suspend", ref(NODE_A, id), "Container");
+    waitFor(() -> treeStopped(pid, true), "stopped");
+    // The NodeManager's launch returned (e.g. it stopped) while the processes live on.
+    registry.containerFinished(id);
+    waitFor(() -> treeStopped(pid, false), "continued");
+    assertFalse(record.exists());
+  }
+
   @Test
   public void rankingIsValidatedAndKeptOnRefusal() throws Exception {
     JsonNode st = ok("GET", "/v1/ranking", null, "RankingState").body;
