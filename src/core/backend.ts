@@ -25,6 +25,11 @@ export interface Capabilities {
   readonly containerSuspend: boolean;
   /** Does it honour rankNodes (needs the RM node-ordering plugin). */
   readonly nodeRanking: boolean;
+  /**
+   * How long the cluster keeps a published ranking before it falls back to its own order
+   * (absent: until replaced). The engine sends an unchanged ranking again before it lapses.
+   */
+  readonly rankingTtlMs?: number;
   /** Human-readable reasons for each missing capability. */
   readonly notes: readonly string[];
 }

@@ -145,17 +145,56 @@ const PCT_EPS = 0.01;
 const round2 = (x: number) => Math.round(x * 100) / 100;
 const parentOf = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf('.')));
 
-/** Is a rankNodes action already what the engine last published? */
-export function rankingAlreadyPublished(a: ActionOf<'rankNodes'>, last: PublishedRanking | undefined): boolean {
+/**
+ * Is the ranking last published due to be sent again? The cluster forgets a ranking `ttlMs` after
+ * it was sent, so an unchanged one is resent once half of that has passed (a missed cycle or two
+ * still leaves it in force).
+ */
+export function rankingRefreshDue(last: PublishedRanking | undefined, nowMs: number, ttlMs: number | undefined): boolean {
+  if (!last || ttlMs === undefined || Object.keys(last.scores).length === 0) return false;
+  return last.publishedAtMs === undefined || nowMs - last.publishedAtMs >= ttlMs / 2;
+}
+
+/** Is a rankNodes action already what the engine last published (and still in force, given `freshness`)? */
+export function rankingAlreadyPublished(
+  a: ActionOf<'rankNodes'>,
+  last: PublishedRanking | undefined,
+  freshness?: { readonly nowMs: number; readonly ttlMs?: number },
+): boolean {
   if (!last || last.leastLoadedFirst !== a.leastLoadedFirst) return false;
+  if (freshness && rankingRefreshDue(last, freshness.nowMs, freshness.ttlMs)) return false;
   const keys = Object.keys(a.scores);
   if (!a.partial && keys.length !== Object.keys(last.scores).length) return false;
   return keys.every((k) => last.scores[k] === a.scores[k]);
 }
 
-/** The ranking in force after publishing `a` on top of `last`. */
-export function mergeRanking(a: ActionOf<'rankNodes'>, last: PublishedRanking | undefined): PublishedRanking {
-  return { scores: a.partial ? { ...(last?.scores ?? {}), ...a.scores } : { ...a.scores }, leastLoadedFirst: a.leastLoadedFirst };
+/** The ranking in force after publishing `a` on top of `last` at `publishedAtMs`. */
+export function mergeRanking(a: ActionOf<'rankNodes'>, last: PublishedRanking | undefined, publishedAtMs?: number): PublishedRanking {
+  return {
+    scores: a.partial ? { ...(last?.scores ?? {}), ...a.scores } : { ...a.scores },
+    leastLoadedFirst: a.leastLoadedFirst,
+    ...(publishedAtMs !== undefined ? { publishedAtMs } : {}),
+  };
+}
+
+export const RANKING_REFRESH_RULE = 'engine.ranking-refresh';
+
+/**
+ * The last published ranking sent again unchanged when it is due (rankingRefreshDue) and the
+ * policy asked for no ranking this cycle; a policy's own rankNodes is sent when due anyway.
+ */
+function rankingRefresh(ctx: SessionContext, decisions: readonly Decision[], policy: string): Decision | undefined {
+  const last = ctx.lastRanking;
+  const ttlMs = ctx.capabilities.rankingTtlMs;
+  if (!last || !rankingRefreshDue(last, ctx.snapshot.nowMs, ttlMs)) return undefined;
+  if (decisions.some((d) => d.action.kind === 'rankNodes')) return undefined;
+  const age = last.publishedAtMs === undefined ? 'at an unknown time' : `${Math.round(ctx.snapshot.nowMs - last.publishedAtMs)} ms ago`;
+  return {
+    action: { kind: 'rankNodes', scores: { ...last.scores }, leastLoadedFirst: last.leastLoadedFirst, partial: false },
+    policy,
+    rule: RANKING_REFRESH_RULE,
+    reason: `the node ranking was sent ${age} and the cluster drops it ${ttlMs} ms after: sent again unchanged`,
+  };
 }
 
 /**
@@ -411,7 +450,11 @@ export function plan(ctx: SessionContext, decisions: readonly Decision[], policy
       });
       continue;
     }
-    if (action.kind === 'rankNodes' ? rankingAlreadyPublished(action, ctx.lastRanking) : isAlreadyTrue(action, ctx.snapshot)) {
+    if (
+      action.kind === 'rankNodes'
+        ? rankingAlreadyPublished(action, ctx.lastRanking, { nowMs: ctx.snapshot.nowMs, ttlMs: ctx.capabilities.rankingTtlMs })
+        : isAlreadyTrue(action, ctx.snapshot)
+    ) {
       out.push({
         decision,
         action,
@@ -568,7 +611,7 @@ export class Statement {
         }
         entries.push(toEntry(this.ctx.cycleId, p, o.status, { detail: o.detail }));
         if (action.kind === 'rankNodes') {
-          ranking = mergeRanking(action, ranking);
+          ranking = mergeRanking(action, ranking, this.ctx.snapshot.nowMs);
           rankingChanged = true;
         }
       } catch (e) {
@@ -609,7 +652,8 @@ export class Session {
       throw new PolicyError(policy.name, e);
     }
     const t1 = performance.now();
-    const planned = plan(this.ctx, output.decisions, policy.name);
+    const refresh = rankingRefresh(this.ctx, output.decisions, policy.name);
+    const planned = plan(this.ctx, refresh ? [...output.decisions, refresh] : output.decisions, policy.name);
     return new Statement(this.ctx, policy.name, planned, output, { decideS: (t1 - t0) / 1000, planS: (performance.now() - t1) / 1000 });
   }
 }

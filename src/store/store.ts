@@ -85,6 +85,8 @@ export type PolicyStateRecord = z.infer<typeof policyStateRecordSchema>;
 export const rankingSchema = z.object({
   scores: z.record(z.string(), z.number()),
   leastLoadedFirst: z.boolean(),
+  /** When it was last sent (the snapshot's time), to send it again before the cluster's TTL lapses. */
+  publishedAtMs: z.number().optional(),
 });
 export type PublishedRanking = z.infer<typeof rankingSchema>;
 

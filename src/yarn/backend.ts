@@ -827,7 +827,7 @@ export class YarnBackend implements ClusterBackend {
         notes.push(`nodeRanking: NodeManager shim unreachable: ${(err as Error).message}`);
       }
     }
-    return { queueWrites, containerSuspend: shimReachable, nodeRanking: shimReachable, notes };
+    return { queueWrites, containerSuspend: shimReachable, nodeRanking: shimReachable, ...(shimReachable ? { rankingTtlMs: this.rankingTtlMs } : {}), notes };
   }
 }
 

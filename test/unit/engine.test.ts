@@ -205,7 +205,7 @@ describe('engine loop', () => {
     expect(r2.decisions[1].detail).toMatch(/ranking already published/);
     expect(backend.applied).toHaveLength(1);
     // The published ranking survives a restart.
-    expect(await store.getRanking()).toEqual({ scores: { 'node1:8041': 1, 'node2:8041': 2 }, leastLoadedFirst: false });
+    expect(await store.getRanking()).toEqual({ scores: { 'node1:8041': 1, 'node2:8041': 2 }, leastLoadedFirst: false, publishedAtMs: expect.any(Number) });
   });
 
   it('limits actions per cycle; the rest are journaled skipped: limit', async () => {

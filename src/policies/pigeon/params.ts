@@ -63,11 +63,6 @@ export const pigeonParamsSchema = z
      * other gets the rest. CapacityScheduler serves the leaf furthest below its guarantee first.
      */
     firstCapacityPct: z.number().gt(50).lt(100).default(99),
-    /**
-     * How often the unchanged ranking is sent again (the RM plugin forgets a ranking older than
-     * the backend's ranking TTL, 60 s by default, and with it the reservation).
-     */
-    rankingRefreshMs: z.number().int().min(1_000).max(3_600_000).default(20_000),
   })
   .strict()
   .refine((p) => p.shortQueue !== p.longQueue, { message: 'shortQueue and longQueue must differ', path: ['longQueue'] })

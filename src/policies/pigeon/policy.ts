@@ -29,11 +29,8 @@ export interface PigeonState {
   shortSinceLong: number;
   /** The guarantees are swapped: long is served first until one of its tasks starts. */
   longTurn: boolean;
-  /** The reserved nodes of the last ranking sent, and when it was sent. */
+  /** The reserved nodes of the last ranking sent. */
   reserved: NodeId[];
-  rankedAtMs?: number;
-  /** Alternates at each refresh so that the unchanged ranking is sent again (the engine sends only a changed one). */
-  rankingRefreshes: number;
 }
 
 const parentOf = (path: string): string => path.slice(0, path.lastIndexOf('.'));
@@ -81,31 +78,21 @@ export function reservedWorkers(snapshot: ClusterSnapshot, params: PigeonParams)
 
 /**
  * The ranking that reserves workers: general nodes first (score 0, then node id), reserved ones
- * last at RESERVED_SCORE_MIN or above. Sent when the reserved set changes, and again every
- * `rankingRefreshMs` (its score moved by one) so the RM plugin never holds a stale one.
+ * last at RESERVED_SCORE_MIN. Asked for when the reserved set changes; the engine keeps the
+ * ranking in force at the RM in between (it sends it again before the plugin's TTL lapses).
  */
-export function reserveWorkers(
-  snapshot: ClusterSnapshot,
-  reserved: readonly NodeId[],
-  state: PigeonState,
-  params: PigeonParams,
-): { decision?: Decision; rankedAtMs?: number; refreshes: number } {
+export function reserveWorkers(snapshot: ClusterSnapshot, reserved: readonly NodeId[], state: PigeonState): Decision | undefined {
   const changed = reserved.length !== state.reserved.length || reserved.some((id, i) => state.reserved[i] !== id);
-  const due = state.rankedAtMs === undefined || snapshot.nowMs - state.rankedAtMs >= params.rankingRefreshMs;
-  if (!changed && !due) return { rankedAtMs: state.rankedAtMs, refreshes: state.rankingRefreshes };
-  const refreshes = changed ? state.rankingRefreshes : state.rankingRefreshes + 1;
-  const reservedScore = RESERVED_SCORE_MIN + (refreshes % 2);
+  if (!changed) return undefined;
   const scores: Record<string, number> = Object.create(null) as Record<string, number>;
   const isReserved = new Set(reserved);
-  for (const n of snapshot.nodes.values()) if (n.state === 'RUNNING') scores[n.id] = isReserved.has(n.id) ? reservedScore : 0;
+  for (const n of snapshot.nodes.values()) if (n.state === 'RUNNING') scores[n.id] = isReserved.has(n.id) ? RESERVED_SCORE_MIN : 0;
   const general = Object.keys(scores).length - reserved.length;
-  const decision = decisionWithLazyReason({ kind: 'rankNodes', scores, leastLoadedFirst: false, partial: false }, POLICY_NAME, 'reserveWorkers', () =>
+  return decisionWithLazyReason({ kind: 'rankNodes', scores, leastLoadedFirst: false, partial: false }, POLICY_NAME, 'reserveWorkers', () =>
     reserved.length === 0
       ? `no reserved worker (${general} general nodes): long jobs may use every node`
-      : `${reserved.length} reserved worker(s) for short jobs (${reserved.join(', ')}), ${general} general; ` +
-        `${changed ? 'the reserved set changed' : `refresh after ${params.rankingRefreshMs} ms`}`,
+      : `${reserved.length} reserved worker(s) for short jobs (${reserved.join(', ')}), ${general} general`,
   );
-  return { decision, rankedAtMs: snapshot.nowMs, refreshes };
 }
 
 /**
@@ -174,7 +161,7 @@ export const pigeonPolicy = definePolicy<PigeonParams, PigeonState>({
     'Pigeon on one RM: short jobs served first from their own leaf, long jobs given one of every W dispatches (WFQ), and reserved nodes on which long jobs get no container.',
   paramsSchema: pigeonParamsSchema,
   needs: ['queueWrites', 'nodeRanking'],
-  initialState: () => ({ seenTaskIds: [], shortSinceLong: 0, longTurn: false, reserved: [], rankingRefreshes: 0 }),
+  initialState: () => ({ seenTaskIds: [], shortSinceLong: 0, longTurn: false, reserved: [] }),
   decide({ snapshot, params, state }) {
     const decisions: Decision[] = [];
     const notes: string[] = [];
@@ -221,22 +208,15 @@ export const pigeonPolicy = definePolicy<PigeonParams, PigeonState>({
     if (guarantees.decision) decisions.push(guarantees.decision);
 
     // Reserved workers.
-    const ranking = reserveWorkers(snapshot, reserved, state, params);
-    if (ranking.decision) decisions.push(ranking.decision);
+    const ranking = reserveWorkers(snapshot, reserved, state);
+    if (ranking) decisions.push(ranking);
 
     const nextState: PigeonState = {
       seenTaskIds,
       shortSinceLong: wfq.shortSinceLong,
       longTurn: wfq.longTurn,
       reserved,
-      ...(ranking.rankedAtMs !== undefined ? { rankedAtMs: ranking.rankedAtMs } : {}),
-      rankingRefreshes: ranking.refreshes,
     };
-    return {
-      decisions,
-      state: nextState,
-      ...(ranking.rankedAtMs !== undefined ? { wakeAtMs: ranking.rankedAtMs + params.rankingRefreshMs } : {}),
-      notes,
-    };
+    return { decisions, state: nextState, notes };
   },
 });
