@@ -1,4 +1,5 @@
 /** What the chaos scenarios read from and do to the shared mini YARN directly (not through a brain). */
+import { readFileSync } from 'node:fs';
 
 export type Capacity = { memoryMB: number; vcores: number };
 
@@ -24,4 +25,17 @@ export async function appEnded(rmUrl: string, appId: string): Promise<{ state: s
     app: { state: string; finalStatus: string };
   };
   return ['FINISHED', 'FAILED', 'KILLED'].includes(r.app.state) ? r.app : undefined;
+}
+
+/** A process's state letter (`T`: stopped) and start time in clock ticks after boot, from /proc/<pid>/stat; undefined once it is gone. */
+export function procStat(pid: number): { state: string; startTicks: number } | undefined {
+  let line: string;
+  try {
+    line = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) is in parentheses and may hold spaces; fields 3.. follow the last ')'.
+  const f = line.slice(line.lastIndexOf(')') + 2).split(' ');
+  return { state: f[0]!, startTicks: Number(f[19]) };
 }
