@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { SchedbrainError } from './core/errors.js';
 import { isValidCron } from './history/schedule.js';
+import { DEFAULT_JOURNAL_MAX_BYTES } from './store/journal.js';
 
 const DAY_MS = 86_400_000;
 
@@ -51,6 +52,13 @@ export const configSchema = z
       .min(0)
       .max(3650 * DAY_MS)
       .default(7 * DAY_MS),
+    /** The decision journal is kept within this many bytes (keys and values as stored), oldest entries dropped first; 0: no size limit. Default 256 MiB. */
+    journalMaxBytes: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 40)
+      .default(DEFAULT_JOURNAL_MAX_BYTES),
     /** Policy to run; when omitted the stored one (or capacity-targets) runs. */
     policy: z.string().min(1).optional(),
     /** Parameters of `policy`. */
@@ -246,6 +254,7 @@ export const ENV_VARS: Record<string, { key: string; kind: Kind }> = {
   SCHEDBRAIN_POLICY: { key: 'policy', kind: 'string' },
   SCHEDBRAIN_JOURNAL_RETENTION_MS: { key: 'journalRetentionMs', kind: 'number' },
   SCHEDBRAIN_JOURNAL_RETENTION_HOURS: { key: 'journalRetentionHours', kind: 'number' },
+  SCHEDBRAIN_JOURNAL_MAX_BYTES: { key: 'journalMaxBytes', kind: 'number' },
   SCHEDBRAIN_POLICY_PARAMS: { key: 'policyParams', kind: 'json' },
   SCHEDBRAIN_DRY_RUN: { key: 'dryRun', kind: 'boolean' },
   SCHEDBRAIN_MAX_ACTIONS_PER_CYCLE: { key: 'limits.maxActionsPerCycle', kind: 'number' },

@@ -340,6 +340,7 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       drift: cfg.drift,
       backoff: cfg.backoff,
       journalRetentionMs: cfg.journalRetentionMs,
+      journalMaxBytes: cfg.journalMaxBytes,
       initial: { policy: cfg.policy, params: cfg.policyParams, dryRun: cfg.dryRun },
       lease,
       afterPolicyChange: ({ from, to }) => handBack(from !== to ? `policy ${from} replaced by ${to}` : `${to} switched to dry-run`),

@@ -1000,6 +1000,9 @@ export interface components {
       detail?: string;
       error?: string;
       count?: number;
+      repeats?: number;
+      lastCycleId?: string;
+      lastTimeMs?: number;
     };
     Leadership: {
       /**

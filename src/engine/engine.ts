@@ -9,7 +9,7 @@ import { ConflictError, RmUnavailableError, SchedbrainError, ValidationError, zo
 import type { ClusterSnapshot } from '../core/model.js';
 import type { AnyPolicy, PolicyNeed } from '../core/policy.js';
 import { getPolicy, policyNames } from '../policies/index.js';
-import { foldRepeatedSkips, type JournalEntry, type NewJournalEntry } from '../store/journal.js';
+import { DEFAULT_JOURNAL_MAX_BYTES, foldRepeatedSkips, type JournalEntry, type NewJournalEntry } from '../store/journal.js';
 import type { PlanInFlight, PublishedRanking, Store } from '../store/store.js';
 import { RealClock, type Clock, type TimerHandle } from './clock.js';
 import { EngineMetrics } from './metrics.js';
@@ -65,6 +65,8 @@ export interface EngineOptions {
   readonly initial?: { readonly policy?: string; readonly params?: unknown; readonly dryRun?: boolean };
   /** Journal entries older than this are pruned (checked hourly). Default 7 days; 0 keeps all. */
   readonly journalRetentionMs?: number;
+  /** The journal is kept within this many bytes, oldest entries first (checked every cycle). Default 256 MiB; 0: no size limit. */
+  readonly journalMaxBytes?: number;
   /**
    * Shortest gap between cycles when a policy asks to be woken early (`wakeAtMs`).
    * Default min(1000, periodMs).
@@ -985,7 +987,7 @@ export class Engine {
       }
     }
     const journalStart = performance.now();
-    const decisions = await this.journal(foldRepeatedSkips(entries));
+    const decisions = await this.journal(foldRepeatedSkips(entries), true);
     if (sending.length > 0) await this.safely('clear the plan in flight', () => this.store.delPlanInFlight());
     this.metrics.cyclePhase.observe({ phase: 'journal' }, (performance.now() - journalStart) / 1000);
     this.logCycle(cycleId, cfg, decisions, notes);
@@ -1021,6 +1023,12 @@ export class Engine {
   }
 
   private async maybePrune(): Promise<void> {
+    const maxBytes = this.opts.journalMaxBytes ?? DEFAULT_JOURNAL_MAX_BYTES;
+    if (maxBytes > 0)
+      await this.safely('keep the journal within its size', async () => {
+        const r = await this.store.journal.pruneToBytes(maxBytes);
+        if (r.removed) this.log.info({ pruned: r.removed, bytes: r.bytes, maxBytes }, 'journal pruned to its size limit');
+      });
     const keep = this.opts.journalRetentionMs ?? 7 * 24 * 3600_000;
     const now = this.clock.now();
     if (keep <= 0 || (this.lastPruneAtMs !== undefined && now - this.lastPruneAtMs < 3600_000)) return;
@@ -1031,10 +1039,11 @@ export class Engine {
     });
   }
 
-  private async journal(entries: NewJournalEntry[]): Promise<ReadonlyArray<NewJournalEntry | JournalEntry>> {
-    if (entries.length === 0) return entries;
+  /** `cycle`: a cycle's decisions, journaled even when empty, those unchanged since the last cycle folded. */
+  private async journal(entries: NewJournalEntry[], cycle = false): Promise<ReadonlyArray<NewJournalEntry | JournalEntry>> {
+    if (entries.length === 0 && !cycle) return entries;
     try {
-      return await this.store.journal.append(this.clock.now(), entries);
+      return await (cycle ? this.store.journal.appendCycle(this.clock.now(), entries) : this.store.journal.append(this.clock.now(), entries));
     } catch (e) {
       this.log.error({ err: e, entries: entries.length }, 'could not write the decision journal');
       return entries;

@@ -39,6 +39,14 @@ export const journalEntrySchema = z.object({
    * Absent: one decision.
    */
   count: z.number().int().min(2).optional(),
+  /**
+   * Later cycles that made this same decision again (`foldUnchanged`): they were not journaled
+   * again, this entry was updated instead. Absent: no later cycle repeated it.
+   */
+  repeats: z.number().int().min(1).optional(),
+  /** With `repeats`: the last cycle that made this decision, and when (epoch ms). */
+  lastCycleId: z.string().optional(),
+  lastTimeMs: z.number().optional(),
 });
 export type JournalEntry = z.infer<typeof journalEntrySchema>;
 export type NewJournalEntry = Omit<JournalEntry, 'id' | 'timeMs'>;
@@ -74,6 +82,26 @@ export function foldRepeatedSkips(entries: readonly NewJournalEntry[], from = FO
   return out;
 }
 
+/**
+ * Results that leave the cluster as it was. A decision with one of them, identical to one of the
+ * previous cycle's, is not journaled again (`appendCycle`); `applied` and `failed` are events (a
+ * write, an attempted write) and are always journaled.
+ */
+export const UNCHANGED_FOLDABLE_RESULTS: ReadonlySet<DecisionResult> = new Set<DecisionResult>(['noop', 'skipped', 'dryRun']);
+
+/** Everything that makes two decisions the same one: target (in the action), rule, outcome and explanation. */
+function decisionIdentity(e: NewJournalEntry): string {
+  return JSON.stringify([e.policy, e.rule, e.result, e.skipReason, e.detail, e.reason, e.error, e.count, e.action, e.requestedAction]);
+}
+
+/** Default size limit of the journal (256 MiB; docs/decisions.md). */
+export const DEFAULT_JOURNAL_MAX_BYTES = 256 * 1024 * 1024;
+
+/** A size-limited journal is pruned down to this fraction of its limit, so one pass makes room for many cycles. */
+export const PRUNE_TO_FRACTION = 0.9;
+
+const DELETE_BATCH = 10_000;
+
 export interface JournalQuery {
   /** At most this many entries. Default 100. */
   limit?: number;
@@ -83,7 +111,7 @@ export interface JournalQuery {
   sinceMs?: number;
   /** Only entries of this policy. */
   policy?: string;
-  /** Only entries of this cycle. */
+  /** Only entries of this cycle: made by it, or made earlier and repeated unchanged by it last. */
   cycleId?: string;
 }
 
@@ -94,11 +122,32 @@ function timeKey(ms: number): string {
   return String(Math.max(0, Math.floor(ms))).padStart(TIME_DIGITS, '0');
 }
 
+/** What a size limit left: entries removed, and the journal's size after (bytes, as `sizeBytes`). */
+export interface SizePruneResult {
+  readonly removed: number;
+  readonly bytes: number;
+}
+
 export class DecisionJournal {
   private lastTimeMs = 0;
   private seq = 0;
+  /** Prefix LevelDB stores before each key of this sublevel (counted in the size). */
+  private readonly prefixBytes: number;
+  /** Bytes of the stored entries (see `sizeBytes`); undefined until first measured. */
+  private bytes: number | undefined;
+  /** Bytes written since the last measurement began, so a write during the scan is not lost (one the scan saw too counts twice: pruned a little early). */
+  private bytesSinceMeasure = 0;
+  /**
+   * The previous cycle's foldable decisions (`appendCycle`), by identity and occurrence: the
+   * stored entry each repeat updates, and its stored size. These entries describe the current
+   * state, so neither retention removes them.
+   */
+  private lastCycle = new Map<string, { entry: JournalEntry; bytes: number }>();
+  private liveIds = new Set<string>();
 
-  constructor(private readonly level: RawLevel) {}
+  constructor(private readonly level: RawLevel) {
+    this.prefixBytes = Buffer.byteLength(level.prefixKey('', 'utf8'));
+  }
 
   /** Reads the last key so keys stay monotonic across restarts. */
   async init(): Promise<void> {
@@ -107,6 +156,30 @@ export class DecisionJournal {
       this.lastTimeMs = Number(t);
       this.seq = Number(s);
     }
+  }
+
+  private entryBytes(key: string, value: string): number {
+    return this.prefixBytes + Buffer.byteLength(key) + Buffer.byteLength(value);
+  }
+
+  private grow(delta: number): void {
+    if (this.bytes !== undefined) this.bytes += delta;
+    this.bytesSinceMeasure += delta;
+  }
+
+  /**
+   * The journal's size: the UTF-8 bytes of every stored key (with its sublevel prefix) and value,
+   * as handed to LevelDB. This is the data's own size, exact and independent of compaction;
+   * on disk LevelDB compresses it (Snappy) and keeps deleted entries until a compaction drops
+   * them (docs/decisions.md). Measured by one scan the first time, then kept up to date.
+   */
+  async sizeBytes(): Promise<number> {
+    if (this.bytes !== undefined) return this.bytes;
+    this.bytesSinceMeasure = 0;
+    let scanned = 0;
+    for await (const [k, v] of this.level.iterator({})) scanned += this.entryBytes(k, v);
+    this.bytes = scanned + this.bytesSinceMeasure;
+    return this.bytes;
   }
 
   private nextKey(nowMs: number): { key: string; timeMs: number } {
@@ -125,10 +198,66 @@ export class DecisionJournal {
       const { key, timeMs } = this.nextKey(nowMs);
       out.push(journalEntrySchema.parse({ ...e, id: key, timeMs }));
     }
+    const values = out.map((e) => JSON.stringify(e));
     await this.level.batch(
-      out.map((e) => ({ type: 'put' as const, key: e.id, value: JSON.stringify(e) })),
+      out.map((e, i) => ({ type: 'put' as const, key: e.id, value: values[i] })),
       { sync: true },
     );
+    this.grow(out.reduce((n, e, i) => n + this.entryBytes(e.id, values[i]), 0));
+    return out;
+  }
+
+  /**
+   * Appends one cycle's decisions. A decision that changes nothing (`UNCHANGED_FOLDABLE_RESULTS`)
+   * and is identical to one of the previous cycle's is not written again: the entry that first
+   * recorded it gets `repeats` + 1 and this cycle as `lastCycleId` / `lastTimeMs`, in the same
+   * synced batch. A decision that changes, stops or comes back is journaled anew. Call it for
+   * every cycle that decided, with no entries too, so that "previous" means the last one.
+   * Returns one entry per decision, in order: new ones, or the updated entry a repeat folded into.
+   */
+  async appendCycle(nowMs: number, entries: readonly NewJournalEntry[]): Promise<JournalEntry[]> {
+    const timeMs = Math.max(Math.floor(nowMs), this.lastTimeMs);
+    const current = new Map<string, { entry: JournalEntry; bytes: number }>();
+    const occurrences = new Map<string, number>();
+    const out: JournalEntry[] = [];
+    const puts: Array<{ key: string; value: string; identity?: string }> = [];
+    let delta = 0;
+    for (const e of entries) {
+      let identity: string | undefined;
+      if (UNCHANGED_FOLDABLE_RESULTS.has(e.result)) {
+        const base = decisionIdentity(e);
+        const n = occurrences.get(base) ?? 0;
+        occurrences.set(base, n + 1);
+        identity = `${base}\0${n}`;
+        const prev = this.lastCycle.get(identity);
+        if (prev) {
+          const entry: JournalEntry = { ...prev.entry, repeats: (prev.entry.repeats ?? 0) + 1, lastCycleId: e.cycleId, lastTimeMs: timeMs };
+          const value = JSON.stringify(entry);
+          const bytes = this.entryBytes(entry.id, value);
+          delta += bytes - prev.bytes;
+          current.set(identity, { entry, bytes });
+          puts.push({ key: entry.id, value });
+          out.push(entry);
+          continue;
+        }
+      }
+      const { key } = this.nextKey(nowMs);
+      const entry = journalEntrySchema.parse({ ...e, id: key, timeMs: this.lastTimeMs });
+      const value = JSON.stringify(entry);
+      const bytes = this.entryBytes(key, value);
+      delta += bytes;
+      if (identity !== undefined) current.set(identity, { entry, bytes });
+      puts.push({ key, value });
+      out.push(entry);
+    }
+    if (puts.length > 0)
+      await this.level.batch(
+        puts.map((p) => ({ type: 'put' as const, key: p.key, value: p.value })),
+        { sync: true },
+      );
+    this.grow(delta);
+    this.lastCycle = current;
+    this.liveIds = new Set([...current.values()].map((r) => r.entry.id));
     return out;
   }
 
@@ -141,22 +270,54 @@ export class DecisionJournal {
     for await (const [k, v] of this.level.iterator({ ...range, reverse: q.order !== 'asc' })) {
       const e = decodeValue(`journal/${k}`, v, journalEntrySchema);
       if (q.policy !== undefined && e.policy !== q.policy) continue;
-      if (q.cycleId !== undefined && e.cycleId !== q.cycleId) continue;
+      if (q.cycleId !== undefined && e.cycleId !== q.cycleId && e.lastCycleId !== q.cycleId) continue;
       out.push(e);
       if (out.length >= limit) break;
     }
     return out;
   }
 
-  /** Deletes entries older than `beforeMs`; returns how many. */
+  /**
+   * Deletes entries older than `beforeMs`; returns how many. Entries the last cycle repeated
+   * are kept: they explain the current state however old their first time.
+   */
   async prune(beforeMs: number): Promise<number> {
-    const keys: string[] = [];
-    for await (const [k] of this.level.iterator({ lt: timeKey(beforeMs) })) keys.push(k);
-    if (keys.length)
+    const doomed: Array<[string, number]> = [];
+    for await (const [k, v] of this.level.iterator({ lt: timeKey(beforeMs) })) if (!this.liveIds.has(k)) doomed.push([k, this.entryBytes(k, v)]);
+    await this.deleteAll(doomed);
+    return doomed.length;
+  }
+
+  /**
+   * Keeps the journal within `maxBytes` (as `sizeBytes` counts): once over, the oldest entries
+   * are deleted until it is at `PRUNE_TO_FRACTION` of the limit. Entries the last cycle repeated
+   * are kept. Cheap when under the limit (the size is kept in memory after a first scan).
+   */
+  async pruneToBytes(maxBytes: number): Promise<SizePruneResult> {
+    const size = await this.sizeBytes();
+    if (size <= maxBytes) return { removed: 0, bytes: size };
+    const target = Math.floor(maxBytes * PRUNE_TO_FRACTION);
+    const doomed: Array<[string, number]> = [];
+    let left = size;
+    for await (const [k, v] of this.level.iterator({})) {
+      if (left <= target) break;
+      if (this.liveIds.has(k)) continue;
+      const bytes = this.entryBytes(k, v);
+      doomed.push([k, bytes]);
+      left -= bytes;
+    }
+    await this.deleteAll(doomed);
+    return { removed: doomed.length, bytes: this.bytes ?? left };
+  }
+
+  private async deleteAll(doomed: ReadonlyArray<readonly [string, number]>): Promise<void> {
+    for (let i = 0; i < doomed.length; i += DELETE_BATCH) {
+      const part = doomed.slice(i, i + DELETE_BATCH);
       await this.level.batch(
-        keys.map((key) => ({ type: 'del' as const, key })),
+        part.map(([key]) => ({ type: 'del' as const, key })),
         { sync: true },
       );
-    return keys.length;
+      this.grow(-part.reduce((n, [, b]) => n + b, 0));
+    }
   }
 }
