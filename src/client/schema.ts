@@ -865,6 +865,10 @@ export interface components {
               path: string;
               capacityPct?: number;
               maxCapacityPct?: number;
+              capacityResource?: {
+                memoryMB: number;
+                vcores: number;
+              };
             }[];
           }
         | {
@@ -936,6 +940,10 @@ export interface components {
               path: string;
               capacityPct?: number;
               maxCapacityPct?: number;
+              capacityResource?: {
+                memoryMB: number;
+                vcores: number;
+              };
             }[];
           }
         | {
@@ -1048,6 +1056,10 @@ export interface components {
               path: string;
               capacityPct?: number;
               maxCapacityPct?: number;
+              capacityResource?: {
+                memoryMB: number;
+                vcores: number;
+              };
             }[];
           }
         | {
@@ -1119,6 +1131,10 @@ export interface components {
               path: string;
               capacityPct?: number;
               maxCapacityPct?: number;
+              capacityResource?: {
+                memoryMB: number;
+                vcores: number;
+              };
             }[];
           }
         | {

@@ -13,6 +13,13 @@ export const queueCapacityUpdate = z.object({
   path: z.string().min(1),
   capacityPct: z.number().min(0).max(100).optional(),
   maxCapacityPct: z.number().min(0).max(100).optional(),
+  /**
+   * The guarantee as absolute resources (CapacityScheduler `capacity=[memory=…,vcores=…]`, Hadoop
+   * ≥ 3.1); `capacityPct` then carries its dominant share of the parent. Absent with a
+   * `capacityPct`: percentage mode. CapacityScheduler refuses siblings that mix the two modes, so
+   * a switch names every sibling in one action.
+   */
+  capacityResource: resources.optional(),
 });
 
 export const actionSchema = z.discriminatedUnion('kind', [

@@ -95,6 +95,8 @@ export interface QueueView {
   readonly state: QueueState;
   /** Capacity guaranteed relative to the parent, 0–100. */
   readonly capacityPct: number;
+  /** The configured guarantee when the queue is in absolute-resource mode (`capacityPct` is then derived). */
+  readonly capacityResource?: Resources;
   /** Maximum capacity relative to the parent, 0–100. */
   readonly maxCapacityPct: number;
   /** Capacity relative to the whole cluster, 0–100. */

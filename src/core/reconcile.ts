@@ -18,6 +18,10 @@ export function isAlreadyTrue(action: Action, s: ClusterSnapshot): boolean {
         if (!q) return false;
         if (u.capacityPct !== undefined && Math.abs(q.capacityPct - u.capacityPct) > PCT_EPSILON) return false;
         if (u.maxCapacityPct !== undefined && Math.abs(q.maxCapacityPct - u.maxCapacityPct) > PCT_EPSILON) return false;
+        // A mode switch at an unchanged share is still a change (percentage ↔ absolute resources).
+        const wantResource = 'capacityResource' in u ? u.capacityResource : undefined;
+        if (wantResource ? !(q.capacityResource && equals(q.capacityResource, wantResource)) : u.capacityPct !== undefined && q.capacityResource !== undefined)
+          return false;
       }
       return true;
     }

@@ -107,8 +107,11 @@ export function invariantViolation(actions: readonly Action[], s: ClusterSnapsho
     if (a.kind === 'updateQueues') {
       const capacities = new Map<string, number>();
       const children = new Map<string, string[]>();
+      // Queues whose guarantee is in absolute resources: their siblings need not sum to 100.
+      const absolute = new Set<string>();
       const walk = (q: ClusterSnapshot['rootQueue']) => {
         capacities.set(q.path, q.capacityPct);
+        if (q.capacityResource) absolute.add(q.path);
         children.set(
           q.path,
           q.children.map((c) => c.path),
@@ -129,10 +132,18 @@ export function invariantViolation(actions: readonly Action[], s: ClusterSnapsho
           return `${u.path}: guarantee ${before}% would drop to 0% (allow it with limits.allowZeroCapacity)`;
         }
         capacities.set(u.path, u.capacityPct);
+        if (u.capacityResource) absolute.add(u.path);
+        else absolute.delete(u.path);
         touched.add(parentOf(u.path));
       }
       for (const parent of touched) {
         const kids = children.get(parent) ?? [];
+        if (kids.some((k) => absolute.has(k))) {
+          // CapacityScheduler refuses absolute siblings beside non-zero percentages (0 % does not count).
+          const mixed = kids.find((k) => !absolute.has(k) && (capacities.get(k) ?? 0) > 0);
+          if (mixed) return `children of ${parent || 'root'} would mix absolute resources and percentages (${mixed} at ${capacities.get(mixed)}%)`;
+          continue;
+        }
         const sum = kids.reduce((acc, k) => acc + (capacities.get(k) ?? 0), 0);
         if (kids.length > 0 && Math.abs(sum - 100) > PCT_EPS) return `children of ${parent || 'root'} would sum to ${round2(sum)}%, not 100%`;
       }

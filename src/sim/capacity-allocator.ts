@@ -4,6 +4,8 @@
  * honours them.
  *
  * - Every leaf has a guaranteed share (absolute capacity) and a ceiling (absolute max-capacity).
+ *   A guarantee given in absolute resources counts as its dominant share of the cluster, as the
+ *   DominantResourceCalculator derives it (used ÷ guaranteed compares dominant shares).
  * - When resources free up, the leaf that is least served relative to its guarantee goes first
  *   (used dominant share ÷ guaranteed share, as CapacityScheduler's utilisation ordering does);
  *   leaves with no guarantee come after every leaf with one, least used first.
@@ -38,6 +40,14 @@ const FIT_EPS = 1e-6;
 export function createCapacityAllocator(ctx: AllocatorContext): Allocator {
   const leaves = new Map<SimQueue, Leaf>();
   const busy = new Set<Leaf>();
+  let sizedFor: Resources = ctx.clusterCapacity();
+  const refresh = (total: Resources): void => {
+    sizedFor = { ...total };
+    for (const l of leaves.values()) {
+      l.absCap = l.q.absoluteCapacity(total);
+      l.absMax = l.q.absoluteMaxCapacity();
+    }
+  };
   const leafOf = (q: SimQueue): Leaf => {
     let l = leaves.get(q);
     if (!l) {
@@ -50,7 +60,7 @@ export function createCapacityAllocator(ctx: AllocatorContext): Allocator {
             (a.allocData as AppSlot).heapIndex = i;
           },
         ),
-        absCap: q.absoluteCapacity(),
+        absCap: q.absoluteCapacity(ctx.clusterCapacity()),
         absMax: q.absoluteMaxCapacity(),
       };
       leaves.set(q, l);
@@ -100,14 +110,13 @@ export function createCapacityAllocator(ctx: AllocatorContext): Allocator {
       busy.add(slot.leaf);
     },
     queuesChanged() {
-      for (const l of leaves.values()) {
-        l.absCap = l.q.absoluteCapacity();
-        l.absMax = l.q.absoluteMaxCapacity();
-      }
+      refresh(ctx.clusterCapacity());
     },
     schedule() {
       if (busy.size === 0 || !ctx.hasFreeCapacity()) return;
       const total = ctx.clusterCapacity();
+      // Absolute-resource guarantees are a different share of a cluster that grew or shrank.
+      if (total.memoryMB !== sizedFor.memoryMB || total.vcores !== sizedFor.vcores) refresh(total);
       // Leaves that cannot place their head container this round (no node fits, or at max).
       const blocked = new Set<Leaf>();
       const skippedApps: [Leaf, SimApp][] = [];

@@ -18,6 +18,11 @@ export class SimQueue {
   readonly used = { memoryMB: 0, vcores: 0 };
   /** Active (unfinished) applications in this queue (leaves only; parents sum). */
   numApplications = 0;
+  /**
+   * The guarantee in absolute resources (CapacityScheduler `capacity=[memory=…,vcores=…]`);
+   * undefined in percentage mode. `capacityPct` then holds its dominant share of the parent.
+   */
+  capacityResource: Resources | undefined = undefined;
 
   constructor(
     readonly path: QueuePath,
@@ -31,9 +36,22 @@ export class SimQueue {
     return this.children.length === 0;
   }
 
-  /** Guaranteed share of the whole cluster, 0–1. */
-  absoluteCapacity(): number {
-    return (this.parent ? this.parent.absoluteCapacity() : 1) * (this.capacityPct / 100);
+  /**
+   * Guaranteed share of the whole cluster, 0–1. In absolute mode, given the cluster's `total`, the
+   * dominant share of the configured resources (as CapacityScheduler's DominantResourceCalculator
+   * derives a queue's capacity from them); without it, the share the last update stated.
+   */
+  absoluteCapacity(total?: Resources): number {
+    if (this.capacityResource && total) return Math.min(1, dominantShare(this.capacityResource, total));
+    return (this.parent ? this.parent.absoluteCapacity(total) : 1) * (this.capacityPct / 100);
+  }
+
+  /** Guaranteed resources against the cluster's `total`: the configured vector in absolute mode. */
+  guaranteed(total: Resources): Resources {
+    if (this.capacityResource)
+      return { memoryMB: Math.min(total.memoryMB, this.capacityResource.memoryMB), vcores: Math.min(total.vcores, this.capacityResource.vcores) };
+    const abs = this.absoluteCapacity(total);
+    return { memoryMB: total.memoryMB * abs, vcores: total.vcores * abs };
   }
 
   /** Maximum share of the whole cluster, 0–1. */
@@ -100,14 +118,15 @@ export class QueueTree {
   /** An immutable QueueView of the whole tree against the given cluster capacity. */
   view(total: Resources): QueueView {
     const mk = (q: SimQueue): QueueView => {
-      const abs = q.absoluteCapacity();
-      const guaranteed = { memoryMB: total.memoryMB * abs, vcores: total.vcores * abs };
+      const abs = q.absoluteCapacity(total);
+      const guaranteed = q.guaranteed(total);
       const usedShare = dominantShare(q.used, guaranteed);
       return {
         path: q.path,
         name: q.name,
         state: q.state,
         capacityPct: q.capacityPct,
+        ...(q.capacityResource ? { capacityResource: { ...q.capacityResource } } : {}),
         maxCapacityPct: q.maxCapacityPct,
         absoluteCapacityPct: abs * 100,
         absoluteMaxCapacityPct: q.absoluteMaxCapacity() * 100,
@@ -122,20 +141,21 @@ export class QueueTree {
 
   private tryApply(
     add: readonly { path: string; capacityPct: number; maxCapacityPct: number }[],
-    update: readonly { path: string; capacityPct?: number; maxCapacityPct?: number }[],
+    update: readonly { path: string; capacityPct?: number; maxCapacityPct?: number; capacityResource?: Resources }[],
   ): string | undefined {
     // Work on a copy of the scalar settings so a failure leaves the tree unchanged.
     const created: SimQueue[] = [];
-    const saved = new Map<SimQueue, [number, number]>();
+    const saved = new Map<SimQueue, [number, number, Resources | undefined]>();
     const rollback = (msg: string): string => {
       for (const q of created.reverse()) {
         this.byPath.delete(q.path);
         const p = q.parent as SimQueue;
         p.children.splice(p.children.indexOf(q), 1);
       }
-      for (const [q, [c, m]] of saved) {
+      for (const [q, [c, m, r]] of saved) {
         q.capacityPct = c;
         q.maxCapacityPct = m;
+        q.capacityResource = r;
       }
       return msg;
     };
@@ -155,17 +175,46 @@ export class QueueTree {
       const q = this.byPath.get(u.path);
       if (!q) return rollback(`queue ${u.path} does not exist`);
       if (q === this.root) return rollback('root capacity cannot change');
-      if (!saved.has(q)) saved.set(q, [q.capacityPct, q.maxCapacityPct]);
+      if (!saved.has(q)) saved.set(q, [q.capacityPct, q.maxCapacityPct, q.capacityResource]);
       if (u.capacityPct !== undefined) q.capacityPct = u.capacityPct;
       if (u.maxCapacityPct !== undefined) q.maxCapacityPct = u.maxCapacityPct;
+      // A capacity stated as a percentage puts the queue back in percentage mode.
+      if (u.capacityResource !== undefined) q.capacityResource = { ...u.capacityResource };
+      else if (u.capacityPct !== undefined) q.capacityResource = undefined;
     }
     for (const q of this.byPath.values()) {
       if (q.maxCapacityPct + PCT_EPSILON < q.capacityPct) return rollback(`${q.path}: maximum capacity ${q.maxCapacityPct} below capacity ${q.capacityPct}`);
       if (q.children.length) {
-        const s = q.children.reduce((acc, c) => acc + c.capacityPct, 0);
-        if (Math.abs(s - 100) > PCT_EPSILON) return rollback(`children of ${q.path} sum to ${s}%, not 100%`);
+        const err = childrenProblem(q);
+        if (err) return rollback(err);
       }
     }
     return undefined;
   }
+}
+
+/**
+ * CapacityScheduler's rules for a parent's children (legacy queue mode, Hadoop 3.4.1
+ * `AbstractParentQueue.setChildQueues`): no mix of absolute-resource and non-zero percentage
+ * siblings; percentage children sum to 100; absolute children need an absolute parent (root
+ * excepted) and may not add up past the parent's configured resources.
+ */
+function childrenProblem(q: SimQueue): string | undefined {
+  const absolute = q.children.filter((c) => c.capacityResource && (c.capacityResource.memoryMB > 0 || c.capacityResource.vcores > 0));
+  if (absolute.length === 0) {
+    const s = q.children.reduce((acc, c) => acc + c.capacityPct, 0);
+    return Math.abs(s - 100) > PCT_EPSILON ? `children of ${q.path} sum to ${s}%, not 100%` : undefined;
+  }
+  const pct = q.children.filter((c) => !c.capacityResource && c.capacityPct > 0);
+  if (pct.length) return `children of ${q.path} mix absolute resources (${absolute[0].path}) and percentages (${pct[0].path})`;
+  if (!q.parent) return undefined;
+  if (!q.capacityResource) return `${q.path} has children with absolute resources but is itself in percentage mode`;
+  const sum = { memoryMB: 0, vcores: 0 };
+  for (const c of absolute) {
+    sum.memoryMB += c.capacityResource!.memoryMB;
+    sum.vcores += c.capacityResource!.vcores;
+  }
+  if (sum.memoryMB > q.capacityResource.memoryMB || sum.vcores > q.capacityResource.vcores)
+    return `children of ${q.path} add up to <${sum.memoryMB} MB, ${sum.vcores} vcores>, more than its <${q.capacityResource.memoryMB} MB, ${q.capacityResource.vcores} vcores>`;
+  return undefined;
 }

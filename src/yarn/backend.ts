@@ -584,7 +584,8 @@ export class YarnBackend implements ClusterBackend {
     const updateQueues: QueueConfigChange[] = [];
     for (const u of action.update) {
       const params: Record<string, string> = {};
-      if (u.capacityPct !== undefined) params.capacity = pct(u.capacityPct);
+      if (u.capacityResource) params.capacity = absoluteResources(u.capacityResource);
+      else if (u.capacityPct !== undefined) params.capacity = pct(u.capacityPct);
       if (u.maxCapacityPct !== undefined) params['maximum-capacity'] = pct(u.maxCapacityPct);
       if (Object.keys(params).length) updateQueues.push({ queue: u.path, params });
     }
@@ -858,6 +859,22 @@ export function queueUpdateProblem(action: ActionOf<'updateQueues'>, root: Queue
   return undefined;
 }
 
+/** An absolute-resource capacity (Hadoop ≥ 3.1). The RM reads memory 0 as no guarantee at all, vcores 0 as none of them. */
+function absoluteResources(r: Resources): string {
+  return `[memory=${Math.round(r.memoryMB)},vcores=${Math.round(r.vcores)}]`;
+}
+
+/** The configured guarantee of a queue in absolute-resource mode (`isAbsoluteResource`, the default partition's `configuredMinResource`). */
+function configuredMinResource(q: RmQueueInfo): Resources | undefined {
+  if (q.isAbsoluteResource !== true) return undefined;
+  const parts = (q.capacities as { queueCapacitiesByPartition?: unknown } | undefined)?.queueCapacitiesByPartition;
+  const first = [parts].flat().find((p) => p && typeof p === 'object' && !(p as { partitionName?: string }).partitionName) as
+    { configuredMinResource?: { memory?: unknown; vCores?: unknown } } | undefined;
+  const r = first?.configuredMinResource;
+  if (!r || typeof r.memory !== 'number' || typeof r.vCores !== 'number') return undefined;
+  return { memoryMB: r.memory, vcores: r.vCores };
+}
+
 /** CapacityScheduler capacities travel as strings; keep integers integral (`50`, not `50.0`). */
 function pct(v: number): string {
   return Number.isInteger(v) ? String(v) : String(Math.round(v * 1000) / 1000);
@@ -887,11 +904,13 @@ function toQueueView(q: RmQueueInfo, parentPath: string, field: string): QueueVi
   const state = q.state ?? 'RUNNING';
   if (!QUEUE_STATES.has(state)) throw new RmProtocolError(`GET /scheduler: ${field}.state: unknown queue state ${state}`);
   const children = (q.queues?.queue ?? []).map((c, i) => toQueueView(c, path, `${field}.queues.queue.${i}`));
+  const capacityResource = configuredMinResource(q);
   return {
     path,
     name: q.queueName,
     state: state as QueueState,
     capacityPct: q.capacity,
+    ...(capacityResource ? { capacityResource } : {}),
     maxCapacityPct: q.maxCapacity,
     absoluteCapacityPct: q.absoluteCapacity ?? q.capacity,
     absoluteMaxCapacityPct: q.absoluteMaxCapacity ?? q.maxCapacity,

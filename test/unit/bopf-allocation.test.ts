@@ -282,7 +282,7 @@ describe('BoPF policy cycle', () => {
     { name: 'tq', kind: 'TQ' },
     { name: 'lq', kind: 'LQ', periodMs: 100_000, burstDeadlineMs: 10_000, demand: { vcoreSeconds: 80, memoryMBSeconds: 0 } },
   ];
-  const params = bopfPolicy.paramsSchema.parse({ queues: specs, hysteresisPct: 1, carryShortfall: false });
+  const params = bopfPolicy.paramsSchema.parse({ queues: specs, hysteresisPct: 1, carryShortfall: false, capacityMode: 'percentage' });
 
   it('admits, opens a burst, gives the hard LQ d/t as capacity, and returns it after the deadline', () => {
     let state = bopfPolicy.initialState(params);
@@ -387,7 +387,7 @@ describe('BoPF policy cycle', () => {
   });
 
   it('does not re-send capacities that moved less than the hysteresis threshold', () => {
-    const p = bopfPolicy.paramsSchema.parse({ queues: specs, hysteresisPct: 5 });
+    const p = bopfPolicy.paramsSchema.parse({ queues: specs, hysteresisPct: 5, capacityMode: 'percentage' });
     const out = bopfPolicy.decide({
       snapshot: snapshotWith([leaf('root.tq', 97), leaf('root.lq', 3)], [app('t', 'tq', 10, 100)], 0),
       params: p,

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import type { Decision } from '../../core/actions.js';
 import { definePolicy, type Policy } from '../../core/policy.js';
 import { dominantShare, ZERO as Z, type Resources } from '../../core/resources.js';
+import { findQueue, type ClusterSnapshot, type QueueView } from '../../core/model.js';
 import { AdmissionControl, burstRate, type AdmissionBook, type AdmittedQueue } from './admission.js';
 import { allocate, type AllocQueue } from '../shared/queues/allocate.js';
 import { capacityDecision, planCapacities, type CapacityTarget } from '../shared/queues/capacities.js';
@@ -52,6 +53,16 @@ export const bopfParamsSchema = z.object({
    * floor is taken from the other leaves' shares (elastic ones first); 0 turns it off.
    */
   minCapacityPct: z.number().min(0).max(100).default(1),
+  /**
+   * How guarantees reach CapacityScheduler. `absolute`: every managed leaf's capacity is a resource
+   * vector (`capacity=[memory=…,vcores=…]`, Hadoop ≥ 3.1), hard and soft guarantees exactly d/t
+   * and the floors only out of what no guarantee holds. `percentage`: one scalar per leaf (the
+   * guarantee's dominant share), floors taken from the other leaves' shares. Absolute mode needs
+   * every child of `parentQueue` managed here and the parent at root or itself absolute
+   * (CapacityScheduler refuses mixed siblings and absolute children of a percentage parent);
+   * otherwise the cycle falls back to percentages and says why.
+   */
+  capacityMode: z.enum(['absolute', 'percentage']).default('absolute'),
   /** Max-capacity of admitted leaves (elasticity: > capacity lets a queue use idle resources). */
   maxCapacityPct: z.number().min(0).max(100).default(100),
   /**
@@ -223,42 +234,75 @@ export function makeBopfPolicy(name: string, variant: Variant, description: stri
           weights.set(q.id, dominantShare(a.alloc, capacity));
         }
       }
-      const plan = planCapacities(
-        leaves,
-        [
-          { label: 'hard', shares: hard },
-          { label: 'soft', shares: soft },
-        ],
-        elastic.length ? elastic : [...admitted.keys()],
-        weights,
-        params.capacityDecimals,
-        { pct: params.minCapacityPct, to: [...admitted.keys()] },
-      );
-      notes.push(...plan.notes);
-      const floorWhy = (path: string): string => {
-        const f = plan.floor;
-        const up = f?.raised.get(path);
-        if (up !== undefined)
-          return `; raised by ${(up * 100).toFixed(1)}% to the ${f!.pct}% floor (minCapacityPct: at 0 % CapacityScheduler admits no application to the queue)`;
-        const down = f?.paid.get(path);
-        if (down !== undefined && down * 100 >= 0.05) return `; ${(down * 100).toFixed(1)}% less for other queues' ${f!.pct}% floor`;
-        return '';
-      };
-      if (plan.floor?.raised.size) notes.push(`floor: ${[...plan.floor.raised.keys()].join(', ')} raised to ${plan.floor.pct}% (minCapacityPct)`);
-      const targets: CapacityTarget[] = leaves.map((path) => ({
-        path,
-        capacityPct: plan.pct.get(path)!,
-        // Max-capacity never below capacity (CapacityScheduler would refuse the whole mutation).
-        ...(admitted.has(path)
-          ? { maxCapacityPct: Math.max(params.maxCapacityPct, plan.pct.get(path)!) }
-          : params.unadmittedMaxCapacityPct !== undefined
-            ? { maxCapacityPct: params.unadmittedMaxCapacityPct }
-            : {}),
-        why: alloc.get(path)!.why + floorWhy(path),
-      }));
-      const { decision, note } = capacityDecision(snapshot, targets, { policy: name, rule: 'allocate', hysteresisPct: params.hysteresisPct });
-      notes.push(note);
-      if (decision) decisions.push(decision);
+      const parentView = findQueue(snapshot.rootQueue, params.parentQueue);
+      const absoluteProblem = params.capacityMode === 'absolute' ? absoluteModeProblem(snapshot, parentView, leaves) : undefined;
+      if (absoluteProblem) notes.push(`capacityMode: percentages this cycle, ${absoluteProblem}`);
+      if (params.capacityMode === 'absolute' && !absoluteProblem) {
+        const parentResources = parentView!.capacityResource ?? capacity;
+        const planned = absoluteGuarantees(leaves, alloc, admitted, elastic, weights, parentResources, params.minCapacityPct);
+        notes.push(...planned.notes);
+        const targets: AbsoluteTarget[] = leaves.map((path) => {
+          const r = planned.resources.get(path)!;
+          const capacityPct = Math.round(dominantShare(r, parentResources) * 1e6) / 1e4;
+          return {
+            path,
+            capacityResource: r,
+            capacityPct,
+            ...(admitted.has(path)
+              ? { maxCapacityPct: Math.max(params.maxCapacityPct, capacityPct) }
+              : params.unadmittedMaxCapacityPct !== undefined
+                ? { maxCapacityPct: params.unadmittedMaxCapacityPct }
+                : {}),
+            why: alloc.get(path)!.why + (planned.floorWhy.get(path) ?? ''),
+          };
+        });
+        const { decision, note } = absoluteCapacityDecision(snapshot, targets, parentResources, { policy: name, hysteresisPct: params.hysteresisPct });
+        notes.push(note);
+        if (decision) decisions.push(decision);
+      } else {
+        const plan = planCapacities(
+          leaves,
+          [
+            { label: 'hard', shares: hard },
+            { label: 'soft', shares: soft },
+          ],
+          elastic.length ? elastic : [...admitted.keys()],
+          weights,
+          params.capacityDecimals,
+          { pct: params.minCapacityPct, to: [...admitted.keys()] },
+        );
+        notes.push(...plan.notes);
+        const floorWhy = (path: string): string => {
+          const f = plan.floor;
+          const up = f?.raised.get(path);
+          if (up !== undefined)
+            return `; raised by ${(up * 100).toFixed(1)}% to the ${f!.pct}% floor (minCapacityPct: at 0 % CapacityScheduler admits no application to the queue)`;
+          const down = f?.paid.get(path);
+          if (down !== undefined && down * 100 >= 0.05) return `; ${(down * 100).toFixed(1)}% less for other queues' ${f!.pct}% floor`;
+          return '';
+        };
+        if (plan.floor?.raised.size) notes.push(`floor: ${[...plan.floor.raised.keys()].join(', ')} raised to ${plan.floor.pct}% (minCapacityPct)`);
+        const targets: CapacityTarget[] = leaves.map((path) => ({
+          path,
+          capacityPct: plan.pct.get(path)!,
+          // Max-capacity never below capacity (CapacityScheduler would refuse the whole mutation).
+          ...(admitted.has(path)
+            ? { maxCapacityPct: Math.max(params.maxCapacityPct, plan.pct.get(path)!) }
+            : params.unadmittedMaxCapacityPct !== undefined
+              ? { maxCapacityPct: params.unadmittedMaxCapacityPct }
+              : {}),
+          why: alloc.get(path)!.why + floorWhy(path),
+        }));
+        // Leaves still in absolute mode switch back together, whatever the drift (no mixed siblings).
+        const switchBack = leaves.some((path) => findQueue(snapshot.rootQueue, path)?.capacityResource !== undefined);
+        const { decision, note } = capacityDecision(snapshot, targets, {
+          policy: name,
+          rule: 'allocate',
+          hysteresisPct: switchBack ? -1 : params.hysteresisPct,
+        });
+        notes.push(switchBack ? `capacityMode: leaves back from absolute resources to percentages in one write; ${note}` : note);
+        if (decision) decisions.push(decision);
+      }
 
       return {
         decisions,
@@ -275,3 +319,140 @@ export const bopfPolicy = makeBopfPolicy(
   'bopf',
   'Bounded Priority Fairness: LQ bursts get hard (d/t) or soft (SRPT) guarantees within their long-term fair share; TQs and the rest share by DRF.',
 );
+
+/** Why the leaves under the parent cannot be given absolute-resource capacities this cycle (undefined: they can). */
+export function absoluteModeProblem(snapshot: ClusterSnapshot, parent: QueueView | undefined, leaves: readonly string[]): string | undefined {
+  if (!parent) return `parent queue ${'is not on the cluster'}`;
+  if (parent.path !== snapshot.rootQueue.path && !parent.capacityResource)
+    return `${parent.path} is in percentage mode (CapacityScheduler takes absolute children only under root or an absolute parent)`;
+  const managed = new Set(leaves);
+  const other = parent.children.find((c) => c.children.length > 0 || !managed.has(c.path));
+  if (other) return `${other.path} under ${parent.path} is not a leaf managed here (siblings switch mode together)`;
+  const missing = leaves.find((path) => !parent.children.some((c) => c.path === path));
+  if (missing) return `${missing} is added first (a new queue starts in percentage mode)`;
+  return undefined;
+}
+
+interface AbsoluteTarget {
+  readonly path: string;
+  readonly capacityResource: Resources;
+  /** The vector's dominant share of the parent, as CapacityScheduler reports it. */
+  readonly capacityPct: number;
+  readonly maxCapacityPct?: number;
+  readonly why: string;
+}
+
+/**
+ * Hard and soft guarantees as resource vectors, exactly d/t (rounded up to whole MB and vcores;
+ * scaled down together only if they add up past the parent). Every other admitted leaf gets the
+ * floor (`floorPct` of the parent in each resource) out of what the guarantees leave, shrunk to
+ * fit it; the elastic leaves share the rest in proportion to their DRF allocations. CapacityScheduler
+ * reads a vector with 0 MB as no guarantee at all (and admits no application), so a floor keeps
+ * at least 1 MB.
+ */
+export function absoluteGuarantees(
+  leaves: readonly string[],
+  alloc: { get(path: string): { tier: string; guarantee: Resources } | undefined },
+  admitted: ReadonlyMap<string, unknown>,
+  elastic: readonly string[],
+  weights: ReadonlyMap<string, number>,
+  parent: Resources,
+  floorPct: number,
+): { resources: Map<string, Resources>; floorWhy: Map<string, string>; notes: string[] } {
+  const notes: string[] = [];
+  const resources = new Map<string, Resources>(leaves.map((p) => [p, { memoryMB: 0, vcores: 0 }]));
+  const floorWhy = new Map<string, string>();
+  const guaranteed = leaves.filter((p) => {
+    const t = alloc.get(p)!.tier;
+    return t === 'hard' || t === 'soft';
+  });
+  const wanted = guaranteed.map((p) => {
+    const g = alloc.get(p)!.guarantee;
+    return { p, memoryMB: Math.ceil(g.memoryMB - 1e-9), vcores: Math.ceil(g.vcores - 1e-9) };
+  });
+  const sum = wanted.reduce((a, w) => ({ memoryMB: a.memoryMB + w.memoryMB, vcores: a.vcores + w.vcores }), { memoryMB: 0, vcores: 0 });
+  const scale = Math.min(1, sum.memoryMB > 0 ? parent.memoryMB / sum.memoryMB : 1, sum.vcores > 0 ? parent.vcores / sum.vcores : 1);
+  if (scale < 1) notes.push(`absolute: hard and soft guarantees add up past ${params2str(parent)}: scaled by ${scale.toFixed(3)}`);
+  const left = { memoryMB: parent.memoryMB, vcores: parent.vcores };
+  for (const w of wanted) {
+    const r = scale < 1 ? { memoryMB: Math.floor(w.memoryMB * scale), vcores: Math.floor(w.vcores * scale) } : { memoryMB: w.memoryMB, vcores: w.vcores };
+    resources.set(w.p, r);
+    left.memoryMB -= r.memoryMB;
+    left.vcores -= r.vcores;
+  }
+  const floored = leaves.filter((p) => admitted.has(p) && !guaranteed.includes(p));
+  if (floorPct > 0 && floored.length) {
+    const n = floored.length;
+    const f = {
+      memoryMB: Math.max(1, Math.min(Math.floor((parent.memoryMB * floorPct) / 100), Math.floor(left.memoryMB / n))),
+      vcores: Math.min(Math.floor((parent.vcores * floorPct) / 100), Math.floor(left.vcores / n)),
+    };
+    if (f.memoryMB * n > left.memoryMB)
+      notes.push(
+        `floor: the guarantees leave ${left.memoryMB} MB for ${n} floors; each gets 1 MB and CapacityScheduler trims every child's memory by the excess`,
+      );
+    for (const p of floored) {
+      resources.set(p, { ...f });
+      floorWhy.set(
+        p,
+        `; floor <${f.memoryMB} MB, ${f.vcores} vcores> (minCapacityPct, out of what the guarantees leave: at 0 MB CapacityScheduler admits no application)`,
+      );
+    }
+    left.memoryMB = Math.max(0, left.memoryMB - f.memoryMB * n);
+    left.vcores = Math.max(0, left.vcores - f.vcores * n);
+  }
+  const sharers = (elastic.length ? elastic : [...admitted.keys()]).filter((p) => resources.has(p) && !guaranteed.includes(p));
+  const total = sharers.reduce((a, p) => a + (weights.get(p) ?? 0), 0);
+  for (const p of sharers) {
+    const w = total > 0 ? (weights.get(p) ?? 0) / total : 1 / sharers.length;
+    const r = resources.get(p)!;
+    resources.set(p, { memoryMB: r.memoryMB + Math.floor(left.memoryMB * w), vcores: r.vcores + Math.floor(left.vcores * w) });
+  }
+  return { resources, floorWhy, notes };
+}
+
+function params2str(r: Resources): string {
+  return `<${r.memoryMB} MB, ${r.vcores} vcores>`;
+}
+
+/**
+ * One `updateQueues` carrying every managed leaf as a resource vector, or none when each is within
+ * `hysteresisPct` of the parent in every resource and already in absolute mode. A leaf still in
+ * percentage mode makes the whole group switch in this one write (CapacityScheduler refuses mixed siblings).
+ */
+export function absoluteCapacityDecision(
+  snapshot: ClusterSnapshot,
+  targets: readonly AbsoluteTarget[],
+  parent: Resources,
+  opts: { policy: string; hysteresisPct: number },
+): { decision?: Decision; note: string } {
+  let drift = 0;
+  let modeSwitch = false;
+  let maxChanged = false;
+  for (const t of targets) {
+    const q = findQueue(snapshot.rootQueue, t.path);
+    if (!q?.capacityResource) {
+      modeSwitch = true;
+      continue;
+    }
+    const dm = parent.memoryMB > 0 ? Math.abs(q.capacityResource.memoryMB - t.capacityResource.memoryMB) / parent.memoryMB : 0;
+    const dv = parent.vcores > 0 ? Math.abs(q.capacityResource.vcores - t.capacityResource.vcores) / parent.vcores : 0;
+    drift = Math.max(drift, dm * 100, dv * 100);
+    if (t.maxCapacityPct !== undefined && Math.abs(q.maxCapacityPct - t.maxCapacityPct) > 1e-9) maxChanged = true;
+  }
+  if (!modeSwitch && !maxChanged && drift < opts.hysteresisPct)
+    return { note: `absolute capacities within ${opts.hysteresisPct}% of the cluster's (largest drift ${drift.toFixed(2)}%): nothing sent` };
+  const update = targets.map((t) => ({
+    path: t.path,
+    capacityPct: t.capacityPct,
+    capacityResource: t.capacityResource,
+    ...(t.maxCapacityPct !== undefined ? { maxCapacityPct: t.maxCapacityPct } : {}),
+  }));
+  const reason = targets.map((t) => `${t.path}=${params2str(t.capacityResource)} (${t.why})`).join('; ');
+  return {
+    decision: { action: { kind: 'updateQueues', add: [], update }, policy: opts.policy, rule: 'allocate', reason },
+    note: modeSwitch
+      ? 'capacityMode: every managed leaf switches to absolute resources in one write'
+      : `absolute capacities changed by up to ${drift.toFixed(2)}% of the parent`,
+  };
+}
