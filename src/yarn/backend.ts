@@ -20,10 +20,11 @@ import {
   type QueueState,
   type QueueView,
 } from '../core/model.js';
-import { equals, ZERO, type Resources } from '../core/resources.js';
+import { equals, sum, ZERO, type Resources } from '../core/resources.js';
 import { isAlreadyTrue } from '../core/reconcile.js';
-import { buildSnapshot, defaultQueueTree } from '../core/snapshot.js';
+import { buildSnapshot, defaultQueueTree, type SnapshotParts } from '../core/snapshot.js';
 import { ChangeLog, sameApp, sameContainer, sameNode } from './changes.js';
+import { TimeSlicer } from './time-slice.js';
 import type { NodeShim, ShimContainer } from './shim-contract.js';
 import { RmClient, type QueueConfigChange, type RmAppState, type RmTlsOptions } from './client.js';
 import { YarnReservations } from './reservations.js';
@@ -290,12 +291,18 @@ export class YarnBackend implements ClusterBackend {
     for (const a of liveApps) liveIds.add(a.id);
     const rmApps = [...liveApps];
     for (const a of this.finishedApps.values()) if (!liveIds.has(a.id)) rmApps.push(a);
-    const apps = rmApps.map((a, i) => toAppView(a, i, leafPaths));
+    const slicer = new TimeSlicer();
+    const apps: AppView[] = [];
+    for (let i = 0; i < rmApps.length; i++) {
+      if ((i & 255) === 0) await slicer.maybeNext();
+      apps.push(toAppView(rmApps[i]!, i, leafPaths));
+    }
 
     const running = rmApps.filter((a) => a.state === 'RUNNING');
     // Nodes where a container may differ from the last snapshot's: the others hold the very same
     // container objects, so the change sets compare only their own fields there.
     const touched = await this.readChangedContainers(running, shimContainers);
+    await slicer.next();
 
     // The RM's per-app counters and its container lists are separate reads, and an AM trading
     // containers moves between them: for apps whose containers we list, derive the counters
@@ -304,7 +311,10 @@ export class YarnBackend implements ClusterBackend {
     const containers: ContainerView[] = [];
     const containersByNode = new Map<string, string[]>();
     const counted = new Map<string, { n: number; memoryMB: number; vcores: number }>();
+    let walked = 0;
     for (const a of running) {
+      if ((walked & 63) === 0) await slicer.maybeNext();
+      walked++;
       const mine = this.appContainers.get(a.id)?.containers ?? [];
       let memoryMB = 0;
       let vcores = 0;
@@ -329,13 +339,18 @@ export class YarnBackend implements ClusterBackend {
       for (const c of e.containers) touched.add(c.nodeId);
       this.appContainers.delete(id);
     }
-    const nodes = rmNodes.map((n, i) => this.toNodeView(n, i, containersByNode.get(n.id) ?? []));
+    const nodes: NodeView[] = [];
+    for (let i = 0; i < rmNodes.length; i++) {
+      if ((i & 255) === 0) await slicer.maybeNext();
+      const n = rmNodes[i]!;
+      nodes.push(this.toNodeView(n, i, containersByNode.get(n.id) ?? []));
+    }
     const consistentApps = apps.map((a) => {
       const mine = counted.get(a.id);
       return mine ? { ...a, runningContainers: mine.n, allocated: { memoryMB: mine.memoryMB, vcores: mine.vcores } } : a;
     });
-    const snapshot = buildSnapshot({ nowMs, nodes, apps: consistentApps, containers, rootQueue });
-    const changeMark = this.recordChanges(snapshot, touched);
+    const snapshot = await buildSnapshotSliced({ nowMs, nodes, apps: consistentApps, containers, rootQueue }, slicer);
+    const changeMark = await this.recordChanges(snapshot, touched, slicer);
     const changed = this.changes.since(opts.changesSince);
     return { ...snapshot, changeMark, ...(changed ? { changedNodeIds: changed.nodes, changedAppIds: changed.apps } : {}) };
   }
@@ -380,11 +395,15 @@ export class YarnBackend implements ClusterBackend {
   }
 
   /** Numbers the snapshot and notes which nodes and apps changed since the previous one. */
-  private recordChanges(snapshot: ClusterSnapshot, touched: ReadonlySet<string>): number {
-    const mark = this.changes.next();
+  private async recordChanges(snapshot: ClusterSnapshot, touched: ReadonlySet<string>, slicer: TimeSlicer): Promise<number> {
+    // Compared in slices, but recorded in one go: nothing reads the log until the snapshot is out.
+    const changedNodes: string[] = [];
+    const changedApps: string[] = [];
     const prev = this.previous;
     if (prev) {
+      let walked = 0;
       for (const n of snapshot.nodes.values()) {
+        if ((walked++ & 255) === 0) await slicer.maybeNext();
         const p = prev.nodes.get(n.id);
         let same = p !== undefined && sameNode(p, n);
         for (let i = 0; same && touched.has(n.id) && i < n.containerIds.length; i++) {
@@ -393,15 +412,19 @@ export class YarnBackend implements ClusterBackend {
           const b = snapshot.containers.get(id)!;
           same = a === b || (a !== undefined && sameContainer(a, b));
         }
-        if (!same) this.changes.nodeChanged(n.id);
+        if (!same) changedNodes.push(n.id);
       }
-      for (const id of prev.nodes.keys()) if (!snapshot.nodes.has(id)) this.changes.nodeChanged(id);
+      for (const id of prev.nodes.keys()) if (!snapshot.nodes.has(id)) changedNodes.push(id);
       for (const a of snapshot.apps.values()) {
+        if ((walked++ & 255) === 0) await slicer.maybeNext();
         const p = prev.apps.get(a.id);
-        if (p === undefined || !sameApp(p, a)) this.changes.appChanged(a.id);
+        if (p === undefined || !sameApp(p, a)) changedApps.push(a.id);
       }
-      for (const id of prev.apps.keys()) if (!snapshot.apps.has(id)) this.changes.appChanged(id);
+      for (const id of prev.apps.keys()) if (!snapshot.apps.has(id)) changedApps.push(id);
     }
+    const mark = this.changes.next();
+    for (const id of changedNodes) this.changes.nodeChanged(id);
+    for (const id of changedApps) this.changes.appChanged(id);
     this.changes.compact(snapshot.nodes, snapshot.apps);
     this.previous = snapshot;
     return mark;
@@ -996,6 +1019,32 @@ export function toContainerView(c: RmContainerInfo, appId: string, shim: ShimCon
     startedAtMs: c.startedTime,
     ...(shim ? { attainedServiceMs: shim.attainedServiceMs, runningSinceMs: shim.runningSinceMs } : {}),
     ...(appMaster ? { appMaster: true } : {}),
+  };
+}
+
+/**
+ * `buildSnapshot` (core/snapshot.ts) with its maps filled in time slices: the containers' map
+ * alone holds 200,000 entries at 10,000 nodes.
+ */
+export async function buildSnapshotSliced(p: SnapshotParts, slicer: TimeSlicer): Promise<ClusterSnapshot> {
+  const fill = async <T extends { id: string }>(items: readonly T[]): Promise<Map<string, T>> => {
+    const m = new Map<string, T>();
+    for (let i = 0; i < items.length; i++) {
+      if ((i & 1023) === 0) await slicer.maybeNext();
+      m.set(items[i]!.id, items[i]!);
+    }
+    return m;
+  };
+  const nodes = await fill(p.nodes);
+  const apps = await fill(p.apps);
+  const containers = await fill(p.containers);
+  return {
+    nowMs: p.nowMs,
+    totalCapacity: p.nodes.length ? sum(p.nodes.filter((n) => n.state === 'RUNNING').map((n) => n.capacity)) : ZERO,
+    nodes,
+    apps,
+    containers,
+    rootQueue: p.rootQueue,
   };
 }
 

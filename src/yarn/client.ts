@@ -11,10 +11,12 @@
 import axios, { type AxiosAdapter, type AxiosInstance, type AxiosResponse, type Method } from 'axios';
 import { readFileSync } from 'node:fs';
 import { Agent as HttpsAgent } from 'node:https';
+import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { ReadOnlySchedulerConfError, RmProtocolError, RmRejectedError, RmUnavailableError } from '../core/errors.js';
-import { parseFast } from './fast-parse.js';
+import { describeSchema, parseFast } from './fast-parse.js';
+import { OFF_THREAD_MIN_BYTES, sharedListParser, type ListParser } from './list-parser.js';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './retry.js';
 import {
   appAttemptsResponseSchema,
@@ -67,6 +69,11 @@ export interface RmClientOptions {
    * request carries it; writes then act as the token's owner, not as `user`.
    */
   readonly delegationToken?: string;
+  /**
+   * Where the big lists (`/nodes`, `/apps`) are parsed: a worker thread by default, so the event
+   * loop stays free for the admin API; `false` parses them on this thread.
+   */
+  readonly listParser?: ListParser | false;
 }
 
 export interface RmTlsOptions {
@@ -163,6 +170,8 @@ interface RequestSpec<T> {
    * retried only when the RM certainly did not act (connection refused, 503 from a standby RM).
    */
   readonly idempotent: boolean;
+  /** A big list: a large answer is parsed and checked off the event loop (`list-parser.ts`). */
+  readonly offThread?: boolean;
 }
 
 export interface RmResponse<T> {
@@ -177,19 +186,22 @@ export class RmClient {
   private readonly http: AxiosInstance;
   private readonly retryPolicy: RetryPolicy;
   private readonly logger?: Logger;
+  private readonly listParser: ListParser | undefined;
 
   constructor(opts: RmClientOptions) {
     this.rmUrl = opts.rmUrl.replace(/\/+$/, '');
     this.user = opts.user ?? process.env.USER ?? 'yarn';
     this.retryPolicy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
     this.logger = opts.logger;
+    this.listParser = opts.listParser === false ? undefined : (opts.listParser ?? sharedListParser);
     this.http = axios.create({
       baseURL: this.rmUrl + RM_WS_PATH,
       timeout: opts.requestTimeoutMs ?? 10_000,
       headers: { Accept: 'application/json', ...(opts.delegationToken ? { 'X-Hadoop-Delegation-Token': opts.delegationToken } : {}) },
       ...(opts.tls ? { httpsAgent: rmHttpsAgent(opts.tls) } : {}),
-      // Raw text in, parsed here: error bodies may be plain text, and we want them verbatim.
-      responseType: 'text',
+      // Raw bytes in, parsed here: error bodies may be plain text, and we want them verbatim; a
+      // big list's bytes go to the list parser's thread as they are.
+      responseType: 'arraybuffer',
       transformResponse: [(d: unknown) => d],
       validateStatus: () => true,
       // A standby RM in an HA pair answers 307 to the active one (method and body preserved).
@@ -211,7 +223,7 @@ export class RmClient {
   /** All nodes the RM knows (optionally only some states, e.g. `['RUNNING']`). */
   async nodes(states?: readonly string[]): Promise<RmNodeInfo[]> {
     const query = states?.length ? { states: states.join(',') } : undefined;
-    return (await this.get('/nodes', nodesResponseSchema, query)).nodes?.node ?? [];
+    return (await this.get('/nodes', nodesResponseSchema, query, { offThread: true })).nodes?.node ?? [];
   }
 
   async node(nodeId: string): Promise<RmNodeInfo> {
@@ -234,7 +246,7 @@ export class RmClient {
     if (filter.deSelects?.length) query.deSelects = filter.deSelects.join(',');
     if (filter.queue) query.queue = filter.queue;
     if (filter.finishedSinceMs !== undefined) query.finishedTimeBegin = String(Math.floor(filter.finishedSinceMs));
-    return (await this.get('/apps', appsResponseSchema, query)).apps?.app ?? [];
+    return (await this.get('/apps', appsResponseSchema, query, { offThread: true })).apps?.app ?? [];
   }
 
   async app(appId: string): Promise<RmAppInfo> {
@@ -382,9 +394,9 @@ export class RmClient {
     path: string,
     schema: z.ZodType<T, z.ZodTypeDef, unknown>,
     query?: Record<string, string>,
-    opts: { withUser?: boolean } = {},
+    opts: { withUser?: boolean; offThread?: boolean } = {},
   ): Promise<T> {
-    return (await this.request({ method: 'GET', path, query, schema, idempotent: true, withUser: opts.withUser })).data;
+    return (await this.request({ method: 'GET', path, query, schema, idempotent: true, withUser: opts.withUser, offThread: opts.offThread })).data;
   }
 
   async request<T>(spec: RequestSpec<T>): Promise<RmResponse<T>> {
@@ -395,7 +407,7 @@ export class RmClient {
         async (attempt) => {
           attempts = attempt;
           const res = await this.send(spec, what);
-          return { status: res.status, headers: res.headers as Record<string, unknown>, data: this.decode(spec, res, what) };
+          return { status: res.status, headers: res.headers as Record<string, unknown>, data: await this.decode(spec, res, what) };
         },
         this.retryPolicy,
         {
@@ -412,15 +424,17 @@ export class RmClient {
     }
   }
 
-  private async send(spec: RequestSpec<unknown>, what: string): Promise<AxiosResponse<string>> {
+  private async send(spec: RequestSpec<unknown>, what: string): Promise<AxiosResponse<unknown>> {
     const params: Record<string, string> = { ...spec.query };
     if (spec.write || spec.withUser) params['user.name'] = this.user;
     try {
-      return await this.http.request<string>({
+      return await this.http.request<unknown>({
         method: spec.method,
         url: spec.path,
         params,
         data: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+        // A big list streams to the list parser's thread as it arrives (`decode`).
+        ...(spec.offThread && this.listParser ? { responseType: 'stream' as const } : {}),
         headers: spec.body === undefined ? undefined : { 'Content-Type': 'application/json' },
       });
     } catch (err) {
@@ -435,8 +449,40 @@ export class RmClient {
     }
   }
 
-  private decode<T>(spec: RequestSpec<T>, res: AxiosResponse<string>, what: string): T {
-    const body = typeof res.data === 'string' ? res.data : res.data === undefined || res.data === null ? '' : JSON.stringify(res.data);
+  private async decode<T>(spec: RequestSpec<T>, res: AxiosResponse<unknown>, what: string): Promise<T> {
+    let raw = res.data;
+    if (raw instanceof Readable) {
+      const length = Number(res.headers['content-length'] ?? NaN);
+      const big = !(length < OFF_THREAD_MIN_BYTES);
+      const shape = spec.schema ? describeSchema(spec.schema as z.ZodTypeAny) : undefined;
+      try {
+        if (big && shape && this.listParser && res.status >= 200 && res.status < 300) {
+          const parsed = await this.listParser.parseStream(raw, shape);
+          if (parsed.ok) return parsed.data as T;
+          // Refused: parsed again below, where zod names the field. A worker that died holding
+          // the body leaves nothing to parse: the list is read again.
+          if (parsed.bytes === undefined) return this.request({ ...spec, offThread: false }).then((r) => r.data);
+          raw = parsed.bytes;
+        } else {
+          const parts: Buffer[] = [];
+          for await (const chunk of raw) parts.push(chunk as Buffer);
+          raw = Buffer.concat(parts);
+        }
+      } catch (err) {
+        if (err instanceof RmProtocolError) throw err;
+        throw new RmTransientError(`${what}: the answer broke off: ${(err as Error).message}`, true);
+      }
+    }
+    const bytes = raw instanceof Uint8Array ? raw : raw instanceof ArrayBuffer ? new Uint8Array(raw) : undefined;
+    const text = bytes;
+    const body =
+      typeof raw === 'string'
+        ? raw
+        : text
+          ? Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString('utf8')
+          : raw === undefined || raw === null
+            ? ''
+            : JSON.stringify(raw);
     if (res.status >= 500) {
       if (isRefusalDisguisedAs5xx(body)) {
         throw new RmRejectedError(refusalMessage(body), res.status, body);

@@ -15,10 +15,17 @@ type Fast = (v: unknown) => unknown;
 /** Schemas compiled by their meaning rather than their zod type (`num`, `list`): see `markFast`. */
 const marked = new WeakMap<z.ZodTypeAny, (compileItem: (s: z.ZodTypeAny) => Fast | undefined) => Fast | undefined>();
 const compiled = new WeakMap<z.ZodTypeAny, Fast | null>();
+/** What a marked schema is, for `describeSchema` (`list` gives its item schema). */
+const markedKinds = new WeakMap<z.ZodTypeAny, { kind: 'num' } | { kind: 'list'; item: z.ZodTypeAny }>();
 
 /** Declares how a preprocessing schema compiles (its zod form stays what parses it otherwise). */
-export function markFast(schema: z.ZodTypeAny, how: (compileItem: (s: z.ZodTypeAny) => Fast | undefined) => Fast | undefined): void {
+export function markFast(
+  schema: z.ZodTypeAny,
+  how: (compileItem: (s: z.ZodTypeAny) => Fast | undefined) => Fast | undefined,
+  kind?: { kind: 'num' } | { kind: 'list'; item: z.ZodTypeAny },
+): void {
   marked.set(schema, how);
+  if (kind) markedKinds.set(schema, kind);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -98,4 +105,53 @@ export function parseFast<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, json: 
     if (r !== FAIL) return { success: true, data: r as T };
   }
   return schema.safeParse(json);
+}
+
+/**
+ * The compiled form as plain data (structured-cloneable), for a check run in another thread
+ * (`list-parser.ts`): the same kinds `compile` handles, with the same meaning. Undefined where
+ * `compile` would leave the schema to zod.
+ */
+export type SchemaSpec =
+  | { readonly k: 'str' | 'bool' | 'num' }
+  | { readonly k: 'lit'; readonly v: string | number | boolean | null }
+  | { readonly k: 'opt' | 'null'; readonly inner: SchemaSpec }
+  | { readonly k: 'arr' | 'list'; readonly item: SchemaSpec }
+  | { readonly k: 'obj'; readonly keys: readonly string[]; readonly values: readonly SchemaSpec[] };
+
+export function describeSchema(schema: z.ZodTypeAny): SchemaSpec | undefined {
+  if (!compile(schema)) return undefined;
+  const kind = markedKinds.get(schema);
+  if (kind?.kind === 'num') return { k: 'num' };
+  if (kind?.kind === 'list') {
+    const item = describeSchema(kind.item);
+    return item ? { k: 'list', item } : undefined;
+  }
+  if (marked.has(schema)) return undefined;
+  if (schema instanceof z.ZodString) return { k: 'str' };
+  if (schema instanceof z.ZodBoolean) return { k: 'bool' };
+  if (schema instanceof z.ZodLiteral) {
+    const v: unknown = schema._def.value;
+    return v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? { k: 'lit', v } : undefined;
+  }
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) {
+    const inner = describeSchema(schema._def.innerType as z.ZodTypeAny);
+    return inner ? { k: schema instanceof z.ZodOptional ? 'opt' : 'null', inner } : undefined;
+  }
+  if (schema instanceof z.ZodArray) {
+    const item = describeSchema(schema._def.type as z.ZodTypeAny);
+    return item ? { k: 'arr', item } : undefined;
+  }
+  if (schema instanceof z.ZodObject) {
+    const shape = schema.shape as Record<string, z.ZodTypeAny>;
+    const keys = Object.keys(shape);
+    const values: SchemaSpec[] = [];
+    for (const key of keys) {
+      const v = describeSchema(shape[key]!);
+      if (!v) return undefined;
+      values.push(v);
+    }
+    return { k: 'obj', keys, values };
+  }
+  return undefined;
 }

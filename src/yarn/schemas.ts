@@ -20,20 +20,28 @@ import { arrayOf, FAIL, markFast } from './fast-parse.js';
 export function list<T extends z.ZodTypeAny>(item: T) {
   const asList = (v: unknown): unknown => (v === null || v === undefined || v === '' ? [] : Array.isArray(v) ? v : [v]);
   const schema = z.preprocess(asList, z.array(item));
-  markFast(schema, (compile) => {
-    const each = compile(item);
-    return each ? (v) => arrayOf(asList(v), each) : undefined;
-  });
+  markFast(
+    schema,
+    (compile) => {
+      const each = compile(item);
+      return each ? (v) => arrayOf(asList(v), each) : undefined;
+    },
+    { kind: 'list', item },
+  );
   return schema;
 }
 
 /** A number that mapped JSON may send as a string. */
 const toNumber = (v: unknown): unknown => (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v);
 export const num = z.preprocess(toNumber, z.number());
-markFast(num, () => (v) => {
-  const n = toNumber(v);
-  return typeof n === 'number' && !Number.isNaN(n) ? n : FAIL;
-});
+markFast(
+  num,
+  () => (v) => {
+    const n = toNumber(v);
+    return typeof n === 'number' && !Number.isNaN(n) ? n : FAIL;
+  },
+  { kind: 'num' },
+);
 
 const optNum = num.optional();
 

@@ -1,0 +1,136 @@
+/**
+ * The big lists parsed in the worker thread (`list-parser.ts`) give what the compiled schemas
+ * give on this thread: the same output for every recording and for recordings with a field
+ * replaced by any JSON value (or a refusal where they refuse), whatever the chunks the body
+ * arrives in; and the client answers a big list the same with and without the worker,
+ * refusals included.
+ */
+import * as fc from 'fast-check';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { z } from 'zod';
+import { describeSchema, parseFast } from '../../src/yarn/fast-parse.js';
+import { ListParser } from '../../src/yarn/list-parser.js';
+import { RmProtocolError } from '../../src/core/errors.js';
+import { RmClient } from '../../src/yarn/client.js';
+import { appsResponseSchema, nodesResponseSchema } from '../../src/yarn/schemas.js';
+import { FakeRm, fixture } from './yarn-fake-rm.js';
+
+const parser = new ListParser();
+afterAll(() => parser.close());
+
+async function* chunked(text: string, sizes: readonly number[]): AsyncGenerator<Uint8Array> {
+  const bytes = Buffer.from(text);
+  let at = 0;
+  for (let i = 0; at < bytes.length; i++) {
+    const n = Math.max(1, sizes.length ? sizes[i % sizes.length]! : bytes.length);
+    yield bytes.subarray(at, at + n);
+    at += n;
+  }
+}
+
+/** What the worker answers: the output, or FAIL when it refuses. */
+async function viaWorker(schema: z.ZodTypeAny, text: string, sizes: readonly number[] = []): Promise<unknown> {
+  const r = await parser.parseStream(chunked(text, sizes), describeSchema(schema)!);
+  if (!r.ok) {
+    expect(Buffer.from(r.bytes!).toString('utf8')).toBe(text);
+    return 'FAIL';
+  }
+  return r.data;
+}
+
+function onThisThread(schema: z.ZodTypeAny, json: unknown): unknown {
+  const r = parseFast(schema, json);
+  return r.success ? r.data : 'FAIL';
+}
+
+const cases: Array<[string, z.ZodTypeAny, string[]]> = [
+  ['nodes', nodesResponseSchema, ['nodes.json', 'nodes-empty.json', 'nodes-running.json', 'pending-nodes.json']],
+  ['apps', appsResponseSchema, ['apps.json', 'apps-empty.json', 'apps-running.json', 'pending-apps.json']],
+];
+
+function paths(v: unknown, at: Array<string | number> = []): Array<Array<string | number>> {
+  const out = [at];
+  if (Array.isArray(v)) v.forEach((x, i) => out.push(...paths(x, [...at, i])));
+  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) out.push(...paths(x, [...at, k]));
+  return out;
+}
+
+function replaced(v: unknown, path: Array<string | number>, value: unknown): unknown {
+  if (path.length === 0) return value;
+  const copy = (Array.isArray(v) ? [...v] : { ...(v as object) }) as Record<string | number, unknown>;
+  copy[path[0]!] = replaced(copy[path[0]!], path.slice(1), value);
+  return copy;
+}
+
+describe('list parser thread', () => {
+  it.each(cases)('%s: the schema has a form the worker runs', (_, schema) => {
+    expect(describeSchema(schema)).toBeDefined();
+  });
+
+  it.each(cases)('%s: every recording gives the same output as on this thread, in any chunks', async (_, schema, files) => {
+    for (const f of files) {
+      const json = fixture(f);
+      const text = JSON.stringify(json);
+      expect(await viaWorker(schema, text)).toEqual(onThisThread(schema, json));
+      expect(await viaWorker(schema, text, [1, 7, 64])).toEqual(onThisThread(schema, json));
+    }
+  });
+
+  it.each(cases)('%s: a field replaced by any JSON value is accepted or refused as on this thread', async (_, schema, files) => {
+    const json = fixture(files[0]!);
+    const all = paths(json);
+    await fc.assert(
+      fc.asyncProperty(fc.nat(all.length - 1), fc.jsonValue(), async (i, value) => {
+        const changed = replaced(json, all[i]!, value);
+        expect(await viaWorker(schema, JSON.stringify(changed))).toEqual(onThisThread(schema, changed));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('a body that is not JSON is refused with its bytes', async () => {
+    expect(await viaWorker(nodesResponseSchema, '{"nodes": {"node": [', [5])).toBe('FAIL');
+  });
+});
+
+describe('the client with the list parser', () => {
+  let rm: FakeRm;
+  beforeEach(async () => {
+    rm = await new FakeRm().start();
+  });
+  afterEach(async () => {
+    await rm.stop();
+  });
+
+  /** A node list well over the size the worker takes (OFF_THREAD_MIN_BYTES). */
+  function bigNodes(count: number): { nodes: { node: Array<Record<string, unknown>> } } {
+    const template = fixture('nodes.json').nodes.node[0];
+    return { nodes: { node: Array.from({ length: count }, (_, i) => ({ ...template, id: `node-${i}.example:8041`, numContainers: i })) } };
+  }
+  const clients = (url: string) => [new RmClient({ rmUrl: url, listParser: parser }), new RmClient({ rmUrl: url, listParser: false })];
+
+  it('reads a big list the same with and without the worker', async () => {
+    const body = bigNodes(2_000);
+    expect(JSON.stringify(body).length).toBeGreaterThan(1_000_000);
+    rm.on('GET /nodes', { body });
+    const [withWorker, withoutWorker] = clients(rm.url);
+    const handedOver = vi.spyOn(parser, 'parseStream');
+    const a = await withWorker!.nodes();
+    expect(handedOver).toHaveBeenCalledTimes(1);
+    handedOver.mockRestore();
+    expect(a).toHaveLength(2_000);
+    expect(a).toEqual(await withoutWorker!.nodes());
+  });
+
+  it('refuses a big list with the same message as without the worker', async () => {
+    const body = bigNodes(2_000);
+    body.nodes.node[1_234]!.state = 42;
+    rm.on('GET /nodes', { body });
+    const [withWorker, withoutWorker] = clients(rm.url);
+    const a = await withWorker!.nodes().catch((e: unknown) => e as Error);
+    const b = await withoutWorker!.nodes().catch((e: unknown) => e as Error);
+    expect(a).toBeInstanceOf(RmProtocolError);
+    expect(a.message).toContain('1234');
+    expect(a.message).toBe(b.message);
+  });
+});
