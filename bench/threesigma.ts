@@ -8,28 +8,25 @@
  * Also the before/after comparison of the solver settings on fifteen plans of 10 to 200 jobs
  * (`--compare`, figures in docs/benchmarks.md).
  *
- *   npx tsx bench/threesigma.ts [--runs 3] [--time-limit-ms 800] [--write] [--compare]
+ *   npx tsx bench/threesigma.ts [--runs 3] [--time-limit-ms 500] [--write] [--compare]
  *   npm run bench -- --threesigma [same options]
- *   --write replaces `## 3Sigma` in docs/benchmarks.md; the 20-set plans take minutes (one solve)
+ *   --write replaces `## 3Sigma` in docs/benchmarks.md
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import type { AppView, ContainerView, NodeView, QueueView } from '../src/core/model.js';
 import { buildSnapshot } from '../src/core/snapshot.js';
-import { fromHistogram, scaled, type RuntimeDistribution } from '../src/policies/threesigma/distribution.js';
+import { fromHistogram, type RuntimeDistribution } from '../src/policies/threesigma/distribution.js';
 import type { JobDescription } from '../src/policies/threesigma/features.js';
 import { addSample, emptyHistogram } from '../src/policies/threesigma/histogram.js';
-import { solveGreedy, solvePlan, type PlanOption, type PlanProblem, type SolverLimits } from '../src/policies/threesigma/milp.js';
+import { solveGreedy, solvePlan, type PlanProblem, type SolverLimits } from '../src/policies/threesigma/milp.js';
 import { threeSigmaParamsSchema, SLO_DEADLINE_TAG, type ThreeSigmaParams } from '../src/policies/threesigma/params.js';
-import { cycleProblem, expectedUse, utilityCurveOf, type JobToPlan, type RunningJobToPlan } from '../src/policies/threesigma/plan.js';
+import { cycleProblem, planCycle, type JobToPlan, type PlanNodes, type RunningJobToPlan } from '../src/policies/threesigma/plan.js';
 import { emptyPredictor, learnRuntime, predictRuntime, type PredictorState } from '../src/policies/threesigma/predictor.js';
 import { threeSigmaPolicy, type ThreeSigmaState } from '../src/policies/threesigma/policy.js';
-import { expectedUtility } from '../src/policies/threesigma/utility.js';
 import { cpuMs, median, writeBenchSection } from './measure.js';
 
 const MIN = 60_000;
-/** Sets kept per job and start slice in the capped 20-set experiment. */
-const SETS_PER_START = 2;
 const HOUR = 60 * MIN;
 const NOW = 10 * HOUR;
 
@@ -82,80 +79,54 @@ export function planInstance(pending: number, seed: number): { pending: JobToPla
 }
 
 /**
- * The §4.3.3 MILP over `sets` equivalence sets of equal size: an option is (set, start slice);
- * capacity rows are per slice, set and resource. Each SLO job prefers 75 % of the sets and runs
- * 1.5× slower elsewhere (§6.1); best-effort jobs prefer every set. Demands are fractions of one
- * set (5 to 50 %); running jobs hold 80 % of every set at first. The policy plans on one set (the whole
- * cluster), so this problem is built here, from the plan's own expected use and utility.
+ * A cycle on `sets` equivalence sets of equal size (each one node of the plan, 1/sets of the
+ * cluster), planned by the policy's own `cycleProblem`: running jobs hold 80 % of every set at
+ * first (four per set, 20 % of it each); half the pending jobs are SLO jobs that prefer 75 % of the
+ * sets and run 1.5× longer elsewhere, their preferred sets drawn from `distinctPreferred` choices
+ * (jobs of the same kind share them, so shared sets get capacity rows); demands are 5 to 50 % of one set.
  */
-export function equivalenceSetProblem(pendingCount: number, sets: number, p: ThreeSigmaParams, seed: number): PlanProblem {
+export function equivalenceSetInstance(
+  pendingCount: number,
+  sets: number,
+  seed: number,
+  distinctPreferred = 10,
+): { pending: JobToPlan[]; running: RunningJobToPlan[]; nodes: PlanNodes } {
   const rnd = random(seed);
   const classes = runtimeClasses(rnd);
-  const slices = Math.round(p.planAheadMs / p.sliceMs);
-  const R = 2;
-  const resources = sets * R;
-  const capacity = new Float64Array(slices * resources).fill(1);
-  // Running jobs: four per set, each 20 % of it, just started, finishing as their class says.
-  for (let e = 0; e < sets; e++) {
-    for (let k = 0; k < 4; k++) {
-      const use = expectedUse(classes[(e * 4 + k) % 20], [0.2, 0.2], 0, slices, p.sliceMs);
-      for (let t = 0; t < slices; t++) for (let r = 0; r < R; r++) capacity[t * resources + e * R + r] -= use[t * R + r];
-    }
-  }
-  const options: PlanOption[] = [];
+  const share = 1 / sets;
+  const nodes: PlanNodes = { capacity: Array.from({ length: sets }, () => [share, share]) };
+  const running: RunningJobToPlan[] = [];
+  for (let e = 0; e < sets; e++)
+    for (let k = 0; k < 4; k++)
+      running.push({
+        id: `r${e}-${k}`,
+        kind: 'bestEffort',
+        submittedAtMs: NOW - 5 * MIN,
+        demand: [0.2 * share, 0.2 * share],
+        distribution: classes[(e * 4 + k) % 20],
+        runningSinceMs: NOW,
+        holdings: [{ node: e, share: [0.2 * share, 0.2 * share] }],
+      });
+  const choices = Array.from({ length: distinctPreferred }, (_, c) => {
+    const preferred = new Set<number>();
+    while (preferred.size < Math.round(sets * 0.75)) preferred.add(Math.floor(rnd() * sets));
+    const list = [...preferred].sort((x, y) => x - y);
+    return { nodes: list, key: `choice-${c}`, slowdown: 1.5 };
+  });
+  const pending: JobToPlan[] = [];
   for (let j = 0; j < pendingCount; j++) {
     const slo = j % 2 === 0;
-    const job: JobToPlan = {
+    pending.push({
       id: `j${j}`,
       kind: slo ? 'slo' : 'bestEffort',
       submittedAtMs: NOW - Math.floor(rnd() * 10 * MIN),
       ...(slo ? { deadlineMs: NOW + Math.floor((5 + rnd() * 40) * MIN) } : {}),
-      demand: [0.05 + rnd() * 0.45, 0.05 + rnd() * 0.45],
+      demand: [(0.05 + rnd() * 0.45) * share, (0.05 + rnd() * 0.45) * share],
       distribution: classes[j % 20],
-    };
-    const preferred = new Set<number>();
-    if (slo) while (preferred.size < Math.round(sets * 0.75)) preferred.add(Math.floor(rnd() * sets));
-    const curve = utilityCurveOf(job, p);
-    for (let e = 0; e < sets; e++) {
-      const d = slo && !preferred.has(e) ? scaled(job.distribution, 1.5) : job.distribution;
-      for (let s = 0; s < slices; s++) {
-        const u = expectedUtility(d, NOW + s * p.sliceMs, curve);
-        if (u <= 1e-9) continue;
-        const inSet = expectedUse(d, job.demand, s, slices, p.sliceMs);
-        const use = new Float64Array(slices * resources);
-        for (let t = 0; t < slices; t++) for (let r = 0; r < R; r++) use[t * resources + e * R + r] = inSet[t * R + r];
-        options.push({ job: j, utility: u * (1 - 1e-6 * s), use, ...(slo ? {} : { bestEffort: true }) });
-      }
-    }
+      ...(slo ? { preferred: choices[Math.floor(rnd() * distinctPreferred)] } : {}),
+    });
   }
-  return { jobs: pendingCount, slices, resources, capacity, options, preemptions: [] };
-}
-
-/**
- * An experiment, not the policy's plan: for each job and start slice only the options in the
- * `perStart` sets of highest utility are kept, ties (equivalent sets) spread over the sets by job
- * (job j takes the tied sets from set j on), so that jobs do not crowd the same few sets. Every
- * start stays open; what goes is the choice among equivalent sets.
- */
-export function capSetsPerStart(problem: PlanProblem, sets: number, perStart: number): PlanProblem {
-  const perSet = problem.resources / sets;
-  const first = (o: PlanOption): number => {
-    for (let r = 0; r < o.use.length; r++) if (o.use[r] > 0) return r;
-    return 0;
-  };
-  const startOf = (o: PlanOption): number => Math.floor(first(o) / problem.resources);
-  const setOf = (o: PlanOption): number => Math.floor((first(o) % problem.resources) / perSet);
-  const groups = new Map<string, PlanOption[]>();
-  for (const o of problem.options) {
-    const key = `${o.job}/${startOf(o)}`;
-    let list = groups.get(key);
-    if (!list) groups.set(key, (list = []));
-    list.push(o);
-  }
-  const options: PlanOption[] = [];
-  for (const list of groups.values())
-    options.push(...[...list].sort((a, b) => b.utility - a.utility || ((setOf(a) - a.job) % sets) - ((setOf(b) - b.job) % sets)).slice(0, perStart));
-  return { ...problem, options };
+  return { pending, running, nodes };
 }
 
 interface SolveFigures {
@@ -293,8 +264,10 @@ export async function runThreeSigmaBench(argv: string[]): Promise<void> {
     },
   });
   const runs = Number(args.runs || 3) || 3;
-  const timeLimitMs = Number(args['time-limit-ms'] || 800) || 800;
-  const p = threeSigmaParamsSchema.parse({});
+  const defaults = threeSigmaParamsSchema.parse({});
+  const timeLimitMs = Number(args['time-limit-ms'] || defaults.solver.timeLimitMs) || 500;
+  // Replay limits: the node limit only (what simulated runs use).
+  const p = threeSigmaParamsSchema.parse({ solver: { timeLimitMs: null } });
   const replayLimits: SolverLimits = { maxNodes: p.solver.maxNodes, relativeGap: p.solver.relativeGap };
   const liveLimits: SolverLimits = { ...replayLimits, timeLimitMs };
   const load = (): string => os.loadavg()[0].toFixed(1);
@@ -361,7 +334,7 @@ export async function runThreeSigmaBench(argv: string[]): Promise<void> {
       [...inst.pending, ...waitingAgain],
       inst.running.filter((r) => !preemptedIds.has(r.id)),
       p,
-      seedStartMs,
+      { startMs: seedStartMs },
     );
     const lastPlan = timedSolve(next.problem, liveLimits);
     const size = solveGreedy(cp.problem, 'size');
@@ -390,13 +363,23 @@ export async function runThreeSigmaBench(argv: string[]): Promise<void> {
     const size = solveGreedy(problem, 'size');
     return { what, columns: size.columns, rows: size.rows, buildMs, greedy: size.objective, replay, live, lastPlan };
   };
-  rows.push(setsRow('200 pending jobs, 20 equivalence sets (SLO jobs prefer 15, 1.5× slower elsewhere)', () => equivalenceSetProblem(200, 20, p, 7919)));
-  progress(`3σSched: 200 jobs, 20 sets, ${SETS_PER_START} per start`);
+  const sets = equivalenceSetInstance(200, 20, 7919);
+  const setsProblem = (q: ThreeSigmaParams) => (): PlanProblem => cycleProblem(NOW, sets.pending, sets.running, q, { startMs: {} }, sets.nodes).problem;
   rows.push(
-    setsRow(`the same, ${SETS_PER_START} sets kept per job and start (an experiment: highest utility, ties spread over the sets by job)`, () =>
-      capSetsPerStart(equivalenceSetProblem(200, 20, p, 7919), 20, SETS_PER_START),
+    setsRow(
+      '200 pending jobs, 80 running, 20 equivalence sets (SLO jobs prefer 15 of them, 10 distinct choices, 1.5× slower elsewhere): preferred set and anywhere per start, starts every slice to 4 then every second',
+      setsProblem(p),
     ),
   );
+  progress('3σSched: 200 jobs, 20 sets, every start');
+  rows.push(setsRow('the same with a start at every slice (`fineStartSlices: 8`)', setsProblem(threeSigmaParamsSchema.parse({ ...p, fineStartSlices: 8 }))));
+  // The target: one cycle — the MILP built and solved under the policy's default time limit — in wall time.
+  const setsCycleMs: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const t0 = performance.now();
+    planCycle(NOW, sets.pending, sets.running, defaults, { startMs: {} }, sets.nodes);
+    setsCycleMs.push(performance.now() - t0);
+  }
 
   progress('one cycle at the paper’s scale');
   // --- one policy cycle at the paper's scale -----------------------------------------------------
@@ -447,6 +430,8 @@ export async function runThreeSigmaBench(argv: string[]): Promise<void> {
         `| ${x.what} | ${x.columns.toLocaleString('en-US')} × ${x.rows} | ${f0(x.buildMs)} ms | ${f0(x.replay.solveMs)} / ${f0(x.replay.cpuMs)} ms, ${f3(x.replay.objective)}, ${gapText(x.replay.gap)} (${x.replay.status}) | ` +
         `${f0(x.live.solveMs)} / ${f0(x.live.cpuMs)} ms, ${f3(x.live.objective)} (${x.live.status}) | ${f0(x.lastPlan.solveMs)} ms, ${f3(x.lastPlan.objective)} (${x.lastPlan.status}) | ${f3(x.greedy)} |`,
     ),
+    '',
+    `**One cycle on 20 equivalence sets with the policy’s defaults** (the first 20-set row’s jobs; \`planCycle\`: MILP built and solved under \`solver.timeLimitMs: ${defaults.solver.timeLimitMs}\`), wall time, median of ${runs}: ${f0(median(setsCycleMs))} ms (max ${f0(Math.max(...setsCycleMs))} ms).`,
     '',
     `**One policy cycle at the paper’s scale** (§6.5: 12,583 nodes, 4,000 jobs/h; Fig. 12(a) reports the cycle, options to solver): ${scale.running} jobs running (${scale.containers.toLocaleString('en-US')} containers), ` +
       `300 pending of which ${p.maxPlannedJobs} are planned, the predictor above. CPU of \`decide\`, median of ${runs}: ` +

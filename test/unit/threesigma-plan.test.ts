@@ -10,6 +10,7 @@ import {
   handlesOverestimate,
   planCycle,
   remainingRuntime,
+  startSlices,
   type JobToPlan,
   type RunningJobToPlan,
 } from '../../src/policies/threesigma/plan.js';
@@ -252,5 +253,101 @@ describe('3Sigma MILP', () => {
     expect(isFeasible(p, cut.chosen, cut.preempted)).toBe(true);
     expect(cut.objective).toBeGreaterThanOrEqual(solveGreedy(p, 'comparison').objective - 1e-9);
     expect(cut.status).not.toMatch(/last plan kept/);
+  });
+});
+
+describe('3Sigma equivalence sets: preferred nodes and anywhere (§4.3.3, §5)', () => {
+  // Four nodes of a quarter each; the SLO job prefers nodes 0 and 1 and runs 1.5× longer elsewhere.
+  const nodes = { capacity: [0, 1, 2, 3].map(() => [0.25, 0.25]) };
+  const preferred = { nodes: [0, 1], key: 'n0,n1', slowdown: 1.5 };
+  const half = [0.5, 0.5];
+  // A best-effort job holds both preferred nodes until 5 min (slice 2).
+  const onPreferred: RunningJobToPlan = {
+    ...be({ id: 'busy', demand: half }),
+    runningSinceMs: 0,
+    distribution: pointMass(5 * MIN),
+    holdings: [
+      { node: 0, share: [0.25, 0.25] },
+      { node: 1, share: [0.25, 0.25] },
+    ],
+  };
+  const noPreemption = threeSigmaParamsSchema.parse({ ...params, preemption: { enabled: false } });
+
+  it('waits for the preferred nodes when the deadline does not allow the slower runtime elsewhere', () => {
+    // 10 min on its nodes, 15 elsewhere, deadline at 14 min; its nodes free at 2.5 min (slice 1):
+    // anywhere now misses, its own nodes from 2.5 min make it. The other two nodes are free.
+    const shortBusy: RunningJobToPlan = { ...onPreferred, distribution: pointMass(2.5 * MIN) };
+    const tight = slo({ id: 'slo', deadlineMs: 14 * MIN, demand: half, distribution: pointMass(10 * MIN), preferred });
+    const plan = planCycle(0, [tight], [shortBusy], noPreemption, { startMs: {} }, nodes);
+    expect(plan.pending[0]).toMatchObject({ startSlice: 1, placement: 'preferred', expectedUtility: 1 });
+  });
+
+  it('starts anywhere now when the slower runtime still meets the deadline and the preferred nodes stay busy', () => {
+    const longBusy: RunningJobToPlan = { ...onPreferred, distribution: pointMass(60 * MIN) };
+    const job = slo({ id: 'slo', deadlineMs: 16 * MIN, demand: half, distribution: pointMass(10 * MIN), preferred });
+    const plan = planCycle(0, [job], [longBusy], noPreemption, { startMs: {} }, nodes);
+    expect(plan.pending[0]).toMatchObject({ startSlice: 0, placement: 'anywhere' });
+  });
+
+  it('starts on the preferred nodes when they are free, and offers no dominated anywhere option then', () => {
+    const job = slo({ id: 'slo', deadlineMs: 16 * MIN, demand: half, distribution: pointMass(10 * MIN), preferred });
+    const cp = cycleProblem(0, [job], [], noPreemption, { startMs: {} }, nodes);
+    expect(cp.optionPlacement.every((x) => x === 'preferred')).toBe(true);
+    expect(planCycle(0, [job], [], noPreemption, { startMs: {} }, nodes).pending[0]).toMatchObject({ startSlice: 0, placement: 'preferred' });
+  });
+
+  it('gives a set two jobs prefer capacity rows of its own: they do not both start there at once', () => {
+    const a = slo({ id: 'a', deadlineMs: 13 * MIN, demand: half, distribution: pointMass(10 * MIN), preferred });
+    const b = slo({ id: 'b', deadlineMs: 13 * MIN, demand: half, distribution: pointMass(10 * MIN), preferred });
+    const cp = cycleProblem(0, [a, b], [], noPreemption, { startMs: {} }, nodes);
+    expect(cp.setsWithRows).toBe(1);
+    const plan = planCycle(0, [a, b], [], noPreemption, { startMs: {} }, nodes);
+    const onSetNow = plan.pending.filter((j) => j.startSlice === 0 && j.placement === 'preferred');
+    expect(onSetNow).toHaveLength(1);
+    // The other cannot meet 13 min at 15 min anywhere, nor by waiting 10 min: it earns nothing, whatever it is given.
+    const greedy = solveGreedy(cp.problem, 'check');
+    expect(isFeasible(cp.problem, greedy.chosen, greedy.preempted)).toBe(true);
+  });
+
+  it('keeps the greedy warm start and every solve feasible with set rows (random jobs and sets)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({ set: fc.integer({ min: 0, max: 2 }), size: fc.integer({ min: 1, max: 4 }), runMin: fc.integer({ min: 2, max: 15 }), slo: fc.boolean() }),
+          {
+            minLength: 1,
+            maxLength: 8,
+          },
+        ),
+        (specs) => {
+          const sets = [
+            { nodes: [0, 1], key: 'a', slowdown: 1.5 },
+            { nodes: [1, 2], key: 'b', slowdown: 1.5 },
+            { nodes: [0, 3], key: 'c', slowdown: 2 },
+          ];
+          const jobs = specs.map((x, i) =>
+            (x.slo ? slo : be)({
+              id: `j${i}`,
+              deadlineMs: (x.runMin + 5) * MIN,
+              demand: [x.size / 8, x.size / 8],
+              distribution: pointMass(x.runMin * MIN),
+              ...(x.slo ? { preferred: sets[x.set] } : {}),
+            }),
+          );
+          const cp = cycleProblem(0, jobs, [onPreferred], params, { startMs: {} }, nodes);
+          const greedy = solveGreedy(cp.problem, 'check');
+          expect(isFeasible(cp.problem, greedy.chosen, greedy.preempted)).toBe(true);
+          const solved = solvePlan(cp.problem, { maxNodes: 50, relativeGap: 0.001 });
+          expect(isFeasible(cp.problem, solved.chosen, solved.preempted)).toBe(true);
+          expect(solved.objective).toBeGreaterThanOrEqual(greedy.objective - 1e-9);
+        },
+      ),
+      { numRuns: 25, seed: 20 },
+    );
+  });
+
+  it('offers every start up to fineStartSlices, every second one after', () => {
+    expect(startSlices(8, 4)).toEqual([0, 1, 2, 3, 4, 6]);
+    expect(startSlices(8, 8)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
 });

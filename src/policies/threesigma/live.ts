@@ -39,6 +39,12 @@ export const liveParamsSchema = z
     preemption: z.enum(['kill', 'suspend']).default('kill'),
     /** Tag with a job's task containers, for its size while it is held. */
     tasksTag: z.string().min(1).max(255).default(TASKS_TAG),
+    /**
+     * Held jobs the plan gives no utility: `leftover` releases them when what the plan leaves free
+     * now holds them (they run to the end on capacity nobody values, as priorities let them);
+     * `never` keeps them held (the paper's plan never starts them).
+     */
+    withoutUtility: z.enum(['leftover', 'never']).default('leftover'),
   })
   .strict()
   .refine((l) => l.holdQueue !== l.runQueue, { path: ['runQueue'], message: 'must differ from holdQueue' });
@@ -125,6 +131,21 @@ export function releaseToRunQueue(app: AppView, job: TrackedJob, tasks: readonly
       ),
     );
   return out;
+}
+
+/**
+ * A held job the plan gives no utility starts on what the plan leaves free now (its priority,
+ * the lowest, is set by `deprioritiseWithoutUtility`).
+ */
+export function runOnLeftoverCapacity(app: AppView, job: TrackedJob, live: LiveParams, now: number): Decision {
+  job.releasedAtMs = now;
+  return decisionWithLazyReason(
+    { kind: 'moveApp', appId: app.id, queue: live.runQueue },
+    POLICY,
+    'runOnLeftoverCapacity',
+    () =>
+      `no start in the plan-ahead window earns anything; the plan leaves room for it now: from ${live.holdQueue} to ${live.runQueue}, behind every other job`,
+  );
 }
 
 /** §4.3.5 with `preemption: 'suspend'`: the preempted job's running tasks stop where they are (the shim), work kept. */

@@ -13,6 +13,10 @@ const DAY = 24 * HOUR;
 export const SLO_DEADLINE_TAG = 'schedbrain.slo.deadline-ms';
 /** A job's known runtime, ms: what `runtimeModel: 'tagged'` schedules by. */
 export const RUNTIME_TAG = 'schedbrain.runtime-ms';
+/** A job's preferred nodes: node ids, comma-separated (a soft constraint; the simulator's 3sigma-e2e sets it). */
+export const PREFERRED_NODES_TAG = 'schedbrain.preferred-nodes';
+/** A job's runtime multiplier off its preferred nodes. */
+export const SLOWDOWN_TAG = 'schedbrain.off-preferred-slowdown';
 
 export const threeSigmaParamsSchema = z
   .object({
@@ -25,6 +29,14 @@ export const threeSigmaParamsSchema = z
       .min(1_000)
       .max(DAY)
       .default(20 * MINUTE),
+    /** Start slices offered every slice up to this many, every second slice after (a coarser grid far ahead). */
+    fineStartSlices: z.number().int().min(1).max(200).default(4),
+    /** Application tag with a job's preferred nodes (node ids, comma-separated): its equivalence sets are those nodes and anywhere (§4.3.3). */
+    preferredNodesTag: z.string().min(1).default(PREFERRED_NODES_TAG),
+    /** Application tag with a job's runtime multiplier off its preferred nodes. */
+    slowdownTag: z.string().min(1).default(SLOWDOWN_TAG),
+    /** Runtime multiplier off the preferred nodes when a job's tag gives none (§5: 1.5). */
+    offPreferredSlowdown: z.number().min(1).max(100).default(1.5),
     /** Application tag holding an SLO job's deadline, epoch ms (absolute, like the simulator's job deadlines). */
     deadlineTag: z.string().min(1).default(SLO_DEADLINE_TAG),
     slo: z
@@ -107,13 +119,17 @@ export const threeSigmaParamsSchema = z
         /** Branch-and-bound node limit (deterministic). */
         maxNodes: z.number().int().min(1).max(10_000_000).default(200),
         relativeGap: z.number().min(0).max(1).default(0.001),
-        /** Wall-clock limit per solve, ms; unset in replays, where it would make runs differ. */
+        /**
+         * Wall-clock limit per solve, ms (docs/decisions.md: 500 keeps a 200-job cycle within 1 s);
+         * null: none, for replays that must not depend on the machine's speed.
+         */
         timeLimitMs: z
           .number()
           .int()
           .min(10)
           .max(10 * MINUTE)
-          .optional(),
+          .nullable()
+          .default(500),
       })
       .strict()
       .default({}),
@@ -121,6 +137,11 @@ export const threeSigmaParamsSchema = z
     priorities: z
       .object({
         start: z.number().int().min(0).max(1_000).default(10),
+        /**
+         * Planned to start now anywhere (not on its preferred nodes): after those starting on
+         * theirs, so they pick nodes first. Unset: start − 1 (at least defer + 1).
+         */
+        startAnywhere: z.number().int().min(0).max(1_000).optional(),
         defer: z.number().int().min(0).max(1_000).default(1),
         noUtility: z.number().int().min(0).max(1_000).default(0),
       })
@@ -137,8 +158,13 @@ export const threeSigmaParamsSchema = z
     else if (p.planAheadMs / p.sliceMs > 200)
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['planAheadMs'], message: `at most 200 slices (sliceMs ${p.sliceMs})` });
     const pr = p.priorities;
-    if (!(pr.start > pr.defer && pr.defer >= pr.noUtility))
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['priorities'], message: 'need start > defer ≥ noUtility' });
+    if (!(pr.start > pr.defer && pr.defer >= pr.noUtility && (pr.startAnywhere === undefined || (pr.start >= pr.startAnywhere && pr.startAnywhere > pr.defer))))
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['priorities'], message: 'need start > defer ≥ noUtility and start ≥ startAnywhere > defer' });
   });
 
 export type ThreeSigmaParams = z.infer<typeof threeSigmaParamsSchema>;
+
+/** Priority of a job planned to start now anywhere rather than on its preferred nodes. */
+export function startAnywherePriority(p: ThreeSigmaParams): number {
+  return p.priorities.startAnywhere ?? Math.max(p.priorities.defer + 1, p.priorities.start - 1);
+}

@@ -1,13 +1,18 @@
 /**
- * 3σSched's plan for one cycle (§3, §4.2, §4.3): placement options of pending jobs (start times in
- * the plan-ahead window, one equivalence set: the cluster), valued by expected utility, packed
- * against the capacity that running jobs are expected to leave (conditional survival, Eq. 2),
- * with preemption of running jobs at a cost. Pure: jobs in, plan out.
+ * 3σSched's plan for one cycle (§3, §4.2, §4.3): placement options of pending jobs (an equivalence
+ * set and a start time in the plan-ahead window), valued by expected utility, packed against the
+ * capacity that running jobs are expected to leave (conditional survival, Eq. 2), with preemption
+ * of running jobs at a cost. Pure: jobs in, plan out.
+ *
+ * Equivalence sets (§4.3.3): a job that prefers some nodes (§5: SLO jobs, 1.5× slower elsewhere)
+ * has two sets per start, its preferred nodes at its runtime and "anywhere" at the slower one;
+ * a job without a preference has one, the cluster. Every option counts against the cluster's
+ * capacity; a preferred option also against its set's, per slice and resource.
  *
  * Demands and capacities are fractions of the cluster per resource (vcores, memory).
  */
-import { conditionalOnElapsed, longest, pointMass, survival, type RuntimeDistribution } from './distribution.js';
-import { solveGreedy, solvePlan, type PlanOption, type PlanPreemption, type PlanProblem, type PlanSolution } from './milp.js';
+import { conditionalOnElapsed, longest, pointMass, scaled, survival, type RuntimeDistribution } from './distribution.js';
+import { solveGreedy, solvePlan, type PlanOption, type PlanProblem, type PlanSolution } from './milp.js';
 import type { ThreeSigmaParams } from './params.js';
 import { chanceWithinWindow, expectedUtility, type UtilityCurve } from './utility.js';
 
@@ -25,22 +30,46 @@ export interface JobToPlan {
   readonly distribution: RuntimeDistribution;
   /** SLO jobs: the utility of meeting the deadline, when its SLO class gives one (else params.slo.utility). */
   readonly sloUtility?: number;
+  /** Nodes it prefers (a soft constraint); absent: every node is the same to it. */
+  readonly preferred?: PreferredNodes;
+}
+
+export interface PreferredNodes {
+  /** Indexes into the plan's node capacities (`PlanNodes.capacity`). */
+  readonly nodes: readonly number[];
+  /** Names the set: jobs with the same key prefer the same nodes. */
+  readonly key: string;
+  /** Runtime multiplier on any other node (≥ 1). */
+  readonly slowdown: number;
 }
 
 export interface RunningJobToPlan extends JobToPlan {
   /** When it started running (again, after a preemption), epoch ms. */
   readonly runningSinceMs: number;
+  /** What it holds on each node (fractions of the cluster per resource), for the capacity of preferred sets. */
+  readonly holdings?: readonly { readonly node: number; readonly share: readonly number[] }[];
 }
+
+/** The cluster's nodes, when jobs prefer some of them. */
+export interface PlanNodes {
+  /** Capacity of each node, fractions of the cluster per resource. */
+  readonly capacity: readonly (readonly number[])[];
+}
+
+/** Where a chosen option runs: on the job's preferred nodes, or anywhere (at the slower runtime). */
+export type Placement = 'preferred' | 'anywhere';
 
 export type PlanParams = Pick<
   ThreeSigmaParams,
-  'sliceMs' | 'planAheadMs' | 'slo' | 'bestEffort' | 'overestimate' | 'underestimateStepMs' | 'preemption' | 'solver'
+  'sliceMs' | 'planAheadMs' | 'fineStartSlices' | 'slo' | 'bestEffort' | 'overestimate' | 'underestimateStepMs' | 'preemption' | 'solver'
 >;
 
 export interface JobPlan {
   readonly id: string;
   /** Planned start, slices from now (0: now); undefined when not placed in the window. */
   readonly startSlice?: number;
+  /** For a job with preferred nodes: where the chosen option runs. */
+  readonly placement?: Placement;
   /** Expected utility of the chosen option, or the best option's when none was chosen. */
   readonly expectedUtility: number;
   /** Whether any start in the window has positive expected utility. */
@@ -161,8 +190,9 @@ const EARLIER_FIRST = 1e-6;
 export interface CycleProblem {
   readonly problem: PlanProblem;
   readonly slices: number;
-  /** Start slice and expected utility (undiscounted) of each option. */
+  /** Start slice, placement (jobs with preferred nodes) and expected utility (undiscounted) of each option. */
   readonly optionStart: readonly number[];
+  readonly optionPlacement: readonly (Placement | undefined)[];
   readonly optionUtility: readonly number[];
   /** Per pending job: the best expected utility of any start, and whether over-estimates are handled. */
   readonly best: readonly number[];
@@ -170,34 +200,52 @@ export interface CycleProblem {
   readonly runningPlans: RunningPlan[];
   /** Index in `running` of each preemption column. */
   readonly preemptable: readonly number[];
+  /** Preferred sets shared by two or more jobs, which have capacity rows of their own. */
+  readonly setsWithRows: number;
+}
+
+/** What seeds the solve (§4.3.6): last cycle's planned start of each job, epoch ms, and its placement. */
+export interface PlanSeed {
+  readonly startMs: Readonly<Record<string, number>>;
+  readonly placement?: Readonly<Record<string, Placement>>;
 }
 
 /**
- * Builds and solves the cycle's MILP. `seedStartMs`: last cycle's planned start of each job, to
- * seed the solver (§4.3.6) when it is still an option.
+ * Builds and solves the cycle's MILP. `seed`: last cycle's plan, to start the solver from
+ * (§4.3.6) where it is still an option; `nodes`: the nodes' capacities, needed when jobs prefer some.
  */
 export function planCycle(
   nowMs: number,
   pending: readonly JobToPlan[],
   running: readonly RunningJobToPlan[],
   p: PlanParams,
-  seedStartMs: Readonly<Record<string, number>> = {},
+  seed: PlanSeed = { startMs: {} },
+  nodes?: PlanNodes,
 ): CyclePlan {
-  const { problem, slices, optionStart, optionUtility, best, handled, runningPlans, preemptable } = cycleProblem(nowMs, pending, running, p, seedStartMs);
+  const { problem, slices, optionStart, optionPlacement, optionUtility, best, handled, runningPlans, preemptable } = cycleProblem(
+    nowMs,
+    pending,
+    running,
+    p,
+    seed,
+    nodes,
+  );
   const solution =
     p.solver.kind === 'greedy'
       ? solveGreedy(problem, 'greedy chosen')
       : solvePlan(problem, {
           maxNodes: p.solver.maxNodes,
           relativeGap: p.solver.relativeGap,
-          ...(p.solver.timeLimitMs !== undefined ? { timeLimitMs: p.solver.timeLimitMs } : {}),
+          ...(p.solver.timeLimitMs !== null ? { timeLimitMs: p.solver.timeLimitMs } : {}),
         });
 
   const pendingPlans = pending.map((job, j): JobPlan => {
     const o = solution.chosen[j];
+    const placement = o >= 0 ? optionPlacement[o] : undefined;
     return {
       id: job.id,
       ...(o >= 0 ? { startSlice: optionStart[o] } : {}),
+      ...(placement !== undefined ? { placement } : {}),
       expectedUtility: o >= 0 ? optionUtility[o] : best[j],
       hasUtility: best[j] > NO_UTILITY,
       overestimateHandled: handled[j],
@@ -210,18 +258,84 @@ export function planCycle(
   return { pending: pendingPlans, running: runningPlans, solution: meta, slices };
 }
 
-/** The cycle's MILP (§4.3.3): options of pending jobs, capacity left by running ones, preemption columns. */
+/**
+ * Start slices offered: every slice up to `fineStartSlices`, every second one after. A start far
+ * ahead is replanned many times before it comes; the coarser grid there halves its columns.
+ */
+export function startSlices(slices: number, fineStartSlices: number): number[] {
+  const out: number[] = [];
+  for (let s = 0; s < slices; s += s < fineStartSlices ? 1 : 2) out.push(s);
+  return out;
+}
+
+/** Whether `use` fits in `capacity` at every slice and resource (index t·R + r in both). */
+function fitsWithin(use: ArrayLike<number>, capacity: ArrayLike<number>): boolean {
+  for (let r = 0; r < use.length; r++) if (use[r] > capacity[r] + 1e-9) return false;
+  return true;
+}
+
+/**
+ * Capacity of each preferred set per slice and resource: its nodes' capacity less what running
+ * jobs hold there times the chance they still run (Eq. 2), as fractions of the cluster.
+ */
+function preferredSetCapacity(
+  pending: readonly JobToPlan[],
+  running: readonly RunningJobToPlan[],
+  survivalOf: readonly Float64Array[],
+  nodes: PlanNodes,
+  slices: number,
+): Map<string, Float64Array> {
+  const out = new Map<string, Float64Array>();
+  if (!pending.some((j) => j.preferred)) return out;
+  const nodeFree = new Map<number, Float64Array>();
+  const freeOf = (n: number): Float64Array => {
+    let f = nodeFree.get(n);
+    if (!f) {
+      f = new Float64Array(slices * RESOURCES);
+      const c = nodes.capacity[n] ?? [0, 0];
+      for (let t = 0; t < slices; t++) for (let r = 0; r < RESOURCES; r++) f[t * RESOURCES + r] = c[r];
+      nodeFree.set(n, f);
+    }
+    return f;
+  };
+  running.forEach((job, i) => {
+    for (const h of job.holdings ?? []) {
+      const f = freeOf(h.node);
+      for (let t = 0; t < slices; t++) for (let r = 0; r < RESOURCES; r++) f[t * RESOURCES + r] -= h.share[r] * survivalOf[i][t];
+    }
+  });
+  for (const job of pending) {
+    if (!job.preferred || out.has(job.preferred.key)) continue;
+    const cap = new Float64Array(slices * RESOURCES);
+    for (const n of job.preferred.nodes) {
+      const f = freeOf(n);
+      for (let k = 0; k < cap.length; k++) cap[k] += f[k];
+    }
+    out.set(job.preferred.key, cap);
+  }
+  return out;
+}
+
+/**
+ * The cycle's MILP (§4.3.3): options of pending jobs, capacity left by running ones, preemption
+ * columns. Capacity rows: the cluster's, per slice and resource; then, for each preferred set
+ * shared by two or more jobs, the set's. A set only one job prefers gets no rows: that job's
+ * options that do not fit in it are left out instead (the same constraint, fewer rows). What
+ * preemption frees counts on the cluster's rows only (where a running job's tasks are is not
+ * planned for). Options left out as dominated: "anywhere" at a start where the preferred set is
+ * open (no rows of its own, fits) and earns at least as much, since it also uses less.
+ */
 export function cycleProblem(
   nowMs: number,
   pending: readonly JobToPlan[],
   running: readonly RunningJobToPlan[],
   p: PlanParams,
-  seedStartMs: Readonly<Record<string, number>> = {},
+  seed: PlanSeed = { startMs: {} },
+  nodes?: PlanNodes,
 ): CycleProblem {
   const slices = Math.max(1, Math.round(p.planAheadMs / p.sliceMs));
-  const capacity = new Float64Array(slices * RESOURCES).fill(1);
   const runningPlans: RunningPlan[] = [];
-  const preemptions: PlanPreemption[] = [];
+  const preemptions: { cost: number; credit: Float64Array }[] = [];
   const preemptable: number[] = [];
   // Running jobs that might be preempted: best-effort ones and SLO jobs with nothing left to gain,
   // those started last first (least work lost).
@@ -235,15 +349,22 @@ export function cycleProblem(
           .map(({ i }) => i)
       : [],
   );
+  const runningUse: Float64Array[] = [];
+  const survivalOf: Float64Array[] = [];
   running.forEach((job, i) => {
     const rest = remainingRuntime(job, nowMs, p);
-    const use = expectedUse(rest.distribution, job.demand, 0, slices, p.sliceMs, Math.max(0, nowMs - job.runningSinceMs));
-    for (let r = 0; r < use.length; r++) capacity[r] -= use[r];
+    const elapsed = Math.max(0, nowMs - job.runningSinceMs);
+    const use = expectedUse(rest.distribution, job.demand, 0, slices, p.sliceMs, elapsed);
+    runningUse.push(use);
+    if (job.holdings) {
+      const alive = expectedUse(rest.distribution, [1, 1], 0, slices, p.sliceMs, elapsed);
+      survivalOf.push(Float64Array.from({ length: slices }, (_, t) => alive[t * RESOURCES]));
+    } else survivalOf.push(new Float64Array(slices));
     let cost: number | undefined;
     if (candidates.has(i)) {
       cost = remainingUtility(job, nowMs, p) + p.preemption.costUtility;
-      preemptions.push({ cost, credit: use });
       preemptable.push(i);
+      preemptions.push({ cost, credit: use });
     }
     runningPlans.push({
       id: job.id,
@@ -253,37 +374,97 @@ export function cycleProblem(
     });
   });
 
+  // Preferred sets: their capacity, and rows for those two or more jobs share.
+  const setCapacity = nodes ? preferredSetCapacity(pending, running, survivalOf, nodes, slices) : new Map<string, Float64Array>();
+  const jobsPerSet = new Map<string, number>();
+  for (const job of pending)
+    if (job.preferred && setCapacity.has(job.preferred.key)) jobsPerSet.set(job.preferred.key, (jobsPerSet.get(job.preferred.key) ?? 0) + 1);
+  const setRow = new Map<string, number>();
+  for (const [key, n] of jobsPerSet) if (n >= 2) setRow.set(key, setRow.size + 1);
+  // Per slice: the cluster's resources, then each shared set's.
+  const width = RESOURCES * (1 + setRow.size);
+  const capacity = new Float64Array(slices * width);
+  for (let t = 0; t < slices; t++) {
+    for (let r = 0; r < RESOURCES; r++) {
+      let left = 1;
+      for (const use of runningUse) left -= use[t * RESOURCES + r];
+      capacity[t * width + r] = left;
+    }
+    for (const [key, k] of setRow)
+      for (let r = 0; r < RESOURCES; r++) capacity[t * width + k * RESOURCES + r] = (setCapacity.get(key) as Float64Array)[t * RESOURCES + r];
+  }
+  /** A use of the cluster's rows (and of set row block `k` when k > 0) laid out in the problem's width. */
+  const widen = (use: Float64Array, k: number): Float64Array => {
+    if (width === RESOURCES && k === 0) return use;
+    const out = new Float64Array(slices * width);
+    for (let t = 0; t < slices; t++)
+      for (let r = 0; r < RESOURCES; r++) {
+        out[t * width + r] = use[t * RESOURCES + r];
+        if (k > 0) out[t * width + k * RESOURCES + r] = use[t * RESOURCES + r];
+      }
+    return out;
+  };
+
   const options: PlanOption[] = [];
   const optionStart: number[] = [];
+  const optionPlacement: (Placement | undefined)[] = [];
   const optionUtility: number[] = [];
   const best: number[] = [];
   const handled: boolean[] = [];
-  const seed: number[] = [];
+  const seedChoice: number[] = [];
+  const starts = startSlices(slices, p.fineStartSlices);
   pending.forEach((job, j) => {
     const curve = utilityCurveOf(job, p);
     handled.push(curve.kind === 'slo' && curve.afterDeadline !== undefined);
+    const bestEffort = curve.kind === 'bestEffort' ? { bestEffort: true } : {};
+    const pref = job.preferred && setCapacity.has(job.preferred.key) ? job.preferred : undefined;
+    const slower = pref ? scaled(job.distribution, Math.max(1, pref.slowdown)) : undefined;
+    const k = pref ? (setRow.get(pref.key) ?? 0) : 0;
+    const seedStart = seed.startMs[job.id];
+    const seedPlacement = seed.placement?.[job.id];
     let top = 0;
-    seed.push(-1);
-    for (let s = 0; s < slices; s++) {
+    seedChoice.push(-1);
+    const add = (s: number, u: number, use: Float64Array, placement: Placement | undefined, rowBlock: number): void => {
+      if (seedStart !== undefined && seedChoice[j] < 0 && nowMs + s * p.sliceMs >= seedStart && placement === (pref ? (seedPlacement ?? placement) : undefined))
+        seedChoice[j] = options.length;
+      options.push({ job: j, utility: u * (1 - EARLIER_FIRST * s), use: widen(use, rowBlock), ...bestEffort });
+      optionStart.push(s);
+      optionPlacement.push(placement);
+      optionUtility.push(u);
+    };
+    for (const s of starts) {
       const startMs = nowMs + s * p.sliceMs;
       const u = expectedUtility(job.distribution, startMs, curve);
-      top = Math.max(top, u);
-      if (u <= NO_UTILITY) continue;
-      if (seedStartMs[job.id] !== undefined && seed[j] < 0 && startMs >= seedStartMs[job.id]) seed[j] = options.length;
-      options.push({
-        job: j,
-        utility: u * (1 - EARLIER_FIRST * s),
-        use: expectedUse(job.distribution, job.demand, s, slices, p.sliceMs),
-        ...(curve.kind === 'bestEffort' ? { bestEffort: true } : {}),
-      });
-      optionStart.push(s);
-      optionUtility.push(u);
+      const use = u > NO_UTILITY ? expectedUse(job.distribution, job.demand, s, slices, p.sliceMs) : undefined;
+      if (!pref || !slower) {
+        top = Math.max(top, u);
+        if (use) add(s, u, use, undefined, 0);
+        continue;
+      }
+      // The preferred set: with rows of its own when shared, else only if it fits.
+      const preferredOpen = use !== undefined && (k > 0 || fitsWithin(use, setCapacity.get(pref.key) as Float64Array));
+      if (preferredOpen) {
+        top = Math.max(top, u);
+        add(s, u, use, 'preferred', k);
+      }
+      const ua = expectedUtility(slower, startMs, curve);
+      if (ua <= NO_UTILITY || (preferredOpen && k === 0 && u >= ua)) continue;
+      top = Math.max(top, ua);
+      add(s, ua, expectedUse(slower, job.demand, s, slices, p.sliceMs), 'anywhere', 0);
     }
     best.push(top);
   });
 
-  const problem: PlanProblem = { jobs: pending.length, slices, resources: RESOURCES, capacity, options, preemptions, seed };
-  return { problem, slices, optionStart, optionUtility, best, handled, runningPlans, preemptable };
+  const problem: PlanProblem = {
+    jobs: pending.length,
+    slices,
+    resources: width,
+    capacity,
+    options,
+    preemptions: preemptions.map((x) => ({ cost: x.cost, credit: widen(x.credit, 0) })),
+    seed: seedChoice,
+  };
+  return { problem, slices, optionStart, optionPlacement, optionUtility, best, handled, runningPlans, preemptable, setsWithRows: setRow.size };
 }
 
 /** Expected utility a running job still earns if left to finish. */

@@ -20,9 +20,19 @@ import { definePolicy } from '../../core/policy.js';
 import { secondsText } from '../shared/durations.js';
 import { pointMass, type RuntimeDistribution } from './distribution.js';
 import type { JobDescription } from './features.js';
-import { describedForRun, isHeld, liveDemand, releaseToRunQueue, returnToHoldQueue, runsForPlan, suspendForPlan } from './live.js';
-import { threeSigmaParamsSchema, type ThreeSigmaParams } from './params.js';
-import { planCycle, type CyclePlan, type JobPlan, type JobToPlan, type RunningJobToPlan, type RunningPlan } from './plan.js';
+import { describedForRun, isHeld, liveDemand, releaseToRunQueue, returnToHoldQueue, runOnLeftoverCapacity, runsForPlan, suspendForPlan } from './live.js';
+import { startAnywherePriority, threeSigmaParamsSchema, type ThreeSigmaParams } from './params.js';
+import {
+  planCycle,
+  type CyclePlan,
+  type JobPlan,
+  type JobToPlan,
+  type Placement,
+  type PlanNodes,
+  type PreferredNodes,
+  type RunningJobToPlan,
+  type RunningPlan,
+} from './plan.js';
 import { emptyPredictor, learnRuntime, predictRuntime, type Prediction, type PredictorState } from './predictor.js';
 import { classDeadlineMs, sloClassOf, type SloClass } from './slo-classes.js';
 
@@ -38,8 +48,9 @@ export interface TrackedJob {
   runningSinceMs?: number;
   /** When it was last preempted. */
   preemptedAtMs?: number;
-  /** Start planned by the last cycle, epoch ms (seeds the next solve). */
+  /** Start planned by the last cycle, epoch ms, and where (seed the next solve). */
   plannedStartMs?: number;
+  plannedPlacement?: Placement;
   /** Live: when the plan last moved it from the hold queue to the run queue. */
   releasedAtMs?: number;
   /** The SLO class that gave it its deadline (none when a tag did, or it is best-effort). */
@@ -177,14 +188,31 @@ function sloOfNewJob(app: AppView, description: JobDescription, state: ThreeSigm
   };
 }
 
-/** Planned to start now: highest priority, so YARN gives it containers first. */
+/**
+ * The nodes an application prefers, from its tag (node ids, comma-separated), as indexes of the
+ * snapshot's nodes; undefined without the tag or when none of them is known.
+ */
+export function preferredNodesOf(app: AppView, nodeIndex: ReadonlyMap<string, number>, p: ThreeSigmaParams): PreferredNodes | undefined {
+  const raw = app.tags[p.preferredNodesTag];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const nodes = [...new Set(raw.split(',').map((x) => nodeIndex.get(x.trim())))].filter((n): n is number => n !== undefined);
+  if (nodes.length === 0) return undefined;
+  const tagged = Number(app.tags[p.slowdownTag]);
+  return { nodes, key: raw, slowdown: Number.isFinite(tagged) && tagged >= 1 ? tagged : p.offPreferredSlowdown };
+}
+
+function placementText(plan: JobPlan): string {
+  return plan.placement === 'preferred' ? ' on its preferred nodes' : plan.placement === 'anywhere' ? ' anywhere (off its preferred nodes, slower)' : '';
+}
+
+/** Planned to start now: highest priority, so YARN gives it containers first (anywhere: after those starting on their preferred nodes). */
 export function startPlannedNow(app: AppView, job: TrackedJob, plan: JobPlan, p: ThreeSigmaParams, now: number): Decision {
   return decisionWithLazyReason(
-    { kind: 'setAppPriority', appId: app.id, priority: p.priorities.start },
+    { kind: 'setAppPriority', appId: app.id, priority: plan.placement === 'anywhere' ? startAnywherePriority(p) : p.priorities.start },
     POLICY_NAME,
     'startPlannedNow',
     () =>
-      `${kindText(job, now)}: plan starts it now, expected utility ${utilityText(plan.expectedUtility)}${plan.overestimateHandled ? ' (over-estimate handling: utility decays past the deadline)' : ''}; ${predictionText(job)}`,
+      `${kindText(job, now)}: plan starts it now${placementText(plan)}, expected utility ${utilityText(plan.expectedUtility)}${plan.overestimateHandled ? ' (over-estimate handling: utility decays past the deadline)' : ''}; ${predictionText(job)}`,
   );
 }
 
@@ -192,7 +220,10 @@ export function startPlannedNow(app: AppView, job: TrackedJob, plan: JobPlan, p:
 export function deferToPlannedStart(app: AppView, job: TrackedJob, plan: JobPlan | undefined, p: ThreeSigmaParams, now: number, sliceMs: number): Decision {
   return decisionWithLazyReason({ kind: 'setAppPriority', appId: app.id, priority: p.priorities.defer }, POLICY_NAME, 'deferToPlannedStart', () => {
     if (!plan) return `${kindText(job, now)}: beyond the ${p.maxPlannedJobs} jobs planned per cycle; ${predictionText(job)}`;
-    const when = plan.startSlice === undefined ? 'no room for it in the plan-ahead window' : `plan starts it in ${secondsText(plan.startSlice * sliceMs)}`;
+    const when =
+      plan.startSlice === undefined
+        ? 'no room for it in the plan-ahead window'
+        : `plan starts it in ${secondsText(plan.startSlice * sliceMs)}${placementText(plan)}`;
     return `${kindText(job, now)}: ${when}, expected utility ${utilityText(plan.expectedUtility)}; ${predictionText(job)}`;
   });
 }
@@ -350,7 +381,21 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
     }
     for (const id of Object.keys(state.jobs)) if (!snapshot.apps.has(id)) delete state.jobs[id];
 
-    // 2. Jobs to plan: pending (no task container) and running.
+    // 2. Jobs to plan: pending (no task container) and running. Nodes are told apart only when
+    // some application prefers some of them (its tag); otherwise the plan has one set, the cluster.
+    let nodeIndex: Map<string, number> | undefined;
+    let planNodes: PlanNodes | undefined;
+    for (const app of snapshot.apps.values()) {
+      if (!isActiveApp(app) || app.tags[p.preferredNodesTag] === undefined) continue;
+      nodeIndex = new Map();
+      const capacity: number[][] = [];
+      for (const n of snapshot.nodes.values()) {
+        nodeIndex.set(n.id, capacity.length);
+        capacity.push(n.state === 'RUNNING' ? shareOf(snapshot, n.capacity.vcores, n.capacity.memoryMB) : [0, 0]);
+      }
+      planNodes = { capacity };
+      break;
+    }
     const pendingApps: { app: AppView; job: TrackedJob; plan: JobToPlan }[] = [];
     const runningApps: { app: AppView; job: TrackedJob; plan: RunningJobToPlan }[] = [];
     for (const app of snapshot.apps.values()) {
@@ -374,8 +419,15 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
         // From its earliest task container: the RM's start time of an application is its acceptance.
         if (job.runningSinceMs === undefined && held && held.length > 0) job.runningSinceMs = held.reduce((m, c) => Math.min(m, c.startedAtMs), now);
         const demand = live ? shareOf(snapshot, live.vcores, live.memoryMB) : shareOf(snapshot, app.allocated.vcores, app.allocated.memoryMB);
+        const holdings =
+          nodeIndex && held
+            ? held.flatMap((c) => {
+                const n = nodeIndex.get(c.nodeId);
+                return n === undefined ? [] : [{ node: n, share: shareOf(snapshot, c.resource.vcores, c.resource.memoryMB) }];
+              })
+            : undefined;
         // Live, a job released whose tasks have not started yet has its whole runtime ahead.
-        runningApps.push({ app, job, plan: { ...base, demand, runningSinceMs: job.runningSinceMs ?? now } });
+        runningApps.push({ app, job, plan: { ...base, demand, runningSinceMs: job.runningSinceMs ?? now, ...(holdings ? { holdings } : {}) } });
       } else {
         job.runningSinceMs = undefined;
         const r = app.pendingContainerResource;
@@ -386,7 +438,8 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
               app.allocated.vcores + (r ? r.vcores * app.pendingContainers : 0),
               app.allocated.memoryMB + (r ? r.memoryMB * app.pendingContainers : 0),
             );
-        pendingApps.push({ app, job, plan: { ...base, demand } });
+        const preferred = nodeIndex ? preferredNodesOf(app, nodeIndex, p) : undefined;
+        pendingApps.push({ app, job, plan: { ...base, demand, ...(preferred ? { preferred } : {}) } });
       }
     }
     if (p.ordering === 'sloFirst') {
@@ -422,14 +475,19 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
 
     // 3. The plan.
     const seeds: Record<string, number> = {};
-    for (const x of planned) if (x.job.plannedStartMs !== undefined) seeds[x.app.id] = x.job.plannedStartMs;
+    const seedPlacement: Record<string, Placement> = {};
+    for (const x of planned) {
+      if (x.job.plannedStartMs !== undefined) seeds[x.app.id] = x.job.plannedStartMs;
+      if (x.job.plannedPlacement !== undefined) seedPlacement[x.app.id] = x.job.plannedPlacement;
+    }
     const planStartedMs = performance.now();
     const plan: CyclePlan = planCycle(
       now,
       planned.map((x) => x.plan),
       runningApps.map((x) => x.plan),
       p,
-      seeds,
+      { startMs: seeds, placement: seedPlacement },
+      planNodes,
     );
     const planMs = performance.now() - planStartedMs;
 
@@ -438,9 +496,11 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
     let deferred = 0;
     let withoutUtility = 0;
     let preempted = 0;
+    const leftoverCandidates: typeof planned = [];
     planned.forEach((x, i) => {
       const jp = plan.pending[i];
       x.job.plannedStartMs = jp.startSlice === undefined ? undefined : now + jp.startSlice * p.sliceMs;
+      x.job.plannedPlacement = jp.placement;
       if (jp.startSlice === 0) {
         startNow++;
         decisions.push(startPlannedNow(x.app, x.job, jp, p, now));
@@ -451,8 +511,24 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
       } else {
         withoutUtility++;
         decisions.push(deprioritiseWithoutUtility(x.app, x.job, p, now));
+        if (p.live && p.live.withoutUtility === 'leftover' && isHeld(x.app, p.live)) leftoverCandidates.push(x);
       }
     });
+    if (leftoverCandidates.length > 0 && p.live) {
+      // What the plan leaves free now: the cluster less running jobs it keeps and jobs it starts now.
+      const free = [1, 1];
+      runningApps.forEach((x, i) => {
+        if (!plan.running[i].preempt) x.plan.demand.forEach((d, r) => (free[r] -= d));
+      });
+      planned.forEach((x, i) => {
+        if (plan.pending[i].startSlice === 0) x.plan.demand.forEach((d, r) => (free[r] -= d));
+      });
+      for (const x of leftoverCandidates) {
+        if (x.plan.demand.some((d, r) => d > free[r] + 1e-9)) continue;
+        x.plan.demand.forEach((d, r) => (free[r] -= d));
+        decisions.push(runOnLeftoverCapacity(x.app, x.job, p.live, now));
+      }
+    }
     for (const x of beyond) {
       deferred++;
       x.job.plannedStartMs = undefined;

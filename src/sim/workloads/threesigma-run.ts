@@ -6,7 +6,9 @@
  */
 import type { AnyPolicy, Policy } from '../../core/policy.js';
 import { threeSigmaPolicy, warmPredictor, type ThreeSigmaParams, type ThreeSigmaState } from '../../policies/threesigma/index.js';
+import { createCapacityAllocator } from '../capacity-allocator.js';
 import { Simulator, type JobRecord } from '../engine.js';
+import type { Workload } from '../workload.js';
 import { percentile } from '../metrics.js';
 import { RUNTIME_TAG, type ThreeSigmaE2E } from './threesigma.js';
 
@@ -40,6 +42,28 @@ export interface E2ERunOptions {
   readonly params?: Record<string, unknown>;
   /** Call the policy every `periodMs` (default: at every scheduling event). */
   readonly periodMs?: number;
+  /**
+   * Plan variants: jobs wait in a hold queue until the plan starts them (the policy's `live`
+   * parameters, the capacity allocator), as 3σSched starts a job only at its planned start
+   * (§4.3.1). Default true; false: the plan is applied as priorities only (work-conserving).
+   */
+  readonly holdQueue?: boolean;
+}
+
+/** Where held jobs wait and where the plan starts them (the history's queue: the predictor's `queue` feature stays the same). */
+export const E2E_HOLD_QUEUE = 'root.hold';
+export const E2E_RUN_QUEUE = 'root.default';
+
+/** The workload with every job submitted to the hold queue (capacity 0, maximum capacity 0). */
+export function heldWorkload(w: Workload): Workload {
+  return {
+    ...w,
+    queues: [
+      { path: E2E_RUN_QUEUE, capacityPct: 100, maxCapacityPct: 100 },
+      { path: E2E_HOLD_QUEUE, capacityPct: 0, maxCapacityPct: 0 },
+    ],
+    jobs: w.jobs.map((j) => ({ ...j, queue: E2E_HOLD_QUEUE })),
+  };
 }
 
 export interface E2EMetrics {
@@ -170,11 +194,15 @@ export function runE2E(e2e: ThreeSigmaE2E, variant: ThreeSigmaVariant, o: E2ERun
   const learned = { n: 0 };
   const seed = o.seed ?? 1;
   const t0 = performance.now();
+  const held = (o.holdQueue ?? true) && variant !== 'prio';
+  // Replays solve without a wall-clock limit (the node limit bounds them): a run must not depend on the machine's load.
+  const base = mergeParams({ solver: { timeLimitMs: null } }, variantParams(variant, o.params));
   const sim = new Simulator({
-    workload: e2e.workload,
+    workload: held ? heldWorkload(e2e.workload) : e2e.workload,
     seed,
     policy: instrumented(e2e.history, log, learned),
-    params: variantParams(variant, o.params),
+    params: held ? { ...base, live: { holdQueue: E2E_HOLD_QUEUE, runQueue: E2E_RUN_QUEUE } } : base,
+    ...(held ? { allocator: createCapacityAllocator } : {}),
     ...(o.periodMs !== undefined ? { periodMs: o.periodMs } : {}),
   });
   sim.run();

@@ -22,7 +22,9 @@
  *   "Estimates": pre-trained on a separate part of the generated trace).
  *
  * Every job carries its true runtime in the `schedbrain.runtime-ms` tag (PointPerfEst reads it;
- * the predictor ignores the brain's own tags) and its deadline in `schedbrain.slo.deadline-ms`.
+ * the predictor ignores the brain's own tags) and its deadline in `schedbrain.slo.deadline-ms`;
+ * an SLO job its preferred nodes in `schedbrain.preferred-nodes` and its slowdown elsewhere in
+ * `schedbrain.off-preferred-slowdown` (the plan's equivalence sets, §4.3.3).
  */
 import type { HistoryRecord } from '../../core/history.js';
 import { HISTORY_RECORD_VERSION, normaliseName } from '../../core/history.js';
@@ -34,6 +36,14 @@ export const THREESIGMA_WORKLOADS = ['3sigma-e2e'] as const;
 export const DEADLINE_TAG = 'schedbrain.slo.deadline-ms';
 export const RUNTIME_TAG = 'schedbrain.runtime-ms';
 export const KIND_TAG = 'schedbrain.sim.kind';
+/** An SLO job's preferred nodes (node ids, comma-separated) and its slowdown elsewhere: what the policy plans sets from. */
+export const PREFERRED_NODES_TAG = 'schedbrain.preferred-nodes';
+export const SLOWDOWN_TAG = 'schedbrain.off-preferred-slowdown';
+
+/** The simulator's id of node `index` in a cluster of `nodes` (src/sim/engine.ts names them so). */
+export function simNodeId(index: number, nodes: number): string {
+  return `node${String(index + 1).padStart(String(nodes).length, '0')}`;
+}
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -271,6 +281,10 @@ export function threeSigmaE2EWorkload(o: ThreeSigmaE2EOptions = {}): ThreeSigmaE
     const tags: Record<string, string> = { [RUNTIME_TAG]: String(d.runtimeMs), [KIND_TAG]: d.slack !== undefined ? 'slo' : 'bestEffort' };
     const deadlineMs = d.slack !== undefined ? Math.round(arrivalMs + (1 + d.slack) * d.runtimeMs) : undefined;
     if (deadlineMs !== undefined) tags[DEADLINE_TAG] = String(deadlineMs);
+    if (d.preferred) {
+      tags[PREFERRED_NODES_TAG] = d.preferred.map((n) => simNodeId(n, r.nodes)).join(',');
+      tags[SLOWDOWN_TAG] = String(r.slowdown);
+    }
     jobs.push({
       name: `${d.tpl.name}-${i + 1}`,
       user: d.tpl.user,
