@@ -1,7 +1,8 @@
 /**
  * The decision journal: one entry per decision a policy made (whatever became of it), plus
- * cycle-level entries (a policy that threw). Keys order entries by time then by a sequence
- * number, so "latest N" and "since T" are range scans.
+ * cycle-level entries (a policy that threw); alike skips of a cycle, and a decision that changes
+ * nothing repeated cycle after cycle, share one entry with a count. Keys order entries by time
+ * then by a sequence number, so "latest N" and "since T" are range scans.
  */
 import { z } from 'zod';
 import { actionSchema } from '../core/actions.js';
