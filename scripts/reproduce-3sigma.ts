@@ -5,13 +5,15 @@
  *
  *   npx tsx scripts/reproduce-3sigma.ts [--figs 7,8,10,11] [--seeds 4-13] [--nodes 256] [--hours 5]
  *       [--period-ms 60000] [--slacks 20,60,100,140,180] [--loads 1.0,1.2,1.4,1.6] [--samples 5,10,25,50,100]
- *       [--json FILE] [--from FILE,FILE]
+ *       [--json FILE] [--from FILE,FILE] [--no-hold]
  *
  * Fig. 7: 3Sigma, PointPerfEst, PointRealEst, Prio on the default E2E (slack 20–80 %, load 1.4).
  * Fig. 8: constant slack, with the ablations NoDist, NoOE, NoAdapt. Fig. 10: load. Fig. 11: history
  * samples per job template. Prints one markdown table per figure: per x and system, the mean over
  * the seeds of the SLO miss rate, goodput (machine-hours) and mean best-effort latency (s).
- * `--json FILE` saves every run as it ends (a cut-short reproduction keeps what it did).
+ * `--json FILE` saves every run as it ends (a cut-short reproduction keeps what it did). The plan's
+ * variants hold jobs in a hold queue until the plan starts them (`runE2E`); `--no-hold` applies
+ * their plans as priorities only (the reproduction before equivalence sets).
  */
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -31,6 +33,7 @@ const { values: args } = parseArgs({
     samples: { type: 'string', default: '5,10,25,50,75,100' },
     json: { type: 'string' },
     from: { type: 'string' },
+    'no-hold': { type: 'boolean', default: false },
   },
 });
 const range = (s: string): number[] => {
@@ -89,7 +92,7 @@ if (!args.from) {
       for (const x of e.xs) {
         const e2e = threeSigmaE2EWorkload({ seed, nodes, hours, ...e.options(x) });
         for (const v of e.variants) {
-          const m = runE2E(e2e, v, { seed, periodMs });
+          const m = runE2E(e2e, v, { seed, periodMs, holdQueue: !args['no-hold'] });
           const row: Row = { fig: e.fig, x, seed, nodes, hours, m };
           rows.push(row);
           if (args.json) {
