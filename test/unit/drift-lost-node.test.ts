@@ -115,7 +115,12 @@ describe('the engine with a node lost under suspended containers (in-memory back
       decide: ({ snapshot: s, state }) => ({
         decisions: [...s.containers.values()]
           .filter((c) => c.state === 'RUNNING')
-          .map((c) => ({ action: { kind: 'suspendContainer' as const, containerId: c.id, nodeId: c.nodeId }, rule: 'suspendAll', reason: 'test' })),
+          .map((c) => ({
+            action: { kind: 'suspendContainer' as const, containerId: c.id, nodeId: c.nodeId },
+            policy: 'suspend-all',
+            rule: 'suspendAll',
+            reason: 'test',
+          })),
         state,
       }),
     }) as AnyPolicy;
