@@ -65,7 +65,7 @@ describe('3Sigma live on YARN: hold and run queues', () => {
     expect(refused({ holdQueue: HOLD, runQueue: HOLD })).toMatch(/^live\.runQueue: must differ/);
     expect(refused({ holdQueue: 'hold', runQueue: RUN })).toMatch(/^live\.holdQueue: must be a full leaf queue path/);
     expect(refused({ holdQueue: HOLD, runQueue: RUN, preemption: 'pause' })).toMatch(/^live\.preemption/);
-    expect(params().live).toEqual({ holdQueue: HOLD, runQueue: RUN, preemption: 'kill', tasksTag: 'schedbrain.tasks' });
+    expect(params().live).toEqual({ holdQueue: HOLD, runQueue: RUN, preemption: 'kill', tasksTag: 'schedbrain.tasks', withoutUtility: 'leftover' });
   });
 
   it('releases the SLO job the plan starts now into the run queue and keeps a best-effort job that does not fit beside it held', () => {
@@ -168,6 +168,18 @@ describe('3Sigma live on YARN: hold and run queues', () => {
       ...Object.fromEntries([1, 2, 3, 4].map((i) => [`c${i}`, ['releaseToRunQueue: resumeContainer']])),
       'crawl-1': ['startPlannedNow: priority 10', `releaseToRunQueue: moveApp ${RUN}`],
     });
+  });
+
+  it('runs a held job without utility on what the plan leaves free now, or keeps it held with withoutUtility: never', () => {
+    // Past its deadline, no over-estimate handling: no start earns anything. The node is free.
+    const decide = (withoutUtility: string) => {
+      const p = threeSigmaParamsSchema.parse({ ...params({ withoutUtility }), overestimate: { mode: 'off' } });
+      const state = trained(p, [{ name: 'late', runtimeMs: 5 * MIN }]);
+      const s = snap(20 * MIN, cluster, [], { apps: [heldApp('late-1', 1, { submittedAtMs: 0, tags: sloTags(15 * MIN) })] });
+      return actionsByApp(threeSigmaPolicy.decide({ snapshot: s, params: p, state }).decisions);
+    };
+    expect(decide('leftover')).toEqual({ 'late-1': ['deprioritiseWithoutUtility: priority 0', `runOnLeftoverCapacity: moveApp ${RUN}`] });
+    expect(decide('never')).toEqual({ 'late-1': ['deprioritiseWithoutUtility: priority 0'] });
   });
 
   it('names every decision by the exported function of its rule', () => {

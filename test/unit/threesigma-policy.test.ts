@@ -40,6 +40,49 @@ const byApp = (ds: Decision[]) =>
       .map((d) => [(d.action as { appId: string }).appId, { rule: d.rule, priority: (d.action as { priority: number }).priority }]),
   );
 
+describe('3Sigma policy: preferred nodes (§4.3.3, §5)', () => {
+  // Two nodes of 4 cores; a best-effort job holds n1 for 2.5 more minutes; n2 is free.
+  const two = [node('n1', 4, 4 * 5120), node('n2', 4, 4 * 5120)];
+  const now = 10 * MIN;
+  const held: C[] = [1, 2, 3, 4].map((i) => ({ id: `c${i}`, node: 'n1', app: 'crawl-1', startedAt: now - 2.5 * MIN }));
+  const setup = (tags: Record<string, string>) => {
+    const p = params({ preemption: { enabled: false } });
+    const state = trained(p, [
+      { name: 'crawl', runtimeMs: 5 * MIN },
+      { name: 'billing', runtimeMs: 10 * MIN },
+    ]);
+    const s = snap(now, two, held, {
+      apps: [
+        app('crawl-1', { name: 'crawl-1', submittedAtMs: now - 2.5 * MIN, startedAtMs: now - 2.5 * MIN, runningContainers: 4 }),
+        pendingApp('billing-1', { submittedAtMs: now, tags: { ...sloTags(now + 14 * MIN), ...tags } }),
+      ],
+    });
+    return threeSigmaPolicy
+      .decide({ snapshot: s, params: p, state })
+      .decisions.filter((d) => d.action.kind === 'setAppPriority' && d.action.appId === 'billing-1');
+  };
+
+  it('waits for its preferred node when 1.5× elsewhere would miss the deadline', () => {
+    // 10 min on n1 from 2.5 min: done at 12.5 of 14 min; 15 min on n2 from now: too late.
+    const [d] = setup({ 'schedbrain.preferred-nodes': 'n1', 'schedbrain.off-preferred-slowdown': '1.5' });
+    expect(d.rule).toBe('deferToPlannedStart');
+    expect(d.reason).toMatch(/plan starts it in 150 s on its preferred nodes/);
+  });
+
+  it('starts at once anywhere when its slowdown elsewhere still meets the deadline, below starts on preferred nodes', () => {
+    const [d] = setup({ 'schedbrain.preferred-nodes': 'n1', 'schedbrain.off-preferred-slowdown': '1.2' });
+    expect(d.rule).toBe('startPlannedNow');
+    expect(d.reason).toMatch(/anywhere/);
+    expect((d.action as { priority: number }).priority).toBe(9);
+  });
+
+  it('without a preference starts at once on the free node', () => {
+    const [d] = setup({});
+    expect(d.rule).toBe('startPlannedNow');
+    expect((d.action as { priority: number }).priority).toBe(10);
+  });
+});
+
 describe('3Sigma policy', () => {
   it('is registered', () => {
     expect(getPolicy('threesigma')).toBe(threeSigmaPolicy);

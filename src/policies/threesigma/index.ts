@@ -7,12 +7,13 @@ export {
   deprioritiseWithoutUtility,
   keepRunning,
   preemptForPlan,
+  preferredNodesOf,
   POLICY_NAME,
   type ThreeSigmaState,
   type TrackedJob,
   type LastPlan,
 } from './policy.js';
-export { threeSigmaParamsSchema, SLO_DEADLINE_TAG, type ThreeSigmaParams } from './params.js';
+export { threeSigmaParamsSchema, SLO_DEADLINE_TAG, PREFERRED_NODES_TAG, SLOWDOWN_TAG, type ThreeSigmaParams } from './params.js';
 export {
   emptyPredictor,
   learnRuntime,
@@ -34,7 +35,11 @@ export {
   remainingRuntime,
   expectedUse,
   utilityCurveOf,
+  startSlices,
   type CyclePlan,
+  type Placement,
+  type PlanNodes,
+  type PreferredNodes,
   type JobPlan,
   type JobToPlan,
   type RunningJobToPlan,
@@ -53,6 +58,7 @@ export {
   releaseToRunQueue,
   suspendForPlan,
   returnToHoldQueue,
+  runOnLeftoverCapacity,
   TASKS_TAG,
   MAX_TAGGED_TASKS,
   type LiveParams,
