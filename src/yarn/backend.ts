@@ -275,7 +275,7 @@ export class YarnBackend implements ClusterBackend {
     const [rmNodes, scheduler, liveApps, recentlyFinished, shimContainers] = await Promise.all([
       this.client.nodes(),
       this.client.scheduler(),
-      this.client.apps({ states: LIVE_APP_STATES, deSelects: LIVE_APP_DESELECTS }),
+      this.client.apps({ states: LIVE_APP_STATES, deSelects: LIVE_APP_DESELECTS, withoutUsage: true }),
       // Like the simulator, the snapshot keeps apps that ended lately in view, so a policy (and
       // reconciliation) sees that a job it killed or watched has ended rather than losing it.
       this.client.apps({ states: FINAL_APP_STATES, finishedSinceMs, deSelects: FINAL_APP_DESELECTS }),

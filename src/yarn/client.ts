@@ -22,6 +22,7 @@ import {
   appAttemptsResponseSchema,
   appResponseSchema,
   appsResponseSchema,
+  appsWithoutUsageResponseSchema,
   capacitySchedulerInfoSchema,
   clusterInfoResponseSchema,
   clusterMetricsResponseSchema,
@@ -170,8 +171,12 @@ interface RequestSpec<T> {
    * retried only when the RM certainly did not act (connection refused, 503 from a standby RM).
    */
   readonly idempotent: boolean;
-  /** A big list: a large answer is parsed and checked off the event loop (`list-parser.ts`). */
+  /**
+   * A big list: a large answer is parsed and checked off the event loop (`list-parser.ts`), and
+   * its items (at `listPath`, matched by id) that equal the last answer's are the same objects.
+   */
   readonly offThread?: boolean;
+  readonly listPath?: readonly string[];
 }
 
 export interface RmResponse<T> {
@@ -223,7 +228,7 @@ export class RmClient {
   /** All nodes the RM knows (optionally only some states, e.g. `['RUNNING']`). */
   async nodes(states?: readonly string[]): Promise<RmNodeInfo[]> {
     const query = states?.length ? { states: states.join(',') } : undefined;
-    return (await this.get('/nodes', nodesResponseSchema, query, { offThread: true })).nodes?.node ?? [];
+    return (await this.get('/nodes', nodesResponseSchema, query, { offThread: true, listPath: ['nodes', 'node'] })).nodes?.node ?? [];
   }
 
   async node(nodeId: string): Promise<RmNodeInfo> {
@@ -240,13 +245,23 @@ export class RmClient {
   }
 
   /** `deSelects`: fields the RM leaves out of each app (`resourceRequests`, `resourceInfo`, … since 3.1). */
-  async apps(filter: { states?: readonly RmAppState[]; queue?: string; finishedSinceMs?: number; deSelects?: readonly string[] } = {}): Promise<RmAppInfo[]> {
+  async apps(
+    filter: {
+      states?: readonly RmAppState[];
+      queue?: string;
+      finishedSinceMs?: number;
+      deSelects?: readonly string[];
+      /** Leave out `memorySeconds` and `vcoreSeconds`, which move at every read of a running app. */
+      withoutUsage?: boolean;
+    } = {},
+  ): Promise<RmAppInfo[]> {
     const query: Record<string, string> = {};
     if (filter.states?.length) query.states = filter.states.join(',');
     if (filter.deSelects?.length) query.deSelects = filter.deSelects.join(',');
     if (filter.queue) query.queue = filter.queue;
     if (filter.finishedSinceMs !== undefined) query.finishedTimeBegin = String(Math.floor(filter.finishedSinceMs));
-    return (await this.get('/apps', appsResponseSchema, query, { offThread: true })).apps?.app ?? [];
+    const schema = filter.withoutUsage ? appsWithoutUsageResponseSchema : appsResponseSchema;
+    return (await this.get('/apps', schema, query, { offThread: true, listPath: ['apps', 'app'] })).apps?.app ?? [];
   }
 
   async app(appId: string): Promise<RmAppInfo> {
@@ -394,9 +409,9 @@ export class RmClient {
     path: string,
     schema: z.ZodType<T, z.ZodTypeDef, unknown>,
     query?: Record<string, string>,
-    opts: { withUser?: boolean; offThread?: boolean } = {},
+    opts: { withUser?: boolean; offThread?: boolean; listPath?: readonly string[] } = {},
   ): Promise<T> {
-    return (await this.request({ method: 'GET', path, query, schema, idempotent: true, withUser: opts.withUser, offThread: opts.offThread })).data;
+    return (await this.request({ method: 'GET', path, query, schema, idempotent: true, ...opts })).data;
   }
 
   async request<T>(spec: RequestSpec<T>): Promise<RmResponse<T>> {
@@ -457,7 +472,7 @@ export class RmClient {
       const shape = spec.schema ? describeSchema(spec.schema as z.ZodTypeAny) : undefined;
       try {
         if (big && shape && this.listParser && res.status >= 200 && res.status < 300) {
-          const parsed = await this.listParser.parseStream(raw, shape);
+          const parsed = await this.listParser.parseStream(raw, shape, spec.listPath ? { key: listKey(spec), path: spec.listPath } : undefined);
           if (parsed.ok) return parsed.data as T;
           // Refused: parsed again below, where zod names the field. A worker that died holding
           // the body leaves nothing to parse: the list is read again.
@@ -503,6 +518,12 @@ export class RmClient {
     }
     return parseOrThrow(spec.schema, json, what);
   }
+}
+
+/** Which list a read is, for reusing its unchanged items: path and filters, not the time window. */
+function listKey(spec: RequestSpec<unknown>): string {
+  const q = Object.entries(spec.query ?? {}).filter(([k]) => k !== 'finishedTimeBegin');
+  return `${spec.path}?${new URLSearchParams(q.sort()).toString()}`;
 }
 
 function parseOrThrow<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, json: unknown, what: string): T {

@@ -119,7 +119,18 @@ export type SchemaSpec =
   | { readonly k: 'arr' | 'list'; readonly item: SchemaSpec }
   | { readonly k: 'obj'; readonly keys: readonly string[]; readonly values: readonly SchemaSpec[] };
 
+const described = new WeakMap<z.ZodTypeAny, SchemaSpec | null>();
+
+/** Memoised: one schema, one spec object (the worker keeps its compiled check by it). */
 export function describeSchema(schema: z.ZodTypeAny): SchemaSpec | undefined {
+  const known = described.get(schema);
+  if (known !== undefined) return known ?? undefined;
+  const spec = describeUncached(schema);
+  described.set(schema, spec ?? null);
+  return spec;
+}
+
+function describeUncached(schema: z.ZodTypeAny): SchemaSpec | undefined {
   if (!compile(schema)) return undefined;
   const kind = markedKinds.get(schema);
   if (kind?.kind === 'num') return { k: 'num' };

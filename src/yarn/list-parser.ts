@@ -66,6 +66,48 @@ function check(spec) {
   throw new Error('unknown schema kind ' + spec.k);
 }
 const checks = new Map();
+// Per list (reuse key): the items last sent, by id, and that answer's generation.
+const lasts = new Map();
+function same(a, b) {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!same(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const k of keys) if (!(k in b) || !same(a[k], b[k])) return false;
+  return true;
+}
+// Items equal to the ones last sent for this list go back as null (the caller still holds them),
+// unless the caller's copy is not of the last answer (its generation differs).
+function thin(data, reuse) {
+  const path = reuse.path;
+  let parent = data;
+  for (let i = 0; i < path.length - 1 && parent !== null && parent !== undefined; i++) parent = parent[path[i]];
+  const list = parent === null || parent === undefined ? undefined : parent[path[path.length - 1]];
+  if (!Array.isArray(list)) return undefined;
+  const last = lasts.get(reuse.key);
+  const usable = last !== undefined && last.generation === reuse.have;
+  const byId = new Map();
+  const ids = new Array(list.length);
+  const out = new Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    const id = item !== null && typeof item === 'object' && typeof item.id === 'string' && !byId.has(item.id) ? item.id : null;
+    ids[i] = id;
+    if (id !== null) byId.set(id, item);
+    const before = usable && id !== null ? last.byId.get(id) : undefined;
+    out[i] = before !== undefined && same(before, item) ? null : item;
+  }
+  const generation = (last === undefined ? 0 : last.generation) + 1;
+  lasts.set(reuse.key, { generation, byId });
+  parent[path[path.length - 1]] = out;
+  return { generation, ids };
+}
 // Bodies that arrive in chunks, by request id, until their end.
 const arriving = new Map();
 // The bytes go back with a refusal: the caller parses them again with zod's error messages.
@@ -99,7 +141,7 @@ parentPort.on('message', (m) => {
     }
     const data = c(json);
     if (data === FAIL) refuse(m);
-    else parentPort.postMessage({ id: m.id, ok: true, data });
+    else parentPort.postMessage({ id: m.id, ok: true, data, thinned: m.reuse ? thin(data, m.reuse) : undefined });
   } catch {
     refuse(m);
   }
@@ -109,8 +151,23 @@ parentPort.on('message', (m) => {
 /** The checked answer, or a refusal with the bytes back (absent when the worker died with them). */
 export type ListParseResult = { readonly ok: true; readonly data: unknown } | { readonly ok: false; readonly bytes?: Uint8Array };
 
+/** A list whose unchanged items need not cross again: where it is in the answer, and its cache key. */
+export interface ListReuse {
+  /** The request it answers (two reads of the same list share it). */
+  readonly key: string;
+  /** Keys down to the list, e.g. `['nodes', 'node']`; items are matched by their `id`. */
+  readonly path: readonly string[];
+}
+
 interface Pending {
   resolve(v: ListParseResult): void;
+  readonly reuse?: ListReuse;
+  readonly have?: number;
+}
+
+interface Thinned {
+  readonly generation: number;
+  readonly ids: ReadonlyArray<string | null>;
 }
 
 /** Bodies smaller than this are parsed where they arrive: handing them over costs more than it saves. */
@@ -122,6 +179,8 @@ export class ListParser {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly specIds = new WeakMap<SchemaSpec, number>();
+  /** Per reuse key: the items of the last answer, by id, and its generation (as the worker has it). */
+  private readonly lastItems = new Map<string, { generation: number; byId: Map<string, unknown> }>();
   private nextSpecId = 1;
 
   /**
@@ -129,7 +188,7 @@ export class ListParser {
    * chunk is handed over as it arrives (a copy of a few kilobytes), so this thread never holds
    * nor joins the whole body. Throws what the stream throws (the worker drops what it got).
    */
-  async parseStream(body: AsyncIterable<Uint8Array>, spec: SchemaSpec): Promise<ListParseResult> {
+  async parseStream(body: AsyncIterable<Uint8Array>, spec: SchemaSpec, reuse?: ListReuse): Promise<ListParseResult> {
     const worker = this.start();
     if (!worker) {
       const parts: Uint8Array[] = [];
@@ -139,8 +198,11 @@ export class ListParser {
     let specId = this.specIds.get(spec);
     if (specId === undefined) this.specIds.set(spec, (specId = this.nextSpecId++));
     const id = this.nextId++;
+    // Answers checked by different schemas are different lists.
+    if (reuse) reuse = { key: `${reuse.key}#${specId}`, path: reuse.path };
+    const have = reuse ? (this.lastItems.get(reuse.key)?.generation ?? 0) : undefined;
     const result = new Promise<ListParseResult>((resolve) => {
-      this.pending.set(id, { resolve });
+      this.pending.set(id, { resolve, reuse, have });
       if (this.pending.size === 1) worker.ref();
     });
     try {
@@ -153,16 +215,43 @@ export class ListParser {
       this.settle(worker, id, { ok: false });
       throw err;
     }
-    worker.postMessage({ id, end: true, specId, spec });
+    worker.postMessage({ id, end: true, specId, spec, reuse: reuse ? { key: reuse.key, path: reuse.path, have } : undefined });
     return result;
   }
 
-  private settle(worker: Worker, id: number, r: ListParseResult): void {
+  private settle(worker: Worker, id: number, r: ListParseResult, thinned?: Thinned): void {
     const p = this.pending.get(id);
     if (!p) return;
     this.pending.delete(id);
     if (this.pending.size === 0) worker.unref();
-    p.resolve(r);
+    if (!(r.ok && p.reuse && thinned)) p.resolve(r);
+    else if (this.fillIn(r.data, p.reuse, p.have ?? 0, thinned)) p.resolve(r);
+    else {
+      // Not the answer the worker compared with (cannot happen while both sides agree): the caller reads the list again.
+      this.lastItems.delete(p.reuse.key);
+      p.resolve({ ok: false });
+    }
+  }
+
+  /** Puts back the items the worker left out (null: the same as in the last answer); false if it cannot. */
+  private fillIn(data: unknown, reuse: ListReuse, have: number, thinned: Thinned): boolean {
+    let parent = data as Record<string, unknown>;
+    for (const k of reuse.path.slice(0, -1)) parent = parent[k] as Record<string, unknown>;
+    const key = reuse.path[reuse.path.length - 1]!;
+    const list = parent[key] as unknown[];
+    const last = this.lastItems.get(reuse.key);
+    const byId = new Map<string, unknown>();
+    for (let i = 0; i < list.length; i++) {
+      const id = thinned.ids[i];
+      if (list[i] === null) {
+        // The worker leaves an item out only when our copy is of the answer it compared with.
+        if (last?.generation !== have || id === null || id === undefined || !last.byId.has(id)) return false;
+        list[i] = last.byId.get(id);
+      }
+      if (id !== null && id !== undefined) byId.set(id, list[i]);
+    }
+    this.lastItems.set(reuse.key, { generation: thinned.generation, byId });
+    return true;
   }
 
   /** Stops the thread (a later `parse` starts another). */
@@ -183,11 +272,13 @@ export class ListParser {
     }
     // An idle parser never keeps the process alive.
     worker.unref();
-    worker.on('message', (m: { id: number; ok: boolean; data?: unknown; bytes?: Uint8Array }) =>
-      this.settle(worker, m.id, m.ok ? { ok: true, data: m.data } : { ok: false, bytes: m.bytes }),
+    worker.on('message', (m: { id: number; ok: boolean; data?: unknown; bytes?: Uint8Array; thinned?: Thinned }) =>
+      this.settle(worker, m.id, m.ok ? { ok: true, data: m.data } : { ok: false, bytes: m.bytes }, m.thinned),
     );
     const fail = (): void => {
       if (this.worker === worker) this.worker = undefined;
+      // A new worker knows no earlier answers.
+      this.lastItems.clear();
       for (const p of this.pending.values()) p.resolve({ ok: false });
       this.pending.clear();
     };

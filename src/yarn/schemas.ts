@@ -249,6 +249,18 @@ export const appsResponseSchema = z
   })
   .strip();
 export const appResponseSchema = z.object({ app: appInfoSchema }).strip();
+/**
+ * The apps list without the aggregate use, which moves at every read of a running app: read so,
+ * an app whose view did not change parses to the same object as last time (list-parser.ts).
+ */
+export const appsWithoutUsageResponseSchema = z
+  .object({
+    apps: z
+      .object({ app: list(appInfoSchema.omit({ memorySeconds: true, vcoreSeconds: true })) })
+      .strip()
+      .nullable(),
+  })
+  .strip();
 
 // ---- /apps/{id}/appattempts --------------------------------------------------------------------
 

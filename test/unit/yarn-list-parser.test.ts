@@ -127,10 +127,38 @@ describe('the client with the list parser', () => {
     body.nodes.node[1_234]!.state = 42;
     rm.on('GET /nodes', { body });
     const [withWorker, withoutWorker] = clients(rm.url);
-    const a = await withWorker!.nodes().catch((e: unknown) => e as Error);
-    const b = await withoutWorker!.nodes().catch((e: unknown) => e as Error);
+    const a = await withWorker!.nodes().then(
+      () => new Error('accepted'),
+      (e: unknown) => e as Error,
+    );
+    const b = await withoutWorker!.nodes().then(
+      () => new Error('accepted'),
+      (e: unknown) => e as Error,
+    );
     expect(a).toBeInstanceOf(RmProtocolError);
     expect(a.message).toContain('1234');
     expect(a.message).toBe(b.message);
+  });
+
+  it('hands back the very objects of unchanged items, and new ones for changed, added and moved ones', async () => {
+    const body = bigNodes(2_000);
+    rm.on('GET /nodes', { body });
+    const [withWorker, withoutWorker] = clients(rm.url);
+    const first = await withWorker!.nodes();
+    const changed = structuredClone(body);
+    changed.nodes.node[7]!.numContainers = 99_999;
+    changed.nodes.node.splice(3, 1);
+    changed.nodes.node.push({ ...body.nodes.node[0]!, id: 'node-new.example:8041' });
+    rm.on('GET /nodes', { body: changed });
+    const second = await withWorker!.nodes();
+    expect(second).toEqual(await withoutWorker!.nodes());
+    const before = new Map(first.map((n) => [n.id, n]));
+    const fresh = second.filter((n) => before.get(n.id) !== n).map((n) => n.id);
+    expect(fresh).toEqual(['node-7.example:8041', 'node-new.example:8041']);
+    // A list checked by another schema shares nothing with it.
+    rm.on('GET /apps', { body: fixture('apps-running.json') });
+    const live = await withWorker!.apps({ withoutUsage: true });
+    expect(live[0]).not.toHaveProperty('memorySeconds');
+    expect((await withWorker!.apps())[0]).toHaveProperty('memorySeconds');
   });
 });
