@@ -296,6 +296,16 @@ describe('3Sigma equivalence sets: preferred nodes and anywhere (§4.3.3, §5)',
     expect(planCycle(0, [job], [], noPreemption, { startMs: {} }, nodes).pending[0]).toMatchObject({ startSlice: 0, placement: 'preferred' });
   });
 
+  it('preempts a best-effort job on the preferred nodes when only they meet the deadline (§4.3.5)', () => {
+    const longBusy: RunningJobToPlan = { ...onPreferred, distribution: pointMass(60 * MIN) };
+    const tight = slo({ id: 'slo', deadlineMs: 12 * MIN, demand: half, distribution: pointMass(10 * MIN), preferred });
+    const plan = planCycle(0, [tight], [longBusy], params, { startMs: {} }, nodes);
+    expect(plan.pending[0]).toMatchObject({ startSlice: 0, placement: 'preferred' });
+    expect(plan.running[0]).toMatchObject({ id: 'busy', preempt: true });
+    // Without preemption it has no way to meet the deadline: it is not planned.
+    expect(planCycle(0, [tight], [longBusy], noPreemption, { startMs: {} }, nodes).pending[0].startSlice).toBeUndefined();
+  });
+
   it('gives a set two jobs prefer capacity rows of its own: they do not both start there at once', () => {
     const a = slo({ id: 'a', deadlineMs: 13 * MIN, demand: half, distribution: pointMass(10 * MIN), preferred });
     const b = slo({ id: 'b', deadlineMs: 13 * MIN, demand: half, distribution: pointMass(10 * MIN), preferred });

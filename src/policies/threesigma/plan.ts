@@ -319,10 +319,9 @@ function preferredSetCapacity(
 /**
  * The cycle's MILP (§4.3.3): options of pending jobs, capacity left by running ones, preemption
  * columns. Capacity rows: the cluster's, per slice and resource; then, for each preferred set
- * shared by two or more jobs, the set's. A set only one job prefers gets no rows: that job's
- * options that do not fit in it are left out instead (the same constraint, fewer rows). What
- * preemption frees counts on the cluster's rows only (where a running job's tasks are is not
- * planned for). Options left out as dominated: "anywhere" at a start where the preferred set is
+ * shared by two or more jobs or holding a job that may be preempted, the set's (preempting it
+ * frees what it holds there). Any other set gets no rows: its one job's options that do not fit
+ * in it are left out instead (the same constraint, fewer rows). Options left out as dominated: "anywhere" at a start where the preferred set is
  * open (no rows of its own, fits) and earns at least as much, since it also uses less.
  */
 export function cycleProblem(
@@ -379,8 +378,14 @@ export function cycleProblem(
   const jobsPerSet = new Map<string, number>();
   for (const job of pending)
     if (job.preferred && setCapacity.has(job.preferred.key)) jobsPerSet.set(job.preferred.key, (jobsPerSet.get(job.preferred.key) ?? 0) + 1);
+  // Nodes of each preferred set, and the preemption candidates holding any of them.
+  const setNodes = new Map<string, Set<number>>();
+  for (const job of pending) if (job.preferred && jobsPerSet.has(job.preferred.key)) setNodes.set(job.preferred.key, new Set(job.preferred.nodes));
+  const preemptableIn = (key: string): boolean =>
+    preemptable.some((i) => (running[i].holdings ?? []).some((h) => (setNodes.get(key) as Set<number>).has(h.node)));
+  // Rows for a set two jobs share, or where preempting a running job would free some of it.
   const setRow = new Map<string, number>();
-  for (const [key, n] of jobsPerSet) if (n >= 2) setRow.set(key, setRow.size + 1);
+  for (const [key, n] of jobsPerSet) if (n >= 2 || preemptableIn(key)) setRow.set(key, setRow.size + 1);
   // Per slice: the cluster's resources, then each shared set's.
   const width = RESOURCES * (1 + setRow.size);
   const capacity = new Float64Array(slices * width);
@@ -402,6 +407,20 @@ export function cycleProblem(
         out[t * width + r] = use[t * RESOURCES + r];
         if (k > 0) out[t * width + k * RESOURCES + r] = use[t * RESOURCES + r];
       }
+    return out;
+  };
+
+  /** What preempting running job `i` frees: on the cluster's rows, and on each set's rows what it holds on the set's nodes. */
+  const preemptionCredit = (clusterCredit: Float64Array, i: number): Float64Array => {
+    const out = widen(clusterCredit, 0);
+    if (out === clusterCredit && setRow.size === 0) return out;
+    for (const [key, k] of setRow) {
+      const inSet = setNodes.get(key) as Set<number>;
+      for (const h of running[i].holdings ?? []) {
+        if (!inSet.has(h.node)) continue;
+        for (let t = 0; t < slices; t++) for (let r = 0; r < RESOURCES; r++) out[t * width + k * RESOURCES + r] += h.share[r] * survivalOf[i][t];
+      }
+    }
     return out;
   };
 
@@ -461,7 +480,7 @@ export function cycleProblem(
     resources: width,
     capacity,
     options,
-    preemptions: preemptions.map((x) => ({ cost: x.cost, credit: widen(x.credit, 0) })),
+    preemptions: preemptions.map((x, q) => ({ cost: x.cost, credit: preemptionCredit(x.credit, preemptable[q]) })),
     seed: seedChoice,
   };
   return { problem, slices, optionStart, optionPlacement, optionUtility, best, handled, runningPlans, preemptable, setsWithRows: setRow.size };
