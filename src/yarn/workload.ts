@@ -26,6 +26,8 @@ export interface JobSpec {
   memoryMB?: number;
   vcores?: number;
   command: { kind: 'sleep' | 'cpu'; seconds: number };
+  /** Attempts per task, the first included (default 1): a task whose container failed (a kill by signal) runs again until then. */
+  taskAttempts?: number;
   /** Resolve only when the app reached FINISHED, FAILED or KILLED. */
   wait?: boolean;
   /** AM container memory (default 256 MB). */
@@ -71,6 +73,7 @@ export function submitJobArgs(confDir: string, job: JobSpec): string[] {
   if (job.memoryMB !== undefined) args.push('--memory-mb', String(job.memoryMB));
   if (job.vcores !== undefined) args.push('--vcores', String(job.vcores));
   if (job.amMemoryMB !== undefined) args.push('--am-memory-mb', String(job.amMemoryMB));
+  if (job.taskAttempts !== undefined) args.push('--task-attempts', String(job.taskAttempts));
   if (job.reservationId !== undefined) args.push('--reservation-id', job.reservationId);
   for (const [k, v] of Object.entries(job.tags ?? {})) args.push(`--tag=${k}=${v}`);
   if (job.wait) args.push('--wait');

@@ -7,7 +7,9 @@ import java.io.InputStream;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
-import java.util.HashSet;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,7 +35,10 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
  *
  * <p>A task whose container was taken away by the cluster (preempted, node lost, released by the
  * scheduler) is asked for again, so a job always completes its N tasks unless a task itself fails
- * or the app is killed. Synchronous AMRMClient/NMClient in one loop: simple and enough for tests.
+ * or the app is killed. {@code --task-attempts K} (default 1) also runs a task that failed again,
+ * up to K attempts in all, as MapReduce's {@code mapreduce.map.maxattempts} does: a container
+ * killed by a signal (the brain's kill preemption) then costs the task's work, not the job.
+ * Synchronous AMRMClient/NMClient in one loop: simple and enough for tests.
  */
 public final class JobMaster {
   private JobMaster() {}
@@ -49,6 +54,7 @@ public final class JobMaster {
     Logging.toStderr("INFO");
     Cli a = Cli.parse(args);
     int total = a.getInt("--containers", 1);
+    int maxAttempts = Math.max(1, a.getInt("--task-attempts", 1));
     Resource capability = Resource.newInstance(a.getInt("--memory-mb", 256), a.getInt("--vcores", 1));
     TaskCommand task = TaskCommand.parse(a.require("--command"));
 
@@ -74,7 +80,13 @@ public final class JobMaster {
     for (int i = 0; i < total; i++) {
       rm.addContainerRequest(request);
     }
-    Set<ContainerId> running = new HashSet<>();
+    // Which task each running container runs, and the tasks waiting for a container (task numbers).
+    Map<ContainerId, Integer> running = new HashMap<>();
+    Deque<Integer> waiting = new ArrayDeque<>();
+    for (int i = 0; i < total; i++) {
+      waiting.add(i);
+    }
+    int[] failedAttempts = new int[total];
     int outstanding = total;
     int succeeded = 0;
     int failed = 0;
@@ -93,25 +105,35 @@ public final class JobMaster {
         }
         outstanding--;
         rm.removeContainerRequest(request);
+        int taskNo = waiting.poll();
         ContainerLaunchContext ctx = ContainerLaunchContext.newInstance(
             taskResources, Map.of(), List.of(task.containerCommand()), null, null, null);
         nm.startContainer(c, ctx);
-        running.add(c.getId());
-        System.err.println("started " + c.getId() + " on " + c.getNodeId());
+        running.put(c.getId(), taskNo);
+        System.err.println("started task " + taskNo + " in " + c.getId() + " on " + c.getNodeId());
       }
       for (ContainerStatus s : resp.getCompletedContainersStatuses()) {
-        if (!running.remove(s.getContainerId())) {
+        Integer taskNo = running.remove(s.getContainerId());
+        if (taskNo == null) {
           continue; // one we released
         }
         int exit = s.getExitStatus();
-        System.err.println("completed " + s.getContainerId() + " exit=" + exit + " " + s.getDiagnostics());
+        System.err.println("completed task " + taskNo + " in " + s.getContainerId() + " exit=" + exit + " " + s.getDiagnostics());
+        boolean again = false;
         if (exit == 0) {
           succeeded++;
         } else if (RETRYABLE.contains(exit)) {
-          outstanding++;
-          rm.addContainerRequest(request);
+          again = true;
+        } else if (++failedAttempts[taskNo] < maxAttempts) {
+          System.err.println("task " + taskNo + " failed attempt " + failedAttempts[taskNo] + " of " + maxAttempts + ": run again");
+          again = true;
         } else {
           failed++;
+        }
+        if (again) {
+          waiting.add(taskNo);
+          outstanding++;
+          rm.addContainerRequest(request);
         }
       }
       Thread.sleep(300);

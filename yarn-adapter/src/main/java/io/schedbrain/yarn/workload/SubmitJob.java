@@ -31,7 +31,7 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
  * <pre>
  * SubmitJob --conf-dir DIR --name NAME [--queue default] [--priority 0] [--tag k=v ...]
  *           --containers N [--memory-mb 256] [--vcores 1] --command sleep:SECONDS|cpu:SECONDS
- *           [--am-memory-mb 256] [--reservation-id reservation_...] [--wait]
+ *           [--task-attempts 1] [--am-memory-mb 256] [--reservation-id reservation_...] [--wait]
  * </pre>
  *
  * stdout: {@code {"appId":"application_..."}} once submitted, and with {@code --wait} a second
@@ -102,6 +102,7 @@ public final class SubmitJob {
       cmd.add("--memory-mb " + a.getInt("--memory-mb", 256));
       cmd.add("--vcores " + a.getInt("--vcores", 1));
       cmd.add("--command " + command);
+      cmd.add("--task-attempts " + a.getInt("--task-attempts", 1));
       cmd.add("1>" + ApplicationConstants.LOG_DIR_EXPANSION_VAR + "/AppMaster.stdout");
       cmd.add("2>" + ApplicationConstants.LOG_DIR_EXPANSION_VAR + "/AppMaster.stderr");
 
