@@ -45,6 +45,14 @@ export interface AllocatorContext {
   hasFreeCapacity(): boolean;
   /** Allocates `app`'s next pending task on `node` (which must fit it). */
   launch(app: SimApp, node: SimNode): SimContainer;
+  /** Live containers in launch order (for a preemption model). */
+  liveContainers?(): Iterable<SimContainer>;
+  /** Unfinished applications (for a preemption model). */
+  activeApps?(): Iterable<SimApp>;
+  /** Kills a container as the RM's preemption does: its work is lost, its task is asked for again. */
+  preempt?(c: SimContainer): void;
+  /** Calls `schedule()` at `t` (ms) even if nothing else happens then (a preemption monitor's next round). */
+  wakeAt?(t: number): void;
 }
 
 export interface Allocator {

@@ -12,7 +12,9 @@
  * - A leaf may grow past its guarantee up to its max-capacity when nobody else wants the
  *   resources (work conserving, "elastic"); it never goes past max-capacity.
  * - Inside a leaf, applications are served FIFO (priority, then submission).
- * - Nothing is preempted: a guarantee is reached as running containers finish.
+ * - Nothing is preempted: a guarantee is reached as running containers finish. Unless the
+ *   preemption monitor is on (`capacityAllocatorWith({ preemption })`, a model of
+ *   CapacityScheduler's ProportionalCapacityPreemptionPolicy in `preemption-monitor.ts`).
  *
  * Plugs in through `SimOptions.allocator` (see `allocator.ts` for the contract).
  */
@@ -21,6 +23,7 @@ import { fifoAppLess, type Allocator, type AllocatorContext } from './allocator.
 import { IndexedHeap } from '../core/heap.js';
 import type { SimQueue } from './queues.js';
 import type { SimApp } from './model.js';
+import { createPreemptionMonitor, PREEMPTION_DEFAULTS, type PreemptionOptions, type PreemptionStats } from './preemption-monitor.js';
 
 interface Leaf {
   readonly q: SimQueue;
@@ -37,7 +40,18 @@ interface AppSlot {
 
 const FIT_EPS = 1e-6;
 
+/** The capacity allocator, with the preemption monitor on when `preemption` is given (3.4.1 defaults for what it leaves out). */
+export function capacityAllocatorWith(opts: {
+  preemption?: Partial<PreemptionOptions>;
+}): (ctx: AllocatorContext) => Allocator & { preemption?: PreemptionStats } {
+  return (ctx) => buildCapacityAllocator(ctx, opts.preemption ? { ...PREEMPTION_DEFAULTS, ...opts.preemption } : undefined);
+}
+
 export function createCapacityAllocator(ctx: AllocatorContext): Allocator {
+  return buildCapacityAllocator(ctx, undefined);
+}
+
+function buildCapacityAllocator(ctx: AllocatorContext, preemption: PreemptionOptions | undefined): Allocator & { preemption?: PreemptionStats } {
   const leaves = new Map<SimQueue, Leaf>();
   const busy = new Set<Leaf>();
   let sizedFor: Resources = ctx.clusterCapacity();
@@ -88,8 +102,23 @@ export function createCapacityAllocator(ctx: AllocatorContext): Allocator {
     return true;
   };
 
+  let wakeRequestedMs = -1;
+  const monitor = preemption
+    ? createPreemptionMonitor(preemption, {
+        clusterCapacity: () => ctx.clusterCapacity(),
+        leaves: () => ctx.queues.leaves(),
+        apps: () => (ctx.activeApps ? ctx.activeApps() : []),
+        containers: () => (ctx.liveContainers ? ctx.liveContainers() : []),
+        kill: (c) => {
+          if (!ctx.preempt) throw new Error('the simulator cannot preempt containers (AllocatorContext.preempt)');
+          ctx.preempt(c);
+        },
+      })
+    : undefined;
+
   return {
-    name: 'capacity',
+    name: monitor ? 'capacity+preemption' : 'capacity',
+    ...(monitor ? { preemption: monitor.stats } : {}),
     appChanged(app) {
       let slot = app.allocData as AppSlot | undefined;
       const want = app.pendingContainers > 0 && app.isActive;
@@ -113,6 +142,15 @@ export function createCapacityAllocator(ctx: AllocatorContext): Allocator {
       refresh(ctx.clusterCapacity());
     },
     schedule() {
+      // The monitor runs on a full cluster too: that is when it matters. While some leaf waits
+      // for resources its next round is due even if no event comes before it.
+      if (monitor) {
+        monitor.maybeRun(ctx.nowMs);
+        if (busy.size > 0 && monitor.nextRunMs !== wakeRequestedMs) {
+          wakeRequestedMs = monitor.nextRunMs;
+          ctx.wakeAt?.(wakeRequestedMs);
+        }
+      }
       if (busy.size === 0 || !ctx.hasFreeCapacity()) return;
       const total = ctx.clusterCapacity();
       // Absolute-resource guarantees are a different share of a cluster that grew or shrank.

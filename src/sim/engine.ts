@@ -141,6 +141,8 @@ const EV_COMPLETE = 1;
 const EV_APPLY = 2;
 const EV_WAKE = 3;
 const EV_TICK = 4;
+/** The allocator asked to run at this time (a preemption monitor's next round); placement runs after every batch. */
+const EV_ALLOC_WAKE = 5;
 
 class Ev {
   constructor(
@@ -360,6 +362,12 @@ export class Simulator {
       findNode: (r, app) => (app?.spec.preferredNodes ? this.findPreferredNode(r, app) : undefined) ?? this.order.find(r),
       hasFreeCapacity: () => this.order.hasFree(),
       launch: (app, node) => this.launch(app, node),
+      liveContainers: () => this.containers.values(),
+      activeApps: function* () {
+        for (const a of self.activeAppBySeq) if (a) yield a;
+      },
+      preempt: (c) => this.loseContainer(c),
+      wakeAt: (t) => this.push(Math.max(t, this.clock.now), EV_ALLOC_WAKE, undefined, 0),
     };
     this.allocator = (opts.allocator ?? createFifoAllocator)(this.ctx);
 
@@ -451,7 +459,7 @@ export class Simulator {
       if (!e || e.t !== t) break;
       this.q.pop();
       this.events++;
-      if (e.kind !== EV_WAKE && e.kind !== EV_TICK) onlyTimers = false;
+      if (e.kind !== EV_WAKE && e.kind !== EV_TICK && e.kind !== EV_ALLOC_WAKE) onlyTimers = false;
       this.handle(e);
     }
     this.settle();
@@ -1161,14 +1169,7 @@ export class Simulator {
       case 'killContainer': {
         const c = this.findContainer(a.containerId, a.nodeId);
         if (typeof c === 'string') return { status: 'failed', error: c, retryable: false };
-        const app = c.app;
-        this.release(c);
-        app.wastedMs += c.attained;
-        this.wastedCoreMs += c.attained * c.resource.vcores;
-        // The application master asks again for the lost task; it starts over.
-        app.pend.splice(app.pendHead, 0, { stage: c.stage, next: c.task, end: c.task + 1 });
-        app.pendingContainers++;
-        this.allocator.appChanged(app);
+        this.loseContainer(c);
         return APPLIED;
       }
       case 'rankNodes': {
@@ -1178,6 +1179,18 @@ export class Simulator {
           : APPLIED;
       }
     }
+  }
+
+  /** Kills a container (killContainer, or the allocator's preemption model): its work is lost. */
+  private loseContainer(c: SimContainer): void {
+    const app = c.app;
+    this.release(c);
+    app.wastedMs += c.attained;
+    this.wastedCoreMs += c.attained * c.resource.vcores;
+    // The application master asks again for the lost task; it starts over.
+    app.pend.splice(app.pendHead, 0, { stage: c.stage, next: c.task, end: c.task + 1 });
+    app.pendingContainers++;
+    this.allocator.appChanged(app);
   }
 
   private findContainer(id: string, nodeId: string): SimContainer | string {

@@ -22,8 +22,16 @@
  * - at every poll of /scheduler the configuration is valid (root's children sum to 100, every
  *   max-capacity ≥ capacity), and the decision journal holds no refused write.
  *
- * The cluster is shared: afterAll kills this file's apps, sets the added queues to 0 %, stops and
- * removes them, and puts root.default back to the capacity it had (100 %).
+ * The first test runs BoPF with percentages (`capacityMode: 'percentage'`). The second switches it
+ * to absolute resources on the same queues and asserts:
+ * - one write turns every child of root (root.default included) into `capacity=[memory=…,vcores=…]`
+ *   (CapacityScheduler refuses mixed siblings), and the RM reports them all in absolute mode;
+ * - a burst gets exactly d/t as the LQ's configured resources (<2048 MB, 4 vcores>);
+ * - `capacityMode: 'percentage'` brings every child back to percentages, summing to 100, in one write.
+ *
+ * The cluster is shared: afterAll kills this file's apps, sets the added queues to 0 % (every child
+ * of root in one write, which also ends absolute mode), stops and removes them, and puts
+ * root.default back to the capacity it had (100 %).
  */
 import type { FastifyInstance } from 'fastify';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -121,6 +129,27 @@ interface Sample {
 }
 
 const leaf = (s: Sample, path: string): RmLeaf | undefined => s.leaves.find((l) => l.path === path);
+
+/** Each child of root's capacity mode and configured resources, straight from the RM's /scheduler. */
+async function rootModes(): Promise<Map<string, { absolute: boolean; capacity: number; configured?: { memoryMB: number; vcores: number } }>> {
+  const res = await fetch(`${rmUrl}/ws/v1/cluster/scheduler`, { headers: { Accept: 'application/json' } });
+  if (!res.ok) throw new Error(`GET /scheduler answered ${res.status}`);
+  type Q = RmQueueJson & {
+    isAbsoluteResource?: boolean;
+    capacities?: { queueCapacitiesByPartition?: { partitionName?: string; configuredMinResource?: { memory: number; vCores: number } }[] };
+  };
+  const body = (await res.json()) as { scheduler: { schedulerInfo: { queues?: { queue?: Q[] | Q } } } };
+  const out = new Map<string, { absolute: boolean; capacity: number; configured?: { memoryMB: number; vcores: number } }>();
+  for (const q of [body.scheduler.schedulerInfo.queues?.queue ?? []].flat()) {
+    const r = [q.capacities?.queueCapacitiesByPartition ?? []].flat().find((p) => !p.partitionName)?.configuredMinResource;
+    out.set(q.queuePath ?? `root.${q.queueName}`, {
+      absolute: q.isAbsoluteResource === true,
+      capacity: q.capacity,
+      ...(r ? { configured: { memoryMB: r.memory, vcores: r.vCores } } : {}),
+    });
+  }
+  return out;
+}
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /** Polls /scheduler until stopped; every answer is checked for a valid queue configuration. */
@@ -207,7 +236,7 @@ describe('BoPF live on a real ResourceManager', () => {
       store,
       periodMs: PERIOD_MS,
       limits: { allowZeroCapacity: ['root.default'] },
-      initial: { policy: 'bopf', params: { parentQueue: 'root' }, dryRun: false },
+      initial: { policy: 'bopf', params: { parentQueue: 'root', capacityMode: 'percentage' }, dryRun: false },
     });
     await engine.init();
     // Every cycle the loop runs, with its notes (the loop calls runCycle on the instance).
@@ -457,6 +486,66 @@ describe('BoPF live on a real ResourceManager', () => {
         `LQ finished after ${sec(lqDone.finishedTime)}; TQ capacity back to ${tqCapBefore} % after ${sec(back.atMs)} (${((back.atMs - lqDone.finishedTime) / 1000).toFixed(1)} s after the LQ finished)`,
         `${poll.samples.length} polls of /scheduler, ${poll.invalid.length} invalid; journal: ${journal.filter((e) => e.result === 'applied').length} applied, 0 failed`,
       ].join('\n'),
+    );
+  });
+  it('states the guarantees as absolute resources: every child of root switches in one write, the hard LQ gets exactly d/t, and percentages come back in one write', async (ctx) => {
+    const before = await rootModes();
+    if (!before.has(LQ_PATH) || !before.has(TQ_PATH)) ctx.skip(); // the first test did not get as far as registering the queues
+    const children = [...before.keys()].sort();
+    // The loop stopped at the end of the first test: cycles are run one by one here (each is recorded in `cycles`).
+    const cycle = () => engine.runCycle();
+    const writes = (r: CycleReport) => r.decisions.filter((d) => d.action?.kind === 'updateQueues');
+
+    // --- to absolute resources: one write naming every child of root -------------------------------------
+    await engine.setPolicy({ name: 'bopf', params: { ...(engine.config().params as Record<string, unknown>), capacityMode: 'absolute' } });
+    const toAbsolute = await cycle();
+    expect(toAbsolute.notes).toContain('capacityMode: every managed leaf switches to absolute resources in one write');
+    expect(writes(toAbsolute)).toHaveLength(1);
+    const sent = writes(toAbsolute)[0]!;
+    expect(sent.result).toBe('applied');
+    const update = sent.action?.kind === 'updateQueues' ? sent.action.update : [];
+    expect(update.map((u) => u.path).sort()).toEqual(children);
+    for (const u of update) expect(u.capacityResource).toBeDefined();
+    const absolute = await rootModes();
+    for (const p of children) expect(absolute.get(p)!.absolute, `${p} in absolute mode`).toBe(true);
+    // The LQ (admitted, idle) keeps a floor with memory in it: at 0 MB the RM would admit no application.
+    expect(absolute.get(LQ_PATH)!.configured!.memoryMB).toBeGreaterThan(0);
+    // Next cycle: nothing to send (the RM reads back what was written).
+    expect(writes(await cycle()).filter((d) => d.result === 'applied')).toEqual([]);
+
+    // --- a burst gets exactly d/t as configured resources ----------------------------------------------------
+    // A new burst opens at most once per period: wait out the one the first test opened.
+    const last = (engine.policyState() as BopfState).tracks[LQ]?.start;
+    if (last !== undefined) await sleep(Math.max(0, last + LQ_PERIOD_MS - Date.now() + 500));
+    const lqJob = await submitJob(confDir, { name: 'bopf-lq-absolute', queue: LQ, containers: 1, ...TASK, command: { kind: 'sleep', seconds: 5 } });
+    apps.push(lqJob.appId);
+    await eventually(
+      'the brain to open a burst for the LQ',
+      async () => {
+        await cycle();
+        return (engine.policyState() as BopfState).tracks[LQ]?.open ? true : undefined;
+      },
+      60_000,
+      500,
+    );
+    const during = await rootModes();
+    // d = <80 vcore·s, 40,960 MB·s> over a 20 s deadline: d/t = <2048 MB, 4 vcores>, no floor taken out of it.
+    expect(during.get(LQ_PATH)!.configured).toEqual(LQ_RATE);
+    expect(during.get(LQ_PATH)!.capacity).toBeCloseTo(50, 3);
+    await killApp(lqJob.appId);
+
+    // --- back to percentages, every child in one write ---------------------------------------------------------
+    await engine.setPolicy({ name: 'bopf', params: { ...(engine.config().params as Record<string, unknown>), capacityMode: 'percentage' } });
+    const toPct = await cycle();
+    expect(writes(toPct)).toHaveLength(1);
+    expect(writes(toPct)[0]!.result).toBe('applied');
+    const back = await rootModes();
+    for (const p of children) expect(back.get(p)!.absolute, `${p} back in percentage mode`).toBe(false);
+    expect([...back.values()].reduce((a, q) => a + q.capacity, 0)).toBeCloseTo(100, 3);
+    const journal = await store.journal.query({ limit: 10_000 });
+    expect(journal.filter((e) => e.result === 'failed')).toEqual([]);
+    console.log(
+      `BoPF live, absolute resources: ${children.length} children of root switched in one write each way; LQ at its burst ${JSON.stringify(during.get(LQ_PATH))}, TQ ${JSON.stringify(during.get(TQ_PATH))}`,
     );
   });
 });

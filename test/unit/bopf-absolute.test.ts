@@ -164,9 +164,9 @@ describe('BoPF capacities as absolute resources', () => {
 
   it('absoluteGuarantees scales guarantees that add up past the parent, and shrinks floors to what is left', () => {
     const alloc = new Map([
-      ['a', { tier: 'hard', guarantee: { memoryMB: 300, vcores: 3 } }],
-      ['b', { tier: 'soft', guarantee: { memoryMB: 300, vcores: 3 } }],
-      ['c', { tier: 'elastic', guarantee: { memoryMB: 0, vcores: 0 } }],
+      ['a', { tier: 'hard', guarantee: { memoryMB: 300, vcores: 3 }, alloc: { memoryMB: 300, vcores: 3 } }],
+      ['b', { tier: 'soft', guarantee: { memoryMB: 300, vcores: 3 }, alloc: { memoryMB: 300, vcores: 3 } }],
+      ['c', { tier: 'elastic', guarantee: { memoryMB: 0, vcores: 0 }, alloc: { memoryMB: 0, vcores: 10 } }],
     ]);
     const r = absoluteGuarantees(
       ['a', 'b', 'c'],
@@ -177,14 +177,13 @@ describe('BoPF capacities as absolute resources', () => {
         ['c', 1],
       ]),
       ['c'],
-      new Map([['c', 1]]),
       { memoryMB: 500, vcores: 10 },
       10,
     );
     expect(r.resources.get('a')!.memoryMB + r.resources.get('b')!.memoryMB).toBeLessThanOrEqual(500);
     expect(r.notes.some((n) => n.includes('scaled by'))).toBe(true);
     // Scaled by 500/600: a and b get <250 MB, 2 vcores>. c's floor is 1 vcore (10 % of 10) and 1 MB
-    // (no memory left); as the only elastic queue it also takes the 5 vcores left after it.
+    // (no memory left); its DRF allocation (10 vcores) is more than the 5 vcores left after it: it gets those.
     expect(r.resources.get('a')).toEqual({ memoryMB: 250, vcores: 2 });
     expect(r.resources.get('c')).toEqual({ memoryMB: 1, vcores: 6 });
   });

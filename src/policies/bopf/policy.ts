@@ -239,7 +239,7 @@ export function makeBopfPolicy(name: string, variant: Variant, description: stri
       if (absoluteProblem) notes.push(`capacityMode: percentages this cycle, ${absoluteProblem}`);
       if (params.capacityMode === 'absolute' && !absoluteProblem) {
         const parentResources = parentView!.capacityResource ?? capacity;
-        const planned = absoluteGuarantees(leaves, alloc, admitted, elastic, weights, parentResources, params.minCapacityPct);
+        const planned = absoluteGuarantees(leaves, alloc, admitted, elastic, parentResources, params.minCapacityPct);
         notes.push(...planned.notes);
         const targets: AbsoluteTarget[] = leaves.map((path) => {
           const r = planned.resources.get(path)!;
@@ -346,16 +346,18 @@ interface AbsoluteTarget {
  * Hard and soft guarantees as resource vectors, exactly d/t (rounded up to whole MB and vcores;
  * scaled down together only if they add up past the parent). Every other admitted leaf gets the
  * floor (`floorPct` of the parent in each resource) out of what the guarantees leave, shrunk to
- * fit it; the elastic leaves share the rest in proportion to their DRF allocations. CapacityScheduler
- * reads a vector with 0 MB as no guarantee at all (and admits no application), so a floor keeps
- * at least 1 MB.
+ * fit it; an elastic leaf's guarantee is then its DRF allocation as a vector (scaled down to what
+ * is left), not a share of every resource: a memory-bound queue given idle vcores would count as
+ * less served than it is (the DominantResourceCalculator compares used and guaranteed dominant
+ * shares) and go ahead of an LQ. What no one is given stays unassigned (absolute children need
+ * not add up to the parent). CapacityScheduler reads a vector with 0 MB as no guarantee at all
+ * (and admits no application), so a floor keeps at least 1 MB.
  */
 export function absoluteGuarantees(
   leaves: readonly string[],
-  alloc: { get(path: string): { tier: string; guarantee: Resources } | undefined },
+  alloc: { get(path: string): { tier: string; guarantee: Resources; alloc: Resources } | undefined },
   admitted: ReadonlyMap<string, unknown>,
   elastic: readonly string[],
-  weights: ReadonlyMap<string, number>,
   parent: Resources,
   floorPct: number,
 ): { resources: Map<string, Resources>; floorWhy: Map<string, string>; notes: string[] } {
@@ -401,12 +403,18 @@ export function absoluteGuarantees(
     left.memoryMB = Math.max(0, left.memoryMB - f.memoryMB * n);
     left.vcores = Math.max(0, left.vcores - f.vcores * n);
   }
-  const sharers = (elastic.length ? elastic : [...admitted.keys()]).filter((p) => resources.has(p) && !guaranteed.includes(p));
-  const total = sharers.reduce((a, p) => a + (weights.get(p) ?? 0), 0);
-  for (const p of sharers) {
-    const w = total > 0 ? (weights.get(p) ?? 0) / total : 1 / sharers.length;
+  const sharers = elastic.filter((p) => resources.has(p) && !guaranteed.includes(p));
+  const extra = sharers.map((p) => {
+    const a = alloc.get(p)!.alloc;
     const r = resources.get(p)!;
-    resources.set(p, { memoryMB: r.memoryMB + Math.floor(left.memoryMB * w), vcores: r.vcores + Math.floor(left.vcores * w) });
+    return { p, memoryMB: Math.max(0, a.memoryMB - r.memoryMB), vcores: Math.max(0, a.vcores - r.vcores) };
+  });
+  const want = extra.reduce((a, e) => ({ memoryMB: a.memoryMB + e.memoryMB, vcores: a.vcores + e.vcores }), { memoryMB: 0, vcores: 0 });
+  const fm = want.memoryMB > left.memoryMB ? left.memoryMB / want.memoryMB : 1;
+  const fv = want.vcores > left.vcores ? left.vcores / want.vcores : 1;
+  for (const e of extra) {
+    const r = resources.get(e.p)!;
+    resources.set(e.p, { memoryMB: r.memoryMB + Math.floor(e.memoryMB * fm), vcores: r.vcores + Math.floor(e.vcores * fv) });
   }
   return { resources, floorWhy, notes };
 }

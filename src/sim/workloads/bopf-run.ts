@@ -4,7 +4,8 @@
  * the cluster (time-averaged dominant share) plus a share-over-time series for plots.
  */
 import { getPolicy } from '../../policies/index.js';
-import { createCapacityAllocator } from '../capacity-allocator.js';
+import { capacityAllocatorWith, createCapacityAllocator } from '../capacity-allocator.js';
+import type { PreemptionOptions, PreemptionStats } from '../preemption-monitor.js';
 import { Simulator } from '../engine.js';
 import { bopfPolicyParams, type BopfScenario } from './bopf.js';
 
@@ -18,6 +19,8 @@ export interface BopfRunOptions {
   readonly params?: Record<string, unknown>;
   /** Stop the run at this virtual time (ms) even if jobs remain. */
   readonly untilMs?: number;
+  /** Model CapacityScheduler's preemption monitor (3.4.1 defaults for what is left out); off when undefined. */
+  readonly preemption?: Partial<PreemptionOptions>;
 }
 
 export interface BopfRunResult {
@@ -38,6 +41,8 @@ export interface BopfRunResult {
   readonly makespanS: number;
   readonly wallSeconds: number;
   readonly decisionCycles: number;
+  /** What the preemption monitor did, when it was on. */
+  readonly preemption?: PreemptionStats;
 }
 
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
@@ -52,7 +57,7 @@ export function runBopfScenario(s: BopfScenario, policyName: string, o: BopfRunO
     seed: o.seed ?? 1,
     policy,
     params: bopfPolicyParams(policyName, s, o.params),
-    allocator: createCapacityAllocator,
+    allocator: o.preemption ? capacityAllocatorWith({ preemption: o.preemption }) : createCapacityAllocator,
     ...(periodMs !== undefined ? { periodMs } : {}),
   });
   const paths = [...s.lqQueues, ...s.tqQueues];
@@ -94,6 +99,7 @@ export function runBopfScenario(s: BopfScenario, policyName: string, o: BopfRunO
       (byQueue[job.queue!] ??= []).push(c);
     } else tqDone.push(c);
   });
+  const preemption = (sim.allocator as { preemption?: PreemptionStats }).preemption;
   const state = (sim as unknown as { policyState?: { book?: { queues: { spec: { name: string }; cls: string }[] } } }).policyState;
   const admission = state?.book ? Object.fromEntries(state.book.queues.map((q) => [q.spec.name, q.cls])) : undefined;
   return {
@@ -112,5 +118,6 @@ export function runBopfScenario(s: BopfScenario, policyName: string, o: BopfRunO
     makespanS: sim.lastFinishMs / 1000,
     wallSeconds: (performance.now() - t0) / 1000,
     decisionCycles: sim.decisionCalls,
+    ...(preemption ? { preemption: { ...preemption } } : {}),
   };
 }
