@@ -24,6 +24,7 @@ import { equals, sum, ZERO, type Resources } from '../core/resources.js';
 import { isAlreadyTrue } from '../core/reconcile.js';
 import { buildSnapshot, defaultQueueTree, type SnapshotParts } from '../core/snapshot.js';
 import { ChangeLog, sameApp, sameContainer, sameNode } from './changes.js';
+import { OverlayMap } from './overlay-map.js';
 import { TimeSlicer } from './time-slice.js';
 import type { NodeShim, ShimContainer } from './shim-contract.js';
 import { RmClient, type QueueConfigChange, type RmAppState, type RmTlsOptions } from './client.js';
@@ -157,6 +158,9 @@ interface AppContainers {
   readonly attempt?: { readonly id: string; readonly amContainerId?: string };
   /** Views without the shim's figures (merged in per snapshot). */
   readonly containers: readonly ContainerView[];
+  /** Their allocation summed. */
+  readonly memoryMB: number;
+  readonly vcores: number;
 }
 
 /** What moves in the apps listing when an app's containers change (other than a same-size swap). */
@@ -197,6 +201,10 @@ export class YarnBackend implements ClusterBackend {
   private sweepCursor = 0;
   private readonly changes = new ChangeLog();
   private previous: ClusterSnapshot | undefined;
+  /** Container ids per node as in the last snapshot (nodes the RM no longer lists included); lists are replaced, never changed. */
+  private nodeLists = new Map<string, string[]>();
+  /** The last snapshot's containers came without the shim's figures: the next may build on its map. */
+  private listedWithoutShim = false;
   /** Snapshots one at a time: each builds on the previous one's reads. */
   private refreshing: Promise<unknown> = Promise.resolve();
   /** The scheduler-conf version behind the last queueWrites answer (re-read when it moves). */
@@ -301,49 +309,35 @@ export class YarnBackend implements ClusterBackend {
     const running = rmApps.filter((a) => a.state === 'RUNNING');
     // Nodes where a container may differ from the last snapshot's: the others hold the very same
     // container objects, so the change sets compare only their own fields there.
-    const touched = await this.readChangedContainers(running, shimContainers);
+    const { touched, replaced } = await this.readChangedContainers(running, shimContainers);
     await slicer.next();
 
     // The RM's per-app counters and its container lists are separate reads, and an AM trading
     // containers moves between them: for apps whose containers we list, derive the counters
     // from that list so the snapshot agrees with itself.
-    const shimById = new Map(shimContainers.map((c) => [c.containerId, c]));
-    const containers: ContainerView[] = [];
-    const containersByNode = new Map<string, string[]>();
     const counted = new Map<string, { n: number; memoryMB: number; vcores: number }>();
-    let walked = 0;
     for (const a of running) {
-      if ((walked & 63) === 0) await slicer.maybeNext();
-      walked++;
-      const mine = this.appContainers.get(a.id)?.containers ?? [];
-      let memoryMB = 0;
-      let vcores = 0;
-      for (const base of mine) {
-        const shim = shimById.get(base.id);
-        let c = base;
-        if (shim) {
-          c = { ...base, state: shim.state, attainedServiceMs: shim.attainedServiceMs, runningSinceMs: shim.runningSinceMs };
-          touched.add(c.nodeId);
-        }
-        containers.push(c);
-        const ids = containersByNode.get(c.nodeId);
-        if (ids) ids.push(c.id);
-        else containersByNode.set(c.nodeId, [c.id]);
-        memoryMB += c.resource.memoryMB;
-        vcores += c.resource.vcores;
-      }
-      counted.set(a.id, { n: mine.length, memoryMB, vcores });
+      const e = this.appContainers.get(a.id);
+      counted.set(a.id, { n: e?.containers.length ?? 0, memoryMB: e?.memoryMB ?? 0, vcores: e?.vcores ?? 0 });
     }
+    const gone: AppContainers[] = [];
     for (const [id, e] of this.appContainers) {
       if (counted.has(id)) continue;
       for (const c of e.containers) touched.add(c.nodeId);
+      gone.push(e);
       this.appContainers.delete(id);
     }
+    const prev = this.previous;
+    const containers =
+      shimContainers.length === 0 && this.listedWithoutShim && prev
+        ? await this.changedContainers(prev.containers, replaced, gone, slicer)
+        : await this.allContainers(running, shimContainers, touched, slicer);
+    this.listedWithoutShim = shimContainers.length === 0;
     const nodes: NodeView[] = [];
     for (let i = 0; i < rmNodes.length; i++) {
       if ((i & 255) === 0) await slicer.maybeNext();
       const n = rmNodes[i]!;
-      nodes.push(this.toNodeView(n, i, containersByNode.get(n.id) ?? []));
+      nodes.push(this.toNodeView(n, i, this.nodeLists.get(n.id) ?? []));
     }
     const consistentApps = apps.map((a) => {
       const mine = counted.get(a.id);
@@ -356,13 +350,105 @@ export class YarnBackend implements ClusterBackend {
   }
 
   /**
+   * Every running app's containers, with the shim's figures merged in: a new map and new
+   * per-node lists. Nodes where a container gained the shim's figures join `touched`.
+   */
+  private async allContainers(
+    running: readonly RmAppInfo[],
+    shimContainers: readonly ShimContainer[],
+    touched: Set<string>,
+    slicer: TimeSlicer,
+  ): Promise<Map<string, ContainerView>> {
+    const shimById = new Map(shimContainers.map((c) => [c.containerId, c]));
+    const containers = new Map<string, ContainerView>();
+    const containersByNode = new Map<string, string[]>();
+    let walked = 0;
+    for (const a of running) {
+      if ((walked++ & 63) === 0) await slicer.maybeNext();
+      for (const base of this.appContainers.get(a.id)?.containers ?? []) {
+        const shim = shimById.get(base.id);
+        let c = base;
+        if (shim) {
+          c = { ...base, state: shim.state, attainedServiceMs: shim.attainedServiceMs, runningSinceMs: shim.runningSinceMs };
+          touched.add(c.nodeId);
+        }
+        containers.set(c.id, c);
+        const ids = containersByNode.get(c.nodeId);
+        if (ids) ids.push(c.id);
+        else containersByNode.set(c.nodeId, [c.id]);
+      }
+    }
+    this.nodeLists = containersByNode;
+    return containers;
+  }
+
+  /**
+   * Without a shim, a container is exactly what its app's last read gave: the last snapshot's
+   * map with the containers of the apps read again (and of those gone) swapped, and new lists
+   * only for the nodes they are on. A node's list keeps its containers in their order, the
+   * ended ones taken out and the new ones after them.
+   */
+  private async changedContainers(
+    previous: ReadonlyMap<string, ContainerView>,
+    replaced: ReadonlyMap<string, readonly ContainerView[]>,
+    gone: readonly AppContainers[],
+    slicer: TimeSlicer,
+  ): Promise<ReadonlyMap<string, ContainerView>> {
+    const deletes: string[] = [];
+    const sets: Array<[string, ContainerView]> = [];
+    const removedByNode = new Map<string, Set<string>>();
+    const addedByNode = new Map<string, string[]>();
+    const remove = (c: ContainerView): void => {
+      deletes.push(c.id);
+      const s = removedByNode.get(c.nodeId);
+      if (s) s.add(c.id);
+      else removedByNode.set(c.nodeId, new Set([c.id]));
+    };
+    for (const [appId, old] of replaced) {
+      old.forEach(remove);
+      for (const c of this.appContainers.get(appId)?.containers ?? []) {
+        sets.push([c.id, c]);
+        const ids = addedByNode.get(c.nodeId);
+        if (ids) ids.push(c.id);
+        else addedByNode.set(c.nodeId, [c.id]);
+      }
+    }
+    for (const e of gone) e.containers.forEach(remove);
+    for (const nodeId of new Set([...removedByNode.keys(), ...addedByNode.keys()])) {
+      // A container read again in place stays in place: only ended ones leave, new ones join at the end.
+      const out = removedByNode.get(nodeId);
+      const added = addedByNode.get(nodeId) ?? [];
+      const readAgain = new Set(added);
+      const kept = (this.nodeLists.get(nodeId) ?? []).filter((id) => !out?.has(id) || readAgain.has(id));
+      const had = new Set(kept);
+      const list = kept.concat(added.filter((id) => !had.has(id)));
+      if (list.length > 0) this.nodeLists.set(nodeId, list);
+      else this.nodeLists.delete(nodeId);
+    }
+    const next = OverlayMap.update(previous, deletes, sets);
+    // Past a share of the base, reads through the overlay cost more than a new map.
+    if (OverlayMap.drift(next) <= next.size / 16 + 1024) return next;
+    const flat = new Map<string, ContainerView>();
+    let i = 0;
+    for (const [id, c] of next) {
+      if ((i++ & 1023) === 0) await slicer.maybeNext();
+      flat.set(id, c);
+    }
+    return flat;
+  }
+
+  /**
    * Reads the containers of the running apps that need it: new ones, those whose counters
    * (state, running containers, allocation, AM container) moved since their last read, those
    * holding a container the shim lists and the last snapshot did not, and `sweepPerSnapshot`
    * others in turn. The attempts read is skipped while the AM container stays the same. Returns
-   * the nodes of the containers read and of those they replace.
+   * the nodes of the containers read and of those they replace, and the apps read with the
+   * containers they had before.
    */
-  private async readChangedContainers(running: readonly RmAppInfo[], shimContainers: readonly ShimContainer[]): Promise<Set<string>> {
+  private async readChangedContainers(
+    running: readonly RmAppInfo[],
+    shimContainers: readonly ShimContainer[],
+  ): Promise<{ touched: Set<string>; replaced: Map<string, readonly ContainerView[]> }> {
     const toRead = new Set<string>();
     for (const a of running) if (this.appContainers.get(a.id)?.key !== countersKey(a)) toRead.add(a.id);
     if (this.previous && shimContainers.length > 0) {
@@ -386,12 +472,15 @@ export class YarnBackend implements ClusterBackend {
     const list = running.filter((a) => toRead.has(a.id));
     const read = await mapWithConcurrency(list, this.concurrency, (a) => this.liveContainers(a, this.appContainers.get(a.id)));
     const touched = new Set<string>();
+    const replaced = new Map<string, readonly ContainerView[]>();
     list.forEach((a, i) => {
-      for (const c of this.appContainers.get(a.id)?.containers ?? []) touched.add(c.nodeId);
+      const old = this.appContainers.get(a.id)?.containers ?? [];
+      for (const c of old) touched.add(c.nodeId);
       for (const c of read[i]!.containers) touched.add(c.nodeId);
+      replaced.set(a.id, old);
       this.appContainers.set(a.id, read[i]!);
     });
-    return touched;
+    return { touched, replaced };
   }
 
   /** Numbers the snapshot and notes which nodes and apps changed since the previous one. */
@@ -439,18 +528,25 @@ export class YarnBackend implements ClusterBackend {
       if (attempt === undefined || amKey === undefined || last?.amKey !== amKey) {
         const attempts = await this.client.appAttempts(app.id);
         const current = attempts.reduce<(typeof attempts)[number] | undefined>((best, a) => (!best || a.id > best.id ? a : best), undefined);
-        if (!current) return { key, containers: [] };
+        if (!current) return { key, containers: [], memoryMB: 0, vcores: 0 };
         attempt = { id: current.appAttemptId, amContainerId: current.containerId };
       }
       const list = await this.client.attemptContainers(app.id, attempt.id);
       const containers: ContainerView[] = [];
-      for (const c of list)
-        if (c.containerState !== 'COMPLETE') containers.push(toContainerView(c, app.id, undefined, c.containerId === attempt.amContainerId));
-      return { key, amKey, attempt, containers };
+      let memoryMB = 0;
+      let vcores = 0;
+      for (const c of list) {
+        if (c.containerState === 'COMPLETE') continue;
+        const view = toContainerView(c, app.id, undefined, c.containerId === attempt.amContainerId);
+        containers.push(view);
+        memoryMB += view.resource.memoryMB;
+        vcores += view.resource.vcores;
+      }
+      return { key, amKey, attempt, containers, memoryMB, vcores };
     } catch (err) {
       // The app can finish between the apps listing and this read: the RM then answers 404
       // (no containers this time; read again next time).
-      if (err instanceof RmRejectedError && err.status === 404) return { key: '', containers: [] };
+      if (err instanceof RmRejectedError && err.status === 404) return { key: '', containers: [], memoryMB: 0, vcores: 0 };
       throw err;
     }
   }
@@ -1026,7 +1122,10 @@ export function toContainerView(c: RmContainerInfo, appId: string, shim: ShimCon
  * `buildSnapshot` (core/snapshot.ts) with its maps filled in time slices: the containers' map
  * alone holds 200,000 entries at 10,000 nodes.
  */
-export async function buildSnapshotSliced(p: SnapshotParts, slicer: TimeSlicer): Promise<ClusterSnapshot> {
+export async function buildSnapshotSliced(
+  p: Omit<SnapshotParts, 'containers'> & { containers: ContainerView[] | ReadonlyMap<string, ContainerView> },
+  slicer: TimeSlicer,
+): Promise<ClusterSnapshot> {
   const fill = async <T extends { id: string }>(items: readonly T[]): Promise<Map<string, T>> => {
     const m = new Map<string, T>();
     for (let i = 0; i < items.length; i++) {
@@ -1037,7 +1136,7 @@ export async function buildSnapshotSliced(p: SnapshotParts, slicer: TimeSlicer):
   };
   const nodes = await fill(p.nodes);
   const apps = await fill(p.apps);
-  const containers = await fill(p.containers);
+  const containers = Array.isArray(p.containers) ? await fill(p.containers) : p.containers;
   return {
     nowMs: p.nowMs,
     totalCapacity: p.nodes.length ? sum(p.nodes.filter((n) => n.state === 'RUNNING').map((n) => n.capacity)) : ZERO,

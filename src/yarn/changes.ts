@@ -75,6 +75,7 @@ export function sameNode(a: NodeView, b: NodeView): boolean {
     return false;
   const x = a.containerIds;
   const y = b.containerIds;
+  if (x === y) return true;
   if (x.length !== y.length) return false;
   for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
   return true;

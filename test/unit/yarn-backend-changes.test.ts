@@ -268,3 +268,48 @@ describe('appIdOfContainer', () => {
     expect(appIdOfContainer('not-a-container')).toBeUndefined();
   });
 });
+
+describe('a snapshot built on the last one', () => {
+  /** The snapshot's content, with each node's containers as a set (their order is the reads' history). */
+  const content = (s: ClusterSnapshot) => ({
+    nodes: [...s.nodes.values()].map((n) => ({ ...n, containerIds: [...n.containerIds].sort() })).sort((a, b) => a.id.localeCompare(b.id)),
+    apps: [...s.apps.values()].sort((a, b) => a.id.localeCompare(b.id)),
+    containers: [...s.containers.values()].sort((a, b) => a.id.localeCompare(b.id)),
+    size: s.containers.size,
+    totalCapacity: s.totalCapacity,
+  });
+
+  it('holds what a first snapshot of the same RM state holds, on random sequences of RM states', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ step: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 0.5, noNaN: true })), grow: fc.nat(11) }), { minLength: 1, maxLength: 8 }),
+        async (moves) => {
+          const synthetic = await new SyntheticRm({ nodes: 7, apps: 12, containers: 40, finishedApps: 2 }).start();
+          try {
+            // One backend reads every app again at each snapshot; the other only those whose
+            // counters moved, which is all there is to read until a step swaps containers of the
+            // same size (nothing but a read shows those).
+            const sweeping = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), containerSweepPerSnapshot: 100 });
+            const following = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), containerSweepPerSnapshot: 0 });
+            await sweeping.snapshot();
+            await following.snapshot();
+            let swapped = false;
+            for (const m of moves) {
+              swapped ||= m.step > 0;
+              if (m.step > 0) synthetic.step(m.step);
+              synthetic.grow(m.grow);
+              const fresh = content(await new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url) }).snapshot());
+              const swept = await sweeping.snapshot();
+              expect({ ...content(swept), nowMs: 0 }).toEqual({ ...fresh, nowMs: 0 });
+              const followed = content(await following.snapshot());
+              if (!swapped) expect(followed).toEqual(fresh);
+            }
+          } finally {
+            await synthetic.stop();
+          }
+        },
+      ),
+      { numRuns: 20, seed: 19 },
+    );
+  });
+});
