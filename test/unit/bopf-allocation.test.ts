@@ -9,7 +9,7 @@ import type { QueueSpec } from '../../src/policies/bopf/spec.js';
 
 const C = { vcores: 10, memoryMB: 10240 };
 const r = (vcores: number, memoryMB = 0) => ({ vcores, memoryMB });
-const total = (m: Map<string, { alloc: { vcores: number; memoryMB: number } }>) => {
+const total = (m: { values(): Iterable<{ alloc: { vcores: number; memoryMB: number } }> }) => {
   let v = 0;
   let mem = 0;
   for (const a of m.values()) {

@@ -10,12 +10,17 @@
  * (1) but not (2) it is elastic; passing (1), (2) and (3) hard; (1) and (2) but not (3) soft —
  * except in N-BoPF, which has no soft class and makes it elastic. A TQ is elastic when (1) holds.
  *
- * Every decision carries each condition it evaluated, passed or failed, with its numbers.
+ * Every decision carries each condition it evaluated, passed or failed, with its numbers; the
+ * text is written when first read (a decision keeps the numbers it was made on), so admitting
+ * 20,000 queues formats nothing nobody reads.
  *
  * `AdmissionControl` is mutable for speed (admitting 20,000 queues is linear: the safety bound of
- * the committed queues is kept as a running minimum) and round-trips through plain JSON.
+ * the committed queues is kept as a running minimum, the hard rates as a running sum) and
+ * round-trips through plain JSON. With known phases the hard bursts are kept as a step function
+ * (`RateProfile`, shared policy code) that each hard LQ is merged into.
  */
 import type { Resources } from '../../core/resources.js';
+import { RateProfile } from '../shared/rate-profile.js';
 import { fmt, resolveDemand } from './alpha.js';
 import type { AdmissionClass, BurstDemand, QueueSpec, Variant } from './spec.js';
 
@@ -72,12 +77,32 @@ const RES = [
   { key: 'vcoreSeconds', cap: 'vcores', unit: 'vcore·s', capUnit: 'vcores', rateUnit: 'vcores' },
   { key: 'memoryMBSeconds', cap: 'memoryMB', unit: 'MB·s', capUnit: 'MB', rateUnit: 'MB' },
 ] as const;
+type Res = (typeof RES)[number];
+
+const NO_DEMAND: BurstDemand = Object.freeze({ vcoreSeconds: 0, memoryMBSeconds: 0 });
 
 interface SafetyBound {
   /** Largest N' every committed queue tolerates. */
   readonly maxQueues: number;
   readonly queue?: AdmittedQueue;
-  readonly resource?: (typeof RES)[number];
+  readonly resource?: Res;
+}
+
+/** What the resource condition found, kept to write its explanation when read. */
+interface ResourceFinding {
+  readonly passed: boolean;
+  /** The resource the candidate does not fit in (failed). */
+  readonly short?: Res;
+  /** Σ hard a_j(t) at the deciding point. */
+  readonly committedVcores: number;
+  readonly committedMB: number;
+  /** Phases unknown: how many hard LQs were assumed to overlap. */
+  readonly hardCount?: number;
+  /** Phases known: the deciding point, and the burst it is in (failed) or the stretch swept (held). */
+  readonly atMs?: number;
+  readonly burstStartMs?: number;
+  readonly horizonMs?: number;
+  readonly capped?: boolean;
 }
 
 export class AdmissionControl {
@@ -88,10 +113,13 @@ export class AdmissionControl {
   private readonly byName = new Map<string, AdmittedQueue>();
   private bound: SafetyBound = { maxQueues: Infinity };
   /** Σ over hard LQs of d/t (per second), for the worst-case resource check. */
-  private hardRate = { vcores: 0, memoryMB: 0 };
+  private hardRateVcores = 0;
+  private hardRateMB = 0;
   private hardCount = 0;
   /** Hard LQs without a known first arrival (forces the worst-case resource check). */
   private hardUnphased = 0;
+  /** Least common multiple of the hard LQs' periods (ms, rounded); Infinity past `maxHorizonMs`. */
+  private hardPeriodLcm = 1;
   /** The hard LQs' bursts over time, for the resource condition when phases are known. */
   private readonly profile = new CommittedProfile();
 
@@ -107,8 +135,9 @@ export class AdmissionControl {
     return a;
   }
 
+  /** The admitted queues as plain JSON (reasons written out). */
   toBook(): AdmissionBook {
-    return { capacity: this.capacity, variant: this.variant, queues: [...this.order] };
+    return { capacity: this.capacity, variant: this.variant, queues: this.order.map((q) => (q instanceof Admitted ? q.toJSON() : q)) };
   }
 
   get size(): number {
@@ -135,24 +164,14 @@ export class AdmissionControl {
         this.attach(existing, at);
       }
     }
-    const n = this.order.length + 1;
-    const safety = this.safetyCheck(n);
-    if (spec.kind === 'TQ') return decided(spec.name, 'TQ', safety.passed ? 'elastic' : 'rejected', n, [safety]);
-    const { demand, how } = resolveDemand(spec);
-    if (!safety.passed) return decided(spec.name, 'LQ', 'rejected', n, [safety], demand, how);
-    const fairness = this.fairnessCheck(spec, demand, n);
-    if (!fairness.passed) return decided(spec.name, 'LQ', 'elastic', n, [safety, fairness], demand, how);
-    const resource = this.resourceCheck(spec, demand);
-    if (resource.passed) return decided(spec.name, 'LQ', 'hard', n, [safety, fairness, resource], demand, how);
-    const nbopf = this.variant === 'nbopf';
-    return decided(spec.name, 'LQ', nbopf ? 'elastic' : 'soft', n, [safety, fairness, resource], demand, how, nbopf ? ' (N-BoPF has no soft class)' : '');
+    return this.judge(spec);
   }
 
   /** Evaluates and, unless rejected, admits (replacing a queue of the same name). */
   admit(spec: QueueSpec): AdmissionDecision {
     const d = this.evaluate(spec);
     if (d.cls !== 'rejected') {
-      const q: AdmittedQueue = { spec, cls: d.cls, demand: d.demand ?? { vcoreSeconds: 0, memoryMBSeconds: 0 }, reason: d.reason };
+      const q = new Admitted(spec, d.cls, d.demand ?? NO_DEMAND, d);
       const old = this.byName.get(spec.name);
       this.attach(q, old ? this.detach(old) : this.order.length);
     }
@@ -168,13 +187,29 @@ export class AdmissionControl {
 
   // ---------------------------------------------------------------------------------------------
 
+  /** The conditions in the paper's order; each later one only if the earlier ones leave it open. */
+  private judge(spec: QueueSpec): AdmissionDecision {
+    const n = this.order.length + 1;
+    const bound = this.bound;
+    const safety = this.safetyHolds(n);
+    if (spec.kind === 'TQ') return new Judgement(this.capacity, spec, safety ? 'elastic' : 'rejected', n, bound, safety);
+    let demand = spec.demand;
+    let how = 'declared demand';
+    if (!demand) ({ demand, how } = resolveDemand(spec));
+    if (!safety) return new Judgement(this.capacity, spec, 'rejected', n, bound, safety, demand, how);
+    if (!this.fairnessHolds(spec, demand, n)) return new Judgement(this.capacity, spec, 'elastic', n, bound, safety, demand, how, false);
+    const resource = this.resourceCheck(spec, demand);
+    const cls = resource.passed ? 'hard' : this.variant === 'nbopf' ? 'elastic' : 'soft';
+    return new Judgement(this.capacity, spec, cls, n, bound, safety, demand, how, true, resource);
+  }
+
   private insert(q: AdmittedQueue): void {
     this.attach(q, this.order.length);
   }
 
   /** Takes `q` out; returns where it was (admission order is kept for listing). */
   private detach(q: AdmittedQueue): number {
-    const i = this.order.indexOf(q);
+    const i = this.order.lastIndexOf(q);
     this.order.splice(i, 1);
     this.byName.delete(q.spec.name);
     if (q.cls === 'hard') {
@@ -182,25 +217,37 @@ export class AdmissionControl {
       this.hardCount--;
       if (q.spec.firstArrivalMs === undefined) this.hardUnphased--;
       const r = rateOf(q);
-      this.hardRate = { vcores: this.hardRate.vcores - r.vcores, memoryMB: this.hardRate.memoryMB - r.memoryMB };
-      if (this.hardCount === 0) this.hardRate = { vcores: 0, memoryMB: 0 };
+      this.hardRateVcores -= r.vcores;
+      this.hardRateMB -= r.memoryMB;
+      if (this.hardCount === 0) this.hardRateVcores = this.hardRateMB = 0;
+      this.hardPeriodLcm = 1;
+      for (const h of this.order) if (h.cls === 'hard') this.foldPeriod(h);
     }
     if (this.bound.queue === q) this.recomputeBound();
     return i;
   }
 
   private attach(q: AdmittedQueue, at: number): void {
-    this.order.splice(at, 0, q);
+    if (at === this.order.length) this.order.push(q);
+    else this.order.splice(at, 0, q);
     this.byName.set(q.spec.name, q);
     if (q.cls === 'hard') {
       this.hardCount++;
       if (q.spec.firstArrivalMs === undefined) this.hardUnphased++;
-      const r = rateOf(q);
-      this.hardRate = { vcores: this.hardRate.vcores + r.vcores, memoryMB: this.hardRate.memoryMB + r.memoryMB };
+      const tS = q.spec.burstDeadlineMs! / 1000;
+      this.hardRateVcores += q.demand.vcoreSeconds / tS;
+      this.hardRateMB += q.demand.memoryMBSeconds / tS;
+      this.foldPeriod(q);
       if (q.spec.firstArrivalMs !== undefined) this.profile.added(q);
       else this.profile.invalidate();
     }
     this.tighten(q);
+  }
+
+  private foldPeriod(q: AdmittedQueue): void {
+    if (this.hardPeriodLcm === Infinity) return;
+    const l = lcm(this.hardPeriodLcm, roundedPeriod(q.spec));
+    this.hardPeriodLcm = l > this.maxHorizonMs ? Infinity : l;
   }
 
   private tighten(q: AdmittedQueue): void {
@@ -219,278 +266,292 @@ export class AdmissionControl {
     for (const q of this.order) this.tighten(q);
   }
 
-  private safetyCheck(n: number): ConditionCheck {
+  /** (1) Safety: the committed LQ with the tightest bound still gets its burst with N' queues. */
+  private safetyHolds(n: number): boolean {
     const { queue: q, resource: r } = this.bound;
-    if (!q || !r) return check('safety', true, () => `no LQ with a guarantee is committed; N' = ${n}`);
-    const periodS = q.spec.periodMs! / 1000;
-    const cap = this.capacity[r.cap];
-    const limit = (cap * periodS) / n;
-    const need = q.demand[r.key];
-    const passed = leq(need, limit);
-    return check(
-      'safety',
-      passed,
-      () =>
-        `${passed ? 'tightest committed' : 'committed'} ${q.cls} LQ ${q.spec.name} burst needs ${fmt(need)} ${r.unit} ` +
-        `${passed ? '≤' : '>'} C·period/N' = ${fmt(cap)} ${r.capUnit} × ${fmt(periodS)} s / ${n} = ${fmt(limit)} ${r.unit}`,
-    );
+    if (!q || !r) return true;
+    return leq(q.demand[r.key], (this.capacity[r.cap] * (q.spec.periodMs! / 1000)) / n);
   }
 
-  private fairnessCheck(spec: QueueSpec, d: BurstDemand, n: number): ConditionCheck {
-    const periodS = spec.periodMs! / 1000;
-    let worst: (typeof RES)[number] = RES[0];
-    let worstRatio = -1;
-    for (const r of RES) {
-      const limit = (this.capacity[r.cap] * periodS) / n;
-      const need = d[r.key];
-      const ratio = limit > 0 ? need / limit : need > 0 ? Infinity : 0;
-      if (ratio > worstRatio) {
-        worst = r;
-        worstRatio = ratio;
-      }
-    }
-    const r = worst;
-    const cap = this.capacity[r.cap];
-    const limit = (cap * periodS) / n;
-    const need = d[r.key];
-    const passed = leq(need, limit);
-    return check(
-      'fairness',
-      passed,
-      () =>
-        `LQ ${spec.name} burst needs ${fmt(need)} ${r.unit} ${passed ? '≤' : '>'} C·period/N' = ` +
-        `${fmt(cap)} ${r.capUnit} × ${fmt(periodS)} s / ${n} = ${fmt(limit)} ${r.unit}`,
-    );
+  /** (2) Fairness: the candidate's burst within its long-term fair share C·period/N'. */
+  private fairnessHolds(spec: QueueSpec, d: BurstDemand, n: number): boolean {
+    const r = worstFairnessResource(this.capacity, spec, d, n);
+    return leq(d[r.key], (this.capacity[r.cap] * (spec.periodMs! / 1000)) / n);
   }
 
-  private resourceCheck(spec: QueueSpec, d: BurstDemand): ConditionCheck {
+  /** (3) Resource: the candidate's rate d/t fits beside the hard LQs' rates at every point of its bursts. */
+  private resourceCheck(spec: QueueSpec, d: BurstDemand): ResourceFinding {
     const tS = spec.burstDeadlineMs! / 1000;
-    const rate = { vcores: d.vcoreSeconds / tS, memoryMB: d.memoryMBSeconds / tS };
+    const rateV = d.vcoreSeconds / tS;
+    const rateM = d.memoryMBSeconds / tS;
     const capacity = this.capacity;
     const phased = spec.firstArrivalMs !== undefined && this.hardUnphased === 0 && this.hardCount > 0;
-    /** The resource the candidate does not fit in beside `committed`, if any. */
-    const short = (committedV: number, committedM: number): (typeof RES)[number] | undefined =>
-      !leq(rate.vcores, capacity.vcores - committedV) ? RES[0] : !leq(rate.memoryMB, capacity.memoryMB - committedM) ? RES[1] : undefined;
-    const failed = (r: (typeof RES)[number], committed: Resources, when: () => string): ConditionCheck =>
-      check(
-        'resource',
-        false,
-        () =>
-          `LQ ${spec.name} needs d/t = ${fmt(d[r.key])} ${r.unit} / ${fmt(tS)} s = ${fmt(rate[r.cap])} ${r.rateUnit} > ` +
-          `C − Σ hard a_j(t) = ${fmt(capacity[r.cap])} − ${fmt(committed[r.cap])} = ${fmt(capacity[r.cap] - committed[r.cap])} ${r.rateUnit} ${when()}`,
-      );
-    const held = (committed: Resources, when: () => string): ConditionCheck =>
-      check('resource', true, () => {
-        // Report the tighter resource.
-        const slack = (x: (typeof RES)[number]) => (capacity[x.cap] - committed[x.cap] - rate[x.cap]) / Math.max(1e-12, capacity[x.cap]);
-        const r = slack(RES[1]) < slack(RES[0]) ? RES[1] : RES[0];
-        return (
-          `LQ ${spec.name} needs d/t = ${fmt(d[r.key])} ${r.unit} / ${fmt(tS)} s = ${fmt(rate[r.cap])} ${r.rateUnit} ≤ ` +
-          `C − Σ hard a_j(t) = ${fmt(capacity[r.cap])} − ${fmt(committed[r.cap])} = ${fmt(capacity[r.cap] - committed[r.cap])} ${r.rateUnit} ${when()}`
-        );
-      });
     if (!phased) {
-      const committed = this.hardRate;
-      const count = this.hardCount;
-      const when = () => (count === 0 ? '(no hard LQ)' : `(arrival phases unknown: every hard burst assumed to overlap, ${count} hard LQ)`);
-      const r = short(committed.vcores, committed.memoryMB);
-      return r ? failed(r, committed, when) : held(committed, when);
+      const v = this.hardRateVcores;
+      const m = this.hardRateMB;
+      const r = shortOf(capacity, rateV, rateM, v, m);
+      return { passed: !r, short: r, committedVcores: v, committedMB: m, hardCount: this.hardCount };
     }
     // Phases known: the committed rate is a step function that changes only where a hard burst
     // starts or ends; each of the candidate's bursts over one hyperperiod (capped) is checked
-    // against its highest step inside the burst.
-    const hard = this.order.filter((q) => q.cls === 'hard');
-    const periods = [spec.periodMs!, ...hard.map((q) => q.spec.periodMs!)].map((p) => Math.max(1, Math.round(p)));
-    let horizon = periods[0];
-    let capped = false;
-    for (const p of periods.slice(1)) {
-      horizon = lcm(horizon, p);
-      if (horizon > this.maxHorizonMs) {
-        horizon = this.maxHorizonMs;
-        capped = true;
-        break;
-      }
-    }
+    // against every step inside the burst.
+    const full = this.hardPeriodLcm === Infinity ? Infinity : lcm(roundedPeriod(spec), this.hardPeriodLcm);
+    const capped = full > this.maxHorizonMs;
+    const horizon = capped ? this.maxHorizonMs : full;
     const s0 = spec.firstArrivalMs!;
     const len = spec.burstDeadlineMs!;
-    const steps = this.profile.steps(hard, s0, s0 + horizon + len);
+    const steps = this.profile.covering(this.order, s0, s0 + horizon + len);
+    const { times, vcores, memoryMB } = steps;
+    const length = steps.length;
     let worstAt = s0;
     let worstV = 0;
     let worstM = 0;
     let worstDom = -1;
-    let i = stepAt(steps, s0);
+    const capV = Math.max(1e-12, capacity.vcores);
+    const capM = Math.max(1e-12, capacity.memoryMB);
+    let i = steps.indexAt(s0);
     for (let a = s0; a < s0 + horizon; a += spec.periodMs!) {
       const b = a + len;
       // The step in force at a, then every step that begins inside (a, b).
-      while (i + 1 < steps.length && steps.times[i + 1] <= a) i++;
-      for (let j = i; j < steps.length && (j === i || steps.times[j] < b); j++) {
-        const t = j === i ? a : steps.times[j];
-        const v = steps.vcores[j];
-        const m = steps.memoryMB[j];
-        const r = short(v, m);
-        if (r) return failed(r, { vcores: v, memoryMB: m }, () => `at t = ${fmt(t / 1000)} s (burst starting ${fmt(a / 1000)} s)`);
-        const dom = Math.max(v / Math.max(1e-12, capacity.vcores), m / Math.max(1e-12, capacity.memoryMB));
+      while (i + 1 < length && times[i + 1] <= a) i++;
+      for (let j = i; j < length && (j === i || times[j] < b); j++) {
+        const v = vcores[j];
+        const m = memoryMB[j];
+        const r = shortOf(capacity, rateV, rateM, v, m);
+        if (r) return { passed: false, short: r, committedVcores: v, committedMB: m, atMs: j === i ? a : times[j], burstStartMs: a };
+        const dom = Math.max(v / capV, m / capM);
         if (dom > worstDom) {
           worstDom = dom;
-          worstAt = t;
+          worstAt = j === i ? a : times[j];
           worstV = v;
           worstM = m;
         }
       }
     }
-    return held(
-      { vcores: worstV, memoryMB: worstM },
-      () => `at the busiest point t = ${fmt(worstAt / 1000)} s over ${fmt(horizon / 1000)} s${capped ? ' (horizon capped)' : ''}`,
-    );
+    return { passed: true, committedVcores: worstV, committedMB: worstM, atMs: worstAt, horizonMs: horizon, capped };
   }
 }
 
-interface Steps {
-  /** From `times[k]` on (until the next time) the hard bursts in force need `vcores[k]`, `memoryMB[k]`. */
-  readonly times: Float64Array;
-  readonly vcores: Float64Array;
-  readonly memoryMB: Float64Array;
-  readonly length: number;
+/** The resource a candidate of rate (`rateV`, `rateM`) does not fit in beside `committed`, if any. */
+function shortOf(capacity: Resources, rateV: number, rateM: number, committedV: number, committedM: number): Res | undefined {
+  return !leq(rateV, capacity.vcores - committedV) ? RES[0] : !leq(rateM, capacity.memoryMB - committedM) ? RES[1] : undefined;
+}
+
+/** An admitted queue; the reason is its admission decision's, written when read. */
+class Admitted implements AdmittedQueue {
+  readonly #decision: AdmissionDecision;
+
+  constructor(
+    readonly spec: QueueSpec,
+    readonly cls: Exclude<AdmissionClass, 'rejected'>,
+    readonly demand: BurstDemand,
+    decision: AdmissionDecision,
+  ) {
+    this.#decision = decision;
+  }
+
+  get reason(): string {
+    return this.#decision.reason;
+  }
+
+  toJSON(): AdmittedQueue {
+    return { spec: this.spec, cls: this.cls, demand: this.demand, reason: this.reason };
+  }
 }
 
 /**
- * The hard LQs' bursts as events (a burst's rate added at its start, taken off at its end) over a
- * stretch of time, kept sorted as hard LQs are admitted, so admitting LQ after LQ with known
- * phases merges each one's bursts in place instead of sorting everyone's again; the steps are
- * summed when next read. A removal, or a stretch not covered yet, rebuilds.
+ * An admission decision: class and numbers at once, each condition's text (`checks`) and the
+ * one-line `reason` written when first read, from what the conditions found.
+ */
+class Judgement implements AdmissionDecision {
+  readonly name: string;
+  readonly kind: 'LQ' | 'TQ';
+  declare readonly demand?: BurstDemand;
+  declare readonly demandHow?: string;
+  readonly #capacity: Resources;
+  readonly #spec: QueueSpec;
+  readonly #bound: SafetyBound;
+  readonly #safety: boolean;
+  /** Undefined: not evaluated. */
+  readonly #fairness: boolean | undefined;
+  readonly #resource: ResourceFinding | undefined;
+  #checks: readonly ConditionCheck[] | undefined;
+  #reason: string | undefined;
+
+  constructor(
+    capacity: Resources,
+    spec: QueueSpec,
+    readonly cls: AdmissionClass,
+    readonly queuesIfAdmitted: number,
+    bound: SafetyBound,
+    safety: boolean,
+    demand?: BurstDemand,
+    demandHow?: string,
+    fairness?: boolean,
+    resource?: ResourceFinding,
+  ) {
+    this.name = spec.name;
+    this.kind = spec.kind;
+    if (demand) {
+      this.demand = demand;
+      this.demandHow = demandHow;
+    }
+    this.#capacity = capacity;
+    this.#spec = spec;
+    this.#bound = bound;
+    this.#safety = safety;
+    this.#fairness = fairness;
+    this.#resource = resource;
+  }
+
+  get checks(): readonly ConditionCheck[] {
+    if (this.#checks) return this.#checks;
+    const n = this.queuesIfAdmitted;
+    const out: ConditionCheck[] = [{ condition: 'safety', passed: this.#safety, detail: safetyDetail(this.#capacity, this.#bound, n) }];
+    if (this.#fairness !== undefined)
+      out.push({ condition: 'fairness', passed: this.#fairness, detail: fairnessDetail(this.#capacity, this.#spec, this.demand!, n, this.#fairness) });
+    if (this.#resource)
+      out.push({ condition: 'resource', passed: this.#resource.passed, detail: resourceDetail(this.#capacity, this.#spec, this.demand!, this.#resource) });
+    return (this.#checks = out);
+  }
+
+  get reason(): string {
+    const note = this.cls === 'elastic' && this.#resource && !this.#resource.passed ? ' (N-BoPF has no soft class)' : '';
+    return (this.#reason ??= `${this.cls}${note}: ${summary(this.checks)}`);
+  }
+
+  toJSON(): AdmissionDecision {
+    const { name, kind, cls, queuesIfAdmitted, checks } = this;
+    return { name, kind, cls, queuesIfAdmitted, checks, ...(this.demand ? { demand: this.demand, demandHow: this.demandHow } : {}), reason: this.reason };
+  }
+}
+
+function safetyDetail(capacity: Resources, bound: SafetyBound, n: number): string {
+  const { queue: q, resource: r } = bound;
+  if (!q || !r) return `no LQ with a guarantee is committed; N' = ${n}`;
+  const periodS = q.spec.periodMs! / 1000;
+  const cap = capacity[r.cap];
+  const limit = (cap * periodS) / n;
+  const need = q.demand[r.key];
+  const passed = leq(need, limit);
+  return (
+    `${passed ? 'tightest committed' : 'committed'} ${q.cls} LQ ${q.spec.name} burst needs ${fmt(need)} ${r.unit} ` +
+    `${passed ? '≤' : '>'} C·period/N' = ${fmt(cap)} ${r.capUnit} × ${fmt(periodS)} s / ${n} = ${fmt(limit)} ${r.unit}`
+  );
+}
+
+/** The resource the candidate's burst takes the largest part of its fair share of. */
+function worstFairnessResource(capacity: Resources, spec: QueueSpec, d: BurstDemand, n: number): Res {
+  const periodS = spec.periodMs! / 1000;
+  let worst: Res = RES[0];
+  let worstRatio = -1;
+  for (const r of RES) {
+    const limit = (capacity[r.cap] * periodS) / n;
+    const need = d[r.key];
+    const ratio = limit > 0 ? need / limit : need > 0 ? Infinity : 0;
+    if (ratio > worstRatio) {
+      worst = r;
+      worstRatio = ratio;
+    }
+  }
+  return worst;
+}
+
+function fairnessDetail(capacity: Resources, spec: QueueSpec, d: BurstDemand, n: number, passed: boolean): string {
+  const r = worstFairnessResource(capacity, spec, d, n);
+  const periodS = spec.periodMs! / 1000;
+  const cap = capacity[r.cap];
+  const limit = (cap * periodS) / n;
+  return (
+    `LQ ${spec.name} burst needs ${fmt(d[r.key])} ${r.unit} ${passed ? '≤' : '>'} C·period/N' = ` +
+    `${fmt(cap)} ${r.capUnit} × ${fmt(periodS)} s / ${n} = ${fmt(limit)} ${r.unit}`
+  );
+}
+
+function resourceDetail(capacity: Resources, spec: QueueSpec, d: BurstDemand, f: ResourceFinding): string {
+  const tS = spec.burstDeadlineMs! / 1000;
+  const rate = { vcores: d.vcoreSeconds / tS, memoryMB: d.memoryMBSeconds / tS };
+  const committed = { vcores: f.committedVcores, memoryMB: f.committedMB };
+  const when =
+    f.hardCount !== undefined
+      ? f.hardCount === 0
+        ? '(no hard LQ)'
+        : `(arrival phases unknown: every hard burst assumed to overlap, ${f.hardCount} hard LQ)`
+      : f.passed
+        ? `at the busiest point t = ${fmt(f.atMs! / 1000)} s over ${fmt(f.horizonMs! / 1000)} s${f.capped ? ' (horizon capped)' : ''}`
+        : `at t = ${fmt(f.atMs! / 1000)} s (burst starting ${fmt(f.burstStartMs! / 1000)} s)`;
+  // Failed: the resource that does not fit; held: the tighter one.
+  const slack = (x: Res) => (capacity[x.cap] - committed[x.cap] - rate[x.cap]) / Math.max(1e-12, capacity[x.cap]);
+  const r = f.short ?? (slack(RES[1]) < slack(RES[0]) ? RES[1] : RES[0]);
+  return (
+    `LQ ${spec.name} needs d/t = ${fmt(d[r.key])} ${r.unit} / ${fmt(tS)} s = ${fmt(rate[r.cap])} ${r.rateUnit} ${f.passed ? '≤' : '>'} ` +
+    `C − Σ hard a_j(t) = ${fmt(capacity[r.cap])} − ${fmt(committed[r.cap])} = ${fmt(capacity[r.cap] - committed[r.cap])} ${r.rateUnit} ${when}`
+  );
+}
+
+/**
+ * The hard LQs' bursts over a stretch of time as a step function (a burst's rate in force from
+ * its start to its end), each hard LQ admitted with known phases merged in as it comes; a
+ * removal, or a stretch not covered yet, rebuilds it from the hard LQs.
  */
 class CommittedProfile {
-  private from = 0;
-  private to = 0;
+  private readonly steps = new RateProfile();
   private built = false;
-  private n = 0;
-  private at = new Float64Array(64);
-  private dv = new Float64Array(64);
-  private dm = new Float64Array(64);
-  private summed: Steps | undefined;
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
 
   invalidate(): void {
     this.built = false;
-    this.summed = undefined;
   }
 
   /** A hard LQ was admitted. */
   added(q: AdmittedQueue): void {
     if (!this.built) return;
-    const at: number[] = [];
-    const dv: number[] = [];
-    const dm: number[] = [];
-    burstEvents(q, this.from, this.to, at, dv, dm);
-    const order = at.map((_, k) => k).sort((x, y) => at[x] - at[y]);
-    this.reserve(this.n + at.length);
-    // Merged from the back, in place.
-    let i = this.n - 1;
-    let w = this.n + at.length - 1;
-    for (let j = order.length - 1; j >= 0; j--) {
-      const k = order[j];
-      while (i >= 0 && this.at[i] > at[k]) {
-        this.at[w] = this.at[i];
-        this.dv[w] = this.dv[i];
-        this.dm[w--] = this.dm[i--];
-      }
-      this.at[w] = at[k];
-      this.dv[w] = dv[k];
-      this.dm[w--] = dm[k];
-    }
-    this.n += at.length;
-    this.summed = undefined;
+    this.starts.length = this.ends.length = 0;
+    burstIntervals(q, this.steps.from, this.steps.to, this.starts, this.ends);
+    const r = rateOf(q);
+    this.steps.addIntervals(this.starts, this.ends, r.vcores, r.memoryMB);
   }
 
-  /** Steps covering at least [from, to). */
-  steps(hard: readonly AdmittedQueue[], from: number, to: number): Steps {
-    if (!this.built || from < this.from || to > this.to) {
+  /** Steps covering at least [from, to), from the hard LQs among `queues`. */
+  covering(queues: readonly AdmittedQueue[], from: number, to: number): RateProfile {
+    const s = this.steps;
+    if (!this.built || from < s.from || to > s.to) {
       // A stretch that must grow grows by a quarter more, so that candidates reaching a little
       // further each time do not rebuild each time.
-      const span = (this.built ? Math.max(to, this.to) - Math.min(from, this.from) : to - from) / 4;
-      const lo = !this.built ? from : from < this.from ? Math.max(0, Math.min(from, this.from - span)) : this.from;
-      const hi = !this.built ? to : to > this.to ? Math.max(to, this.to + span) : this.to;
-      const at: number[] = [];
-      const dv: number[] = [];
-      const dm: number[] = [];
-      for (const q of hard) burstEvents(q, lo, hi, at, dv, dm);
-      const order = at.map((_, k) => k).sort((x, y) => at[x] - at[y]);
-      this.n = 0;
-      this.reserve(at.length);
-      for (const k of order) {
-        this.at[this.n] = at[k];
-        this.dv[this.n] = dv[k];
-        this.dm[this.n++] = dm[k];
+      const span = (this.built ? Math.max(to, s.to) - Math.min(from, s.from) : to - from) / 4;
+      const lo = !this.built ? from : from < s.from ? Math.max(0, Math.min(from, s.from - span)) : s.from;
+      const hi = !this.built ? to : to > s.to ? Math.max(to, s.to + span) : s.to;
+      s.reset(lo, hi);
+      // Every hard burst's ends made points at once, then each hard LQ's rate added in
+      // admission order (as merging them in one by one would).
+      const hard = queues.filter((q) => q.cls === 'hard');
+      const points: number[] = [];
+      for (const q of hard) burstIntervals(q, lo, hi, points, points);
+      s.insertPoints(points.sort((x, y) => x - y));
+      for (const q of hard) {
+        this.starts.length = this.ends.length = 0;
+        burstIntervals(q, lo, hi, this.starts, this.ends);
+        const r = rateOf(q);
+        for (let k = 0; k < this.starts.length; k++) s.addOn(this.starts[k], this.ends[k], r.vcores, r.memoryMB);
       }
-      this.from = lo;
-      this.to = hi;
       this.built = true;
-      this.summed = undefined;
     }
-    return (this.summed ??= this.sum());
-  }
-
-  private reserve(size: number): void {
-    if (size <= this.at.length) return;
-    const grow = (a: Float64Array) => {
-      const b = new Float64Array(Math.max(size, 2 * a.length));
-      b.set(a.subarray(0, this.n));
-      return b;
-    };
-    this.at = grow(this.at);
-    this.dv = grow(this.dv);
-    this.dm = grow(this.dm);
-  }
-
-  private sum(): Steps {
-    const times = new Float64Array(this.n + 1);
-    const vcores = new Float64Array(this.n + 1);
-    const memoryMB = new Float64Array(this.n + 1);
-    times[0] = this.from;
-    let len = 1;
-    let v = 0;
-    let m = 0;
-    for (let k = 0; k < this.n;) {
-      const t = this.at[k];
-      while (k < this.n && this.at[k] === t) {
-        v += this.dv[k];
-        m += this.dm[k];
-        k++;
-      }
-      if (t !== times[len - 1]) len++;
-      times[len - 1] = t;
-      vcores[len - 1] = v;
-      memoryMB[len - 1] = m;
-    }
-    return { times, vcores, memoryMB, length: len };
+    return s;
   }
 }
 
-/** Appends the start and end events of `q`'s bursts that overlap [from, to) (a start before `from` counts at `from`). */
-function burstEvents(q: AdmittedQueue, from: number, to: number, at: number[], dv: number[], dm: number[]): void {
-  const r = rateOf(q);
+/** Appends the start and end of each of `q`'s bursts that overlap [from, to) (a start before `from` counts at `from`). */
+function burstIntervals(q: AdmittedQueue, from: number, to: number, starts: number[], ends: number[]): void {
   const start = q.spec.firstArrivalMs!;
   const period = q.spec.periodMs!;
   const len = q.spec.burstDeadlineMs!;
   for (let k = Math.max(0, Math.ceil((from - start - len) / period)); start + k * period < to; k++) {
     const st = start + k * period;
     if (st + len <= from) continue;
-    at.push(Math.max(from, st), st + len);
-    dv.push(r.vcores, -r.vcores);
-    dm.push(r.memoryMB, -r.memoryMB);
+    starts.push(Math.max(from, st));
+    ends.push(st + len);
   }
-}
-
-/** The last k with times[k] <= t (times ascending, times[0] <= t). */
-function stepAt(steps: Steps, t: number): number {
-  const times = steps.times;
-  let lo = 0;
-  let hi = steps.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (times[mid] <= t) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 function rateOf(q: AdmittedQueue): Resources {
@@ -504,29 +565,16 @@ export function burstRate(q: AdmittedQueue): Resources {
   return rateOf(q);
 }
 
+function roundedPeriod(spec: QueueSpec): number {
+  return Math.max(1, Math.round(spec.periodMs!));
+}
+
 function gcd(a: number, b: number): number {
   while (b) [a, b] = [b, a % b];
   return a;
 }
 function lcm(a: number, b: number): number {
   return (a / gcd(a, b)) * b;
-}
-
-function check(condition: Condition, passed: boolean, format: () => string): ConditionCheck {
-  return { condition, passed, detail: format() };
-}
-
-function decided(
-  name: string,
-  kind: 'LQ' | 'TQ',
-  cls: AdmissionClass,
-  queuesIfAdmitted: number,
-  checks: readonly ConditionCheck[],
-  demand?: BurstDemand,
-  demandHow?: string,
-  note = '',
-): AdmissionDecision {
-  return { name, kind, cls, queuesIfAdmitted, checks, ...(demand ? { demand, demandHow } : {}), reason: `${cls}${note}: ${summary(checks)}` };
 }
 
 function summary(checks: readonly ConditionCheck[]): string {
