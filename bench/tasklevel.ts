@@ -107,7 +107,7 @@ function runOnce(r: Replay, w: Workload, c: Config): { wallS: number; cpuS: numb
       nodes: r.workers,
       cores: 1,
       seed: 1,
-      cutoffS: r.cutoffMs === undefined ? undefined : r.cutoffMs / 1000,
+      cutoffMs: r.cutoffMs,
     });
     out = { events: s.events, jobs: s.jobs, meanS: s.jct.mean, shortP99S: s.short.p99 };
   } else {

@@ -109,8 +109,8 @@ function taskLevel(w: Workload, s: Setting, workers: number, cutoffMs: number | 
  * (dispatch ties are broken by variance), so one run stands for every seed. Only completion times
  * are compared (Kairos §6.3 normalises them to Eagle's); no slowdown is computed.
  */
-function kairos(w: Workload, params: Record<string, unknown>, nodes: number, cutoffS: number | undefined): RunFigures {
-  const r = simulate({ workload: w, policy: 'kairos', params, nodes, cores: 1, seed: seeds[0], cutoffS });
+function kairos(w: Workload, params: Record<string, unknown>, nodes: number, cutoffMs: number | undefined): RunFigures {
+  const r = simulate({ workload: w, policy: 'kairos', params, nodes, cores: 1, seed: seeds[0], cutoffMs });
   const none = { p50: NaN, p90: NaN, p99: NaN };
   const cls = (d: Dist): ClassFigures => ({ jct: { p50: d.p50, p90: d.p90, p99: d.p99 }, slowdown: none });
   return { short: cls(r.short), long: cls(r.long), utilisation: r.utilisation.cpu, unfinished: r.unfinished };
@@ -249,15 +249,14 @@ if (only.has('kairos')) {
   for (const { t, sizes, quantumMs } of studies) {
     const w = load(t.trace);
     if (!w) continue;
-    const cutoffS = t.cutoffMs === undefined ? undefined : t.cutoffMs / 1000;
     for (const workers of sizes) {
       log(`kairos ${t.trace} ${workers}`);
       const eagle = taskLevel(w, t.eagle, workers, t.cutoffMs);
       const rows: [string, RunFigures][] = [
-        [`kairos (W = ${quantumMs / 1000} s)`, kairos(w, { queueSlots: 2, quantumMs }, workers, cutoffS)],
+        [`kairos (W = ${quantumMs / 1000} s)`, kairos(w, { queueSlots: 2, quantumMs }, workers, t.cutoffMs)],
         ['pigeon', taskLevel(w, t.pigeon, workers, t.cutoffMs)],
       ];
-      if (workers === sizes[0]) rows.splice(1, 0, ['kairos, defaults (Q = 4, W = 50 s)', kairos(w, {}, workers, cutoffS)]);
+      if (workers === sizes[0]) rows.splice(1, 0, ['kairos, defaults (Q = 4, W = 50 s)', kairos(w, {}, workers, t.cutoffMs)]);
       for (const [label, r] of rows)
         out.push(
           `| ${t.trace} | ${workers.toLocaleString('en-US')} | ${pctS(offeredLoad(w, workers))} | ${label} | ${over(r.short.jct, eagle.short.jct)} | ${over(r.long.jct, eagle.long.jct)} | ${pctS(r.utilisation)} | ${triple(eagle.short.jct)} | ${triple(eagle.long.jct)} | ${pctS(eagle.utilisation)} |`,

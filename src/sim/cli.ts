@@ -3,7 +3,7 @@
  *
  *   schedbrain simulate --workload <kairos-heavy|kairos-uniform|kairos-paper|sample:NAME|PATH.tr> --policy NAME[,NAME…]
  *       [--nodes N] [--cores C] [--memory-mb M] [--seed S] [--jobs N] [--set key=value …]
- *       [--delay-ms X] [--period-ms P] [--allocator fifo|capacity] [--cutoff S] [--task-jitter J]
+ *       [--delay-ms X] [--period-ms P] [--allocator fifo|capacity] [--cutoff-ms X] [--task-jitter J]
  *       [--json] [--per-job] [--plot FILE.svg] [--plot-metric jct|slowdown] [--log-x] [--html FILE.html]
  *
  * With `--json`, stdout is exactly one JSON object (one policy: the run summary; several: an
@@ -14,7 +14,7 @@ import type { AllocatorFactory } from './allocator.js';
 import { cdfSvg } from './metrics.js';
 import { lookupPolicy, simulate, summary, type SimulateResult } from './simulate.js';
 import { settleJitForReplays } from './jit.js';
-import { buildParams, readFlags, UsageError, type FlagSpec } from './params.js';
+import { buildParams, cutoffMsFlag, readFlags, UsageError, type FlagSpec } from './params.js';
 import { resolveWorkload } from './workloads/index.js';
 
 // Kept importable from here: tests and callers reach them through the command's module.
@@ -22,8 +22,9 @@ export { buildParams, parseValue, UsageError } from './params.js';
 
 const USAGE = `usage: schedbrain simulate --workload <kairos-heavy|kairos-uniform|kairos-paper|sample:NAME|PATH.tr> --policy NAME[,NAME...]
   [--nodes N] [--cores C] [--memory-mb M] [--seed S] [--jobs N] [--set key=value ...]
-  [--delay-ms X] [--period-ms P] [--allocator fifo|capacity] [--cutoff SECONDS] [--task-jitter J]
+  [--delay-ms X] [--period-ms P] [--allocator fifo|capacity] [--cutoff-ms X] [--task-jitter J]
   [--json] [--per-job] [--plot FILE.svg] [--plot-metric jct|slowdown] [--log-x] [--html FILE.html]
+--cutoff-ms: short/long cutoff on mean task duration (--cutoff, in seconds, is deprecated).
 --workload also takes a trace recorded with 'schedbrain record' (JSON lines); --html writes one
 self-contained page with the runs side by side and their CDFs.
 With several policies (compared on the same workload and plotted together), prefix --set keys
@@ -43,7 +44,7 @@ interface Args {
   delayMs?: number;
   periodMs?: number;
   allocator?: string;
-  cutoffS?: number;
+  cutoffMs?: number;
   taskJitter?: number;
   json: boolean;
   perJob: boolean;
@@ -52,6 +53,8 @@ interface Args {
   logX: boolean;
   html?: string;
   help: boolean;
+  /** Deprecated flags read, with what they were read as (printed to stderr). */
+  notices: string[];
 }
 
 const SIMULATE_FLAGS = {
@@ -66,6 +69,8 @@ const SIMULATE_FLAGS = {
   'delay-ms': { type: 'number' },
   'period-ms': { type: 'number' },
   allocator: { type: 'string' },
+  'cutoff-ms': { type: 'number' },
+  /** Deprecated: seconds (`--cutoff-ms`). */
   cutoff: { type: 'number' },
   'task-jitter': { type: 'number' },
   json: { type: 'bool' },
@@ -79,6 +84,7 @@ const SIMULATE_FLAGS = {
 export function parseArgs(argv: readonly string[]): Args {
   const { values: v, help } = readFlags(argv, SIMULATE_FLAGS);
   const n = (k: string) => v[k] as number | undefined;
+  const cutoff = cutoffMsFlag(n('cutoff-ms'), n('cutoff'));
   return {
     workload: v.workload as string | undefined,
     policies: (v.policy as string[] | undefined) ?? [],
@@ -91,7 +97,7 @@ export function parseArgs(argv: readonly string[]): Args {
     delayMs: n('delay-ms'),
     periodMs: n('period-ms'),
     allocator: v.allocator as string | undefined,
-    cutoffS: n('cutoff'),
+    cutoffMs: cutoff.cutoffMs,
     taskJitter: n('task-jitter'),
     json: v.json === true,
     perJob: v['per-job'] === true,
@@ -100,6 +106,7 @@ export function parseArgs(argv: readonly string[]): Args {
     logX: v['log-x'] === true,
     html: v.html as string | undefined,
     help,
+    notices: cutoff.notice ? [cutoff.notice] : [],
   };
 }
 
@@ -136,7 +143,7 @@ function humanReport(r: SimulateResult): string {
   return [
     `${r.workload} under ${r.policy} on ${r.nodes} nodes x ${r.coresPerNode} cores (seed ${r.seed})`,
     `  jobs finished ${r.jobs}, killed ${r.killed}, unfinished ${r.unfinished}; makespan ${f1(r.makespanS)} s; CPU utilisation ${(100 * r.utilisation.cpu).toFixed(1)} %`,
-    `  job completion time (s)${r.cutoffS !== undefined ? `, short/long cutoff ${r.cutoffS} s` : ''}:`,
+    `  job completion time (s)${r.cutoffMs !== undefined ? `, short/long cutoff ${r.cutoffMs} ms` : ''}:`,
     `  ${'class'.padEnd(6)} ${'jobs'.padStart(6)}  ${'p50'.padStart(9)} ${'p90'.padStart(9)} ${'p99'.padStart(9)} ${'mean'.padStart(9)}`,
     row('all', r.jct),
     row('short', r.short),
@@ -164,6 +171,7 @@ export async function runSimulateCommand(argv: string[]): Promise<number> {
   let args: Args;
   try {
     args = parseArgs(argv);
+    for (const notice of args.notices) process.stderr.write(`schedbrain simulate: ${notice}\n`);
     if (args.help) {
       process.stdout.write(`${USAGE}\n`);
       return 0;
@@ -204,7 +212,7 @@ export async function runSimulateCommand(argv: string[]): Promise<number> {
           decisionDelayMs: args.delayMs,
           periodMs: args.periodMs,
           allocator,
-          cutoffS: args.cutoffS,
+          cutoffMs: args.cutoffMs,
           onProgress: progressBar(policy.name),
         }),
       );

@@ -78,16 +78,17 @@ export interface Metrics {
   /** Short jobs (mean task duration below the cutoff, or tagged short). */
   readonly short: Dist & { readonly slowdown: Dist };
   readonly long: Dist & { readonly slowdown: Dist };
-  readonly cutoffS?: number;
+  /** Short/long cutoff on mean task duration, ms (none: every job short unless tagged). */
+  readonly cutoffMs?: number;
   readonly makespanS: number;
 }
 
 /**
  * Summarises finished jobs. A job is short when its workload marks it so, else when its mean
- * task duration is below `cutoffS`; with neither, every job counts as short. Killed jobs are
+ * task duration is below `cutoffMs`; with neither, every job counts as short. Killed jobs are
  * counted apart and excluded from the distributions.
  */
-export function jobMetrics(records: readonly (JobRecord | undefined)[], cutoffS?: number, forceCutoff = false): { metrics: Metrics; perJob: JobMetric[] } {
+export function jobMetrics(records: readonly (JobRecord | undefined)[], cutoffMs?: number, forceCutoff = false): { metrics: Metrics; perJob: JobMetric[] } {
   const perJob: JobMetric[] = [];
   let killed = 0;
   let unfinished = 0;
@@ -103,8 +104,7 @@ export function jobMetrics(records: readonly (JobRecord | undefined)[], cutoffS?
       continue;
     }
     const jct = (r.finishMs - r.arrivalMs) / 1000;
-    const meanTaskS = r.meanTaskMs / 1000;
-    const short = !forceCutoff && r.jobClass ? r.jobClass === 'short' : cutoffS === undefined ? true : meanTaskS < cutoffS;
+    const short = !forceCutoff && r.jobClass ? r.jobClass === 'short' : cutoffMs === undefined ? true : r.meanTaskMs < cutoffMs;
     first = Math.min(first, r.arrivalMs);
     last = Math.max(last, r.finishMs);
     perJob.push({
@@ -114,7 +114,7 @@ export function jobMetrics(records: readonly (JobRecord | undefined)[], cutoffS?
       finishS: r.finishMs / 1000,
       jctS: jct,
       slowdown: r.idealMs > 0 ? (r.finishMs - r.arrivalMs) / r.idealMs : 1,
-      meanTaskS,
+      meanTaskS: r.meanTaskMs / 1000,
       short,
     });
   }
@@ -127,7 +127,7 @@ export function jobMetrics(records: readonly (JobRecord | undefined)[], cutoffS?
     slowdown: dist(perJob.map((j) => j.slowdown)),
     short: part(perJob.filter((j) => j.short)),
     long: part(perJob.filter((j) => !j.short)),
-    cutoffS,
+    cutoffMs,
     makespanS: perJob.length ? (last - first) / 1000 : 0,
   };
   return { metrics, perJob };

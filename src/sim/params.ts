@@ -121,3 +121,14 @@ export function readFlags(argv: readonly string[], spec: Readonly<Record<string,
   }
   return { values, help };
 }
+
+/**
+ * The short/long cutoff of `--cutoff-ms`, or of the deprecated `--cutoff` (seconds) converted,
+ * with the notice to print; both given is a UsageError.
+ */
+export function cutoffMsFlag(cutoffMs: number | undefined, cutoffS: number | undefined): { cutoffMs?: number; notice?: string } {
+  if (cutoffS === undefined) return { cutoffMs };
+  if (cutoffMs !== undefined) throw new UsageError('--cutoff (seconds) is replaced by --cutoff-ms, which is given too: give only --cutoff-ms');
+  const ms = cutoffS * 1000;
+  return { cutoffMs: ms, notice: `--cutoff (seconds) is deprecated: read as --cutoff-ms ${ms}; use --cutoff-ms` };
+}

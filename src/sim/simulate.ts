@@ -30,7 +30,9 @@ export interface SimulateOptions {
   readonly decisionDelayMs?: number;
   readonly periodMs?: number;
   readonly allocator?: AllocatorFactory;
-  /** Short/long cutoff on mean task duration, s (overrides the workload's and per-job classes). */
+  /** Short/long cutoff on mean task duration, ms (overrides the workload's and per-job classes). */
+  readonly cutoffMs?: number;
+  /** @deprecated seconds: use `cutoffMs` (giving both is an error). */
   readonly cutoffS?: number;
   readonly checkInvariants?: boolean;
   readonly completedAppRetention?: number;
@@ -87,6 +89,8 @@ export function simulate(o: SimulateOptions): SimulateResult {
   const workload =
     typeof o.workload === 'string' ? resolveWorkload(o.workload, { ...o.workloadOptions, seed, jobs: o.jobs ?? o.workloadOptions?.jobs }) : o.workload;
   const policy = lookupPolicy(o.policy);
+  if (o.cutoffS !== undefined && o.cutoffMs !== undefined) throw new Error('cutoffS (seconds) is replaced by cutoffMs, which is given too: give only cutoffMs');
+  const given = o.cutoffMs ?? (o.cutoffS === undefined ? undefined : o.cutoffS * 1000);
   const t0 = performance.now();
   const sim = new Simulator({
     workload,
@@ -110,8 +114,8 @@ export function simulate(o: SimulateOptions): SimulateResult {
   });
   sim.run();
   const wall = (performance.now() - t0) / 1000;
-  const cutoffS = o.cutoffS ?? (workload.cutoffMs !== undefined ? workload.cutoffMs / 1000 : undefined);
-  const { metrics, perJob } = jobMetrics(sim.records, cutoffS, o.cutoffS !== undefined);
+  const cutoffMs = given ?? workload.cutoffMs;
+  const { metrics, perJob } = jobMetrics(sim.records, cutoffMs, given !== undefined);
   const span = Math.max(0, sim.lastFinishMs - (Number.isFinite(sim.firstArrivalMs) ? sim.firstArrivalMs : 0));
   const capMs = sim.physicalCores * span;
   let tasks = 0;
@@ -131,7 +135,7 @@ export function simulate(o: SimulateOptions): SimulateResult {
     slowdown: metrics.slowdown,
     short: metrics.short,
     long: metrics.long,
-    cutoffS,
+    cutoffMs,
     makespanS: span / 1000,
     utilisation: { cpu: capMs > 0 ? sim.serviceCoreMs / capMs : 0, allocated: capMs > 0 ? sim.allocatedVcoreMs / capMs : 0 },
     events: sim.events,

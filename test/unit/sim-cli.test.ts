@@ -40,7 +40,7 @@ describe('schedbrain simulate', () => {
     expect(await run()).toEqual(await run());
   });
 
-  it('writes a CDF plot and honours --nodes/--cores/--cutoff', async () => {
+  it('writes a CDF plot and honours --nodes/--cores/--cutoff-ms', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'simcli-'));
     const file = join(dir, 'cdf.svg');
     const io = capture();
@@ -53,8 +53,8 @@ describe('schedbrain simulate', () => {
       '3',
       '--cores',
       '1',
-      '--cutoff',
-      '10',
+      '--cutoff-ms',
+      '10000',
       '--json',
       '--plot',
       file,
@@ -65,9 +65,27 @@ describe('schedbrain simulate', () => {
     const o = JSON.parse(io.out());
     expect(o.nodes).toBe(3);
     expect(o.coresPerNode).toBe(1);
-    expect(o.cutoffS).toBe(10);
+    expect(o.cutoffMs).toBe(10000);
     expect(o.short.count + o.long.count).toBe(20);
     expect(readFileSync(file, 'utf8')).toContain('<polyline');
+  });
+
+  it('still reads the deprecated --cutoff in seconds, with a notice, as --cutoff-ms', async () => {
+    const runJson = async (argv: string[]) => {
+      const io = capture();
+      const code = await runSimulateCommand(['--workload', 'sample:tiny', '--policy', 'fifo', '--json', ...argv]);
+      vi.restoreAllMocks();
+      return { code, o: JSON.parse(io.out()), err: io.err() };
+    };
+    const old = await runJson(['--cutoff', '2.5']);
+    const ms = await runJson(['--cutoff-ms', '2500']);
+    expect(old.code).toBe(0);
+    expect(old.err).toMatch(/--cutoff \(seconds\) is deprecated: read as --cutoff-ms 2500/);
+    expect(ms.err).toBe('');
+    expect(old.o.cutoffMs).toBe(2500);
+    expect([old.o.short, old.o.long]).toEqual([ms.o.short, ms.o.long]);
+    expect(old.o.short.count).toBeGreaterThan(0);
+    expect(old.o.long.count).toBeGreaterThan(0);
   });
 
   it('rejects bad input with exit code 2 and a clear message', async () => {
@@ -77,6 +95,7 @@ describe('schedbrain simulate', () => {
       [['--workload', 'sample:tiny', '--policy', 'fifo', '--set', 'bogus=1'], /no parameter bogus/],
       [['--workload', 'sample:tiny', '--policy', 'fifo', '--nodes', 'x'], /--nodes/],
       [['--workload', 'sample:tiny', '--policy', 'fifo', '--frobnicate'], /unknown argument/],
+      [['--workload', 'sample:tiny', '--policy', 'fifo', '--cutoff', '2', '--cutoff-ms', '2000'], /give only --cutoff-ms/],
     ] as const) {
       const io = capture();
       const code = await runSimulateCommand([...argv]);

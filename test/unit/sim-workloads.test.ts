@@ -80,7 +80,7 @@ describe('Kairos Table 1 workloads', () => {
     for (const v of ['heavy', 'uniform'] as const) {
       const w = kairosWorkload(v, { seed: 3 });
       const byClass = simulate({ workload: w, policy: 'fifo' });
-      const byCutoff = simulate({ workload: w, policy: 'fifo', cutoffS: w.cutoffMs! / 1000 });
+      const byCutoff = simulate({ workload: w, policy: 'fifo', cutoffMs: w.cutoffMs });
       expect(byCutoff.short.count).toBe(byClass.short.count);
       expect(byClass.short.count).toBeGreaterThan(0);
     }

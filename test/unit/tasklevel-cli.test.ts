@@ -18,8 +18,8 @@ describe('schedbrain simulate --policy pigeon|eagle|sparrow', () => {
       '200',
       '--cores',
       '1',
-      '--cutoff',
-      '3',
+      '--cutoff-ms',
+      '3000',
       '--seed',
       '4',
       '--json',
@@ -38,6 +38,26 @@ describe('schedbrain simulate --policy pigeon|eagle|sparrow', () => {
     }
     // JSON has no Infinity: strict priority is written "inf".
     expect(o.runs[0].params.weight).toBe('inf');
+  });
+
+  it('--cutoff-ms sets the short/long cutoff; --cutoff in seconds is still read, with a notice; both is a usage error', async () => {
+    const runJson = async (argv: string[]) => {
+      const io = capture();
+      const code = await runSimulateCommand(['--workload', 'sample:heavy-tail-yahoo-like', '--policy', 'eagle', '--nodes', '150', '--json', ...argv]);
+      vi.restoreAllMocks();
+      return { code, out: io.out(), err: io.err() };
+    };
+    const ms = await runJson(['--cutoff-ms', '3000']);
+    const old = await runJson(['--cutoff', '3']);
+    expect([ms.code, old.code]).toEqual([0, 0]);
+    expect(JSON.parse(ms.out).cutoffMs).toBe(3000);
+    expect(old.err).toContain('--cutoff (seconds) is deprecated: read as --cutoff-ms 3000');
+    const { wallSeconds: _a, ...fromMs } = JSON.parse(ms.out);
+    const { wallSeconds: _b, ...fromS } = JSON.parse(old.out);
+    expect(fromS).toEqual(fromMs);
+    const both = await runJson(['--cutoff', '3', '--cutoff-ms', '3000']);
+    expect(both.code).toBe(2);
+    expect(both.err).toContain('give only --cutoff-ms');
   });
 
   it('the same seed prints the same figures', async () => {

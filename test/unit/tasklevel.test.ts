@@ -217,7 +217,7 @@ describe('the short/long cutoff', () => {
     );
     expect(runTaskLevel({ workload: w, scheduler: 'pigeon', workers: 10 }).short.count).toBe(2);
     const r = runTaskLevel({ workload: w, scheduler: 'pigeon', workers: 10, params: { cutoffMs: 5000 } });
-    expect([r.short.count, r.long.count, r.cutoffS]).toEqual([1, 1, 5]);
+    expect([r.short.count, r.long.count, r.cutoffMs]).toEqual([1, 1, 5000]);
     expect(r.decisions['pigeon.generalWorker']).toBe(2);
   });
 });

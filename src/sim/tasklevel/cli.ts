@@ -4,11 +4,11 @@
  * policy named is one of them).
  *
  *   schedbrain simulate --workload PATH.tr --policy pigeon[,eagle,sparrow] [--nodes N] [--cores C]
- *       [--seed S] [--jobs N] [--cutoff SECONDS] [--set key=value …] [--json] [--per-job]
+ *       [--seed S] [--jobs N] [--cutoff-ms X] [--set key=value …] [--json] [--per-job]
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { parseValue, UsageError } from '../params.js';
+import { cutoffMsFlag, parseValue, UsageError } from '../params.js';
 import { resolveWorkload } from '../workloads/index.js';
 import { TASK_LEVEL_SCHEDULERS, isTaskLevelScheduler, runTaskLevel, type TaskLevelResult, type TaskLevelSchedulerName } from './index.js';
 
@@ -19,9 +19,9 @@ function parameterNames(schema: z.ZodTypeAny): string[] {
 }
 
 const USAGE = `usage: schedbrain simulate --workload <sample:NAME|PATH.tr> --policy pigeon|eagle|sparrow[,...]
-  [--nodes N] [--cores C] [--seed S] [--jobs N] [--cutoff SECONDS] [--set key=value ...] [--json] [--per-job]
+  [--nodes N] [--cores C] [--seed S] [--jobs N] [--cutoff-ms X] [--set key=value ...] [--json] [--per-job]
 Task-level schedulers on one-slot workers (N x C of them; default the trace's cluster, 4,000 for
-Yahoo). Times in parameters are milliseconds. With several policies, prefix --set keys with the
+Yahoo). Times in parameters and --cutoff-ms are milliseconds (--cutoff, in seconds, is deprecated). With several policies, prefix --set keys with the
 policy name (--set pigeon.weight=20). Parameters:
 ${Object.entries(TASK_LEVEL_SCHEDULERS)
   .map(([name, s]) => `  ${name}: ${parameterNames(s.paramsSchema).join(', ')}`)
@@ -74,7 +74,7 @@ function report(r: TaskLevelResult): string {
   return [
     `${r.workload} under ${r.scheduler} on ${r.workers} one-slot workers (seed ${r.seed})`,
     `  jobs finished ${r.jobs}, unfinished ${r.unfinished}; makespan ${f1(r.makespanS)} s; utilisation ${(100 * r.utilisation).toFixed(1)} %; zero queueing ${(100 * r.zeroQueueingShare).toFixed(1)} % of jobs`,
-    `  job completion time (s)${r.cutoffS !== undefined ? `, short/long cutoff ${r.cutoffS} s` : ''}:`,
+    `  job completion time (s)${r.cutoffMs !== undefined ? `, short/long cutoff ${r.cutoffMs} ms` : ''}:`,
     `  ${'class'.padEnd(6)} ${'jobs'.padStart(6)}  ${'mean'.padStart(9)} ${'p50'.padStart(9)} ${'p90'.padStart(9)} ${'p99'.padStart(9)}`,
     row('all', r.jct),
     row('short', r.short),
@@ -100,6 +100,7 @@ export async function runTaskLevelSimulate(argv: readonly string[]): Promise<num
         cores: { type: 'string' },
         seed: { type: 'string' },
         jobs: { type: 'string' },
+        'cutoff-ms': { type: 'string' },
         cutoff: { type: 'string' },
         set: { type: 'string', multiple: true },
         json: { type: 'boolean' },
@@ -127,8 +128,13 @@ export async function runTaskLevelSimulate(argv: readonly string[]): Promise<num
     for (const n of names) if (!isTaskLevelScheduler(n)) throw new UsageError(`${n} is not a task-level scheduler (pigeon, eagle, sparrow); run it on its own`);
     const schedulers = names as TaskLevelSchedulerName[];
     const seed = int('seed', values.seed) ?? 1;
-    const cutoff = values.cutoff === undefined ? undefined : Number(values.cutoff);
-    if (cutoff !== undefined && !(cutoff > 0)) throw new UsageError(`--cutoff: expected seconds > 0, got ${values.cutoff}`);
+    const positive = (flag: string, v: string | undefined): number | undefined => {
+      if (v === undefined) return undefined;
+      if (!(Number(v) > 0)) throw new UsageError(`--${flag}: expected a number > 0, got ${v}`);
+      return Number(v);
+    };
+    const { cutoffMs, notice } = cutoffMsFlag(positive('cutoff-ms', values['cutoff-ms']), positive('cutoff', values.cutoff));
+    if (notice) process.stderr.write(`schedbrain simulate: ${notice}\n`);
     const paramsList = schedulers.map((s) => paramsFor(s, values.set ?? [], schedulers.length > 1));
     const workload = resolveWorkload(values.workload, { seed, maxJobs: int('jobs', values.jobs) });
     const nodes = int('nodes', values.nodes) ?? workload.cluster?.nodes ?? 4000;
@@ -140,7 +146,7 @@ export async function runTaskLevelSimulate(argv: readonly string[]): Promise<num
         params: paramsList[i],
         workers: nodes * cores,
         seed,
-        cutoffMs: cutoff === undefined ? undefined : cutoff * 1000,
+        cutoffMs,
         perJob: values['per-job'],
       }),
     );

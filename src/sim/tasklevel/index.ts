@@ -95,7 +95,8 @@ export interface TaskLevelResult {
   readonly workers: number;
   readonly seed: number;
   readonly params: Record<string, unknown>;
-  readonly cutoffS?: number;
+  /** Short/long cutoff on mean task duration, ms. */
+  readonly cutoffMs?: number;
   readonly jobs: number;
   readonly unfinished: number;
   /** Job completion time (arrival to the last result at the scheduler), seconds. */
@@ -163,7 +164,7 @@ export function runTaskLevel(o: TaskLevelOptions): TaskLevelResult {
     workers,
     seed,
     params,
-    cutoffS: cutoffMs === undefined ? undefined : cutoffMs / 1000,
+    cutoffMs,
     jobs: done.length,
     unfinished: engine.runs.length - done.length,
     jct: dist(done.map(jctS)),
