@@ -3,11 +3,22 @@
  * so a policy can state its desired end state every cycle without causing writes.
  */
 import type { Action } from './actions.js';
-import { findQueue, type ClusterSnapshot } from './model.js';
+import { findQueue, type ClusterSnapshot, type ContainerId, type ContainerView, type NodeId } from './model.js';
 import { equals } from './resources.js';
 
 /** Tolerance when comparing capacities the RM reports as floats. */
 const PCT_EPSILON = 0.01;
+
+/**
+ * The container with this id, looked for first among the containers of the node the action names,
+ * when the snapshot holds them at hand (the simulator's does): the policy has just read them,
+ * while the lookup by id reads memory the cycle has not touched (a replay reconciles millions).
+ */
+function namedContainer(s: ClusterSnapshot, containerId: ContainerId, nodeId: NodeId): ContainerView | undefined {
+  const onNode = s.nodes.get(nodeId)?.containers;
+  if (onNode !== undefined) for (let i = 0; i < onNode.length; i++) if (onNode[i].id === containerId) return onNode[i];
+  return s.containers.get(containerId);
+}
 
 export function isAlreadyTrue(action: Action, s: ClusterSnapshot): boolean {
   switch (action.kind) {
@@ -41,11 +52,11 @@ export function isAlreadyTrue(action: Action, s: ClusterSnapshot): boolean {
       return n !== undefined && equals(n.capacity, action.resource);
     }
     case 'suspendContainer':
-      return s.containers.get(action.containerId)?.state === 'SUSPENDED';
+      return namedContainer(s, action.containerId, action.nodeId)?.state === 'SUSPENDED';
     case 'resumeContainer':
-      return s.containers.get(action.containerId)?.state === 'RUNNING';
+      return namedContainer(s, action.containerId, action.nodeId)?.state === 'RUNNING';
     case 'killContainer':
-      return !s.containers.has(action.containerId);
+      return namedContainer(s, action.containerId, action.nodeId) === undefined;
     case 'rankNodes':
       // The snapshot does not carry the published ranking; the engine compares against the
       // last ranking it published instead.

@@ -6,7 +6,7 @@
  * nothing is sent, every pending action is recorded as `dryRun`). Either way the outcome of
  * every decision is returned for the journal, with the rule and reason that produced it.
  */
-import { actionSchema, actionTarget, LazyDecision, ListedRanking, type Action, type ActionOf, type Decision } from '../core/actions.js';
+import { actionSchema, actionTarget, LazyDecision, ListedRanking, type Action, type ActionOf, type Decision, type RankedNodeLists } from '../core/actions.js';
 import type { Capabilities, ClusterBackend } from '../core/backend.js';
 import { RmUnavailableError } from '../core/errors.js';
 import { findQueue, type ClusterSnapshot } from '../core/model.js';
@@ -301,6 +301,10 @@ function keyCount(o: object): number {
   return n;
 }
 
+/** Where a ranking's lists are read into (they are read-only views, let go of at once). */
+const NO_ENTRIES: readonly never[] = [];
+const rankingLists: RankedNodeLists = { nodeIds: NO_ENTRIES, values: NO_ENTRIES };
+
 /**
  * `raw` itself when it is certainly an action `actionSchema` accepts and would give back
  * unchanged (every field present, no other key), undefined when unsure: then the schema decides.
@@ -328,7 +332,8 @@ export function alreadyValidAction(raw: unknown): Action | undefined {
     case 'rankNodes': {
       // A ListedRanking keeps its two lists (the simulator ranks from them without a dictionary).
       if (!(raw instanceof ListedRanking) || typeof raw.leastLoadedFirst !== 'boolean' || typeof raw.partial !== 'boolean') return undefined;
-      const { nodeIds, values } = raw.listsInto({ nodeIds: [], values: [] });
+      const { nodeIds, values } = raw.listsInto(rankingLists);
+      rankingLists.nodeIds = rankingLists.values = NO_ENTRIES;
       for (let i = 0; i < nodeIds.length; i++) if (typeof nodeIds[i] !== 'string' || typeof values[i] !== 'number' || Number.isNaN(values[i])) return undefined;
       return raw;
     }
@@ -397,28 +402,38 @@ function targetId(a: Action): string {
   }
 }
 
+/** Plans of at most this many decisions find earlier targets by a scan; larger ones through maps. */
+const SCANNED_TARGETS = 16;
+
 /** The decisions of a plan so far by target, found without building the target's string. */
 class TargetsSeen {
-  /** The first decision of the plan, and its target (most cycles of a replay plan a handful). */
-  private firstGroup = -1;
-  private firstId = '';
-  private first?: Decision;
-  /** From the second decision on: by group, then id. */
+  /** The first `SCANNED_TARGETS` claims: group, id and decision, three entries each. */
+  private readonly scanned: (TargetGroup | string | Decision)[] = [];
+  /** Beyond those: by group, then id. */
   private maps?: Map<string, Decision>[];
 
-  /** The earlier decision on `a`'s target, or undefined after recording `d` as the first. */
+  /** The earlier decision on `a`'s target, or undefined after recording `d` as its first. */
   claim(a: Action, d: Decision): Decision | undefined {
     const group = targetGroup(a);
     const id = targetId(a);
-    if (this.first === undefined) {
-      this.firstGroup = group;
-      this.firstId = id;
-      this.first = d;
-      return undefined;
+    const scanned = this.scanned;
+    // Ids of one kind share long prefixes (`container_0_…`): the length and the last character
+    // rule most of them out before a comparison of the whole string.
+    const last = id.length - 1;
+    const lastChar = last < 0 ? -1 : id.charCodeAt(last);
+    for (let i = 0; i < scanned.length; i += 3) {
+      if (scanned[i] !== group) continue;
+      const other = scanned[i + 1] as string;
+      if (other.length === id.length && (last < 0 || other.charCodeAt(last) === lastChar) && other === id) return scanned[i + 2] as Decision;
     }
-    if (group === this.firstGroup && id === this.firstId) return this.first;
-    const maps = (this.maps ??= []);
-    const byId = (maps[group] ??= new Map());
+    if (this.maps === undefined) {
+      if (scanned.length < 3 * SCANNED_TARGETS) {
+        scanned.push(group, id, d);
+        return undefined;
+      }
+      this.maps = [];
+    }
+    const byId = (this.maps[group] ??= new Map());
     const earlier = byId.get(id);
     if (earlier === undefined) byId.set(id, d);
     return earlier;
@@ -461,9 +476,10 @@ export function plan(ctx: SessionContext, decisions: readonly Decision[], policy
       });
       continue;
     }
+    // Nothing published yet (always so in the simulator): no ranking to compare with.
     if (
       action.kind === 'rankNodes'
-        ? rankingAlreadyPublished(action, ctx.lastRanking, { nowMs: ctx.snapshot.nowMs, ttlMs: ctx.capabilities.rankingTtlMs })
+        ? ctx.lastRanking !== undefined && rankingAlreadyPublished(action, ctx.lastRanking, { nowMs: ctx.snapshot.nowMs, ttlMs: ctx.capabilities.rankingTtlMs })
         : isAlreadyTrue(action, ctx.snapshot)
     ) {
       out.push({

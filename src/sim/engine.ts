@@ -1263,13 +1263,13 @@ export class Simulator {
   }
 }
 
-/** Where the run of decimal digits of `s` that starts at `from` ends. */
-function digitsEnd(s: string, from: number): number {
-  let i = from;
-  while (i < s.length) {
-    const d = s.charCodeAt(i) - 48;
+/** Where the run of decimal digits of `s` that ends at `end` starts (`end` when there is none). */
+function digitsStart(s: string, end: number): number {
+  let i = end;
+  while (i > 0) {
+    const d = s.charCodeAt(i - 1) - 48;
     if (d < 0 || d > 9) break;
-    i++;
+    i--;
   }
   return i;
 }
@@ -1280,6 +1280,9 @@ function decimalValue(s: string, from: number, to: number): number {
   for (let i = from; i < to; i++) v = v * 10 + (s.charCodeAt(i) - 48);
   return v;
 }
+
+/** Most digits a simulated node or container number is read from (below 2^31). */
+const MAX_DIGITS = 9;
 
 /**
  * The nodes by id, as the snapshot's `nodes` map. The simulator names its nodes `node` and a
@@ -1299,11 +1302,11 @@ export class NodesById implements ReadonlyMap<NodeId, SimNode> {
   }
 
   get(id: NodeId): SimNode | undefined {
-    // `node`, then the number.
-    if (typeof id === 'string' && id.startsWith('node')) {
-      const end = digitsEnd(id, 4);
-      if (end === id.length && end > 4 && end < 14) {
-        const n = this.list[decimalValue(id, 4, end) - 1];
+    // `node`, then the number: read from the end; the node found must have this very id.
+    if (typeof id === 'string') {
+      const start = digitsStart(id, id.length);
+      if (start < id.length && id.length - start <= MAX_DIGITS) {
+        const n = this.list[decimalValue(id, start, id.length) - 1];
         if (n !== undefined && n.id === id) return n;
       }
     }
@@ -1375,17 +1378,16 @@ export class LiveContainers implements ReadonlyMap<ContainerId, SimContainer> {
   }
 
   get(id: ContainerId): SimContainer | undefined {
-    // `container_0_` (12 characters), the app number, `_01_`, the sequence number: read without
-    // making a string (Big-C looks containers up at every cycle).
-    if (typeof id !== 'string' || !id.startsWith('container_0_')) return undefined;
-    const appEnd = digitsEnd(id, 12);
-    if (appEnd === 12 || appEnd > 24 || !id.startsWith('_01_', appEnd)) return undefined;
-    const seqEnd = digitsEnd(id, appEnd + 4);
-    if (seqEnd === appEnd + 4 || seqEnd !== id.length || seqEnd - appEnd > 16) return undefined;
-    const appNo = decimalValue(id, 12, appEnd);
-    const seq = decimalValue(id, appEnd + 4, seqEnd);
-    if (appNo < 1 || seq < 1) return undefined;
-    const c = this.activeAppBySeq[appNo - 1]?.containerBySeq[seq - 1];
+    // `container_0_<app number>_01_<seq>`: the two numbers read from the end, without making a
+    // string (every planned suspend and resume is reconciled by id); the container found must have
+    // this very id, so any other string finds none.
+    if (typeof id !== 'string') return undefined;
+    const seqStart = digitsStart(id, id.length);
+    if (seqStart === id.length || id.length - seqStart > MAX_DIGITS || seqStart < 5) return undefined;
+    const appEnd = seqStart - 4;
+    const appStart = digitsStart(id, appEnd);
+    if (appStart === appEnd || appEnd - appStart > MAX_DIGITS) return undefined;
+    const c = this.activeAppBySeq[decimalValue(id, appStart, appEnd) - 1]?.containerBySeq[decimalValue(id, seqStart, id.length) - 1];
     return c !== undefined && c.id === id ? c : undefined;
   }
 

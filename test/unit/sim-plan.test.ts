@@ -199,6 +199,28 @@ describe('plan', () => {
     expect(p.filter((x) => x.status === 'pending')).toHaveLength(30);
   });
 
+  it('tells targets apart that share their length and last character, and finds a second ranking', () => {
+    const suspend = (id: string) => d({ kind: 'suspendContainer', containerId: id, nodeId: 'n1' });
+    const rank = (n: number) => d({ kind: 'rankNodes', scores: { n1: n }, leastLoadedFirst: false, partial: true });
+    const p = plan(ctx(), [
+      rank(1),
+      suspend('c_1_9'),
+      suspend('c_2_9'),
+      d({ kind: 'killContainer', containerId: 'c_2_9', nodeId: 'n1' }),
+      rank(2),
+      suspend('c_1_9'),
+    ]);
+    expect(p.map((x) => [x.status, x.skipReason])).toEqual([
+      ['pending', undefined],
+      ['pending', undefined],
+      ['pending', undefined],
+      ['skipped', 'duplicate'],
+      ['skipped', 'duplicate'],
+      ['skipped', 'duplicate'],
+    ]);
+    expect(p.map((x) => x.detail?.match(/targets (\S+)/)?.[1])).toEqual([undefined, undefined, undefined, 'container:c_2_9', 'ranking', 'container:c_1_9']);
+  });
+
   it('leaves a lazy reason unwritten', () => {
     let written = 0;
     const lazy = decisionWithReasonOf({ kind: 'killApp', appId: 'app1' }, 'p', 'p.r', () => `reason ${++written}`);
