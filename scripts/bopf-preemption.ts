@@ -28,6 +28,7 @@ const CASES: [policy: string, label: string, params: Record<string, unknown>, pr
   ['drf', 'DRF, no monitor', {}, undefined],
   ['drf', 'DRF, monitor 3.4.1 defaults', {}, {}],
 ];
+const NAME: Record<BopfBenchmark, string> = { bb: 'BB', tpcds: 'TPC-DS', tpch: 'TPC-H' };
 const SETUPS: [BopfBenchmark, number, 'cluster' | 'sim'][] = [
   ['bb', 8, 'cluster'],
   ['tpcds', 8, 'cluster'],
@@ -46,7 +47,7 @@ for (const [benchmark, tqs, scale] of SETUPS) {
     const r = runBopfScenario(s, policy, { seed, params, ...(preemption ? { preemption: { ...preemption, disabledQueues: s.lqQueues } } : {}) });
     const p = r.preemption;
     out.push(
-      `| ${benchmark.toUpperCase()}, ${tqs} TQs, ${scale} scale | ${label} | ${r.lq.meanCompletion.toFixed(1)} | ${r.tq.meanCompletion.toFixed(1)} | ${p ? p.killed : '–'} | ${p ? (p.lostContainerSeconds / 3600).toFixed(2) : '–'} |`,
+      `| ${NAME[benchmark]}, ${tqs} TQs, ${scale} scale | ${label} | ${r.lq.meanCompletion.toFixed(1)} | ${r.tq.meanCompletion.toFixed(1)} | ${p ? p.killed : '–'} | ${p ? (p.lostContainerSeconds / 3600).toFixed(2) : '–'} |`,
     );
     process.stderr.write(`${out.at(-1)}\n`);
   }
