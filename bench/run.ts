@@ -63,7 +63,9 @@ const { values: args } = parseArgs({
     nodes: { type: 'string', default: '4000' },
     policies: { type: 'string', default: 'fifo,kairos,bigc' },
     'max-jobs': { type: 'string' },
-    'budget-s': { type: 'string', default: '300' },
+    'budget-ms': { type: 'string' },
+    /** Deprecated: seconds (`--budget-ms`). */
+    'budget-s': { type: 'string' },
     'no-backlog': { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
   },
@@ -91,7 +93,12 @@ const BACKLOG = { trace: fileURLToPath(new URL('../../shared/traces/yahoo-scaled
 /** A policy whose warm-up run takes longer than this is timed on that single run. */
 const SLOW_S = 20;
 /** A run still going after this many wall seconds is abandoned (reported as such). */
-const budgetS = Number(args['budget-s']);
+const budgetMs = ((): number => {
+  if (args['budget-s'] === undefined) return Number(args['budget-ms'] ?? 300_000);
+  if (args['budget-ms'] !== undefined) throw new Error('--budget-s (seconds) is replaced by --budget-ms, which is given too: give only --budget-ms');
+  console.error(`--budget-s (seconds) is deprecated: read as --budget-ms ${Number(args['budget-s']) * 1000}; use --budget-ms`);
+  return Number(args['budget-s']) * 1000;
+})();
 
 class OverBudget extends Error {
   constructor(
@@ -141,7 +148,7 @@ function timedRun(
       timePolicy,
       onProgress: (done, total) => {
         const s = (performance.now() - t0) / 1000;
-        if (s > budgetS && done < total) throw new OverBudget(done, total, s);
+        if (s * 1000 > budgetMs && done < total) throw new OverBudget(done, total, s);
       },
     });
     const c = process.cpuUsage(c0);
@@ -271,7 +278,7 @@ twice: with the settings the paper used to simulate this trace (§6.2: Q = 2, W 
 and with our defaults, which follow its YARN prototype (§5.2: Q = 4, W = 50 s: twice the quanta, so about
 twice the suspend/resume actions).
 
-Command: \`npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}\` (\`tsx bench/run.ts\`; options \`--runs N\`, \`--warmup N\`, \`--policies fifo,kairos,bigc\`, \`--max-jobs N\`, \`--budget-s S\`, \`--no-backlog\`, \`--no-write\`).
+Command: \`npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}\` (\`tsx bench/run.ts\`; options \`--runs N\`, \`--warmup N\`, \`--policies fifo,kairos,bigc\`, \`--max-jobs N\`, \`--budget-ms MS\`, \`--no-backlog\`, \`--no-write\`).
 
 Machine: ${machine}. The 2 cores are shared with other work: the load average was ${load0.toFixed(1)} at the
 start of the run and ${load1.toFixed(1)} at the end, so wall times are inflated by CPU contention: the best
@@ -279,7 +286,7 @@ wall time and the CPU column (user + system time of this process, including garb
 threads) are the steadier figures; events/s uses the best wall time. Trace parsing (${f3(loadS)} s) is not included.
 
 ${runs} timed runs after ${warmups === 1 ? 'one warm-up run' : `${warmups} warm-up runs`} per configuration (a configuration whose first run takes over
-${SLOW_S} s is timed on that single run; a run still going after ${budgetS} s is abandoned). V8 is
+${SLOW_S} s is timed on that single run; a run still going after ${budgetMs / 1000} s is abandoned). V8 is
 still compiling during a configuration's second run (Kairos: about 190 functions compiled during the
 first run, 55 during the second, 10 during the third); "first run" is the first warm-up run's wall
 time, what a single \`schedbrain simulate\` sees (here after the configurations above it in the
