@@ -204,8 +204,8 @@ export class RmClient {
       timeout: opts.requestTimeoutMs ?? 10_000,
       headers: { Accept: 'application/json', ...(opts.delegationToken ? { 'X-Hadoop-Delegation-Token': opts.delegationToken } : {}) },
       ...(opts.tls ? { httpsAgent: rmHttpsAgent(opts.tls) } : {}),
-      // Raw bytes in, parsed here: error bodies may be plain text, and we want them verbatim; a
-      // big list's bytes go to the list parser's thread as they are.
+      // Raw bytes in, parsed here: error bodies may be plain text, and we want them verbatim (a
+      // big list comes as a stream instead, for the list parser's thread: see `send`).
       responseType: 'arraybuffer',
       transformResponse: [(d: unknown) => d],
       validateStatus: () => true,
@@ -470,14 +470,15 @@ export class RmClient {
       const length = Number(res.headers['content-length'] ?? NaN);
       const big = !(length < OFF_THREAD_MIN_BYTES);
       const shape = spec.schema ? describeSchema(spec.schema as z.ZodTypeAny) : undefined;
+      let lost = false;
       try {
         if (big && shape && this.listParser && res.status >= 200 && res.status < 300) {
           const parsed = await this.listParser.parseStream(raw, shape, spec.listPath ? { key: listKey(spec), path: spec.listPath } : undefined);
           if (parsed.ok) return parsed.data as T;
           // Refused: parsed again below, where zod names the field. A worker that died holding
           // the body leaves nothing to parse: the list is read again.
-          if (parsed.bytes === undefined) return this.request({ ...spec, offThread: false }).then((r) => r.data);
-          raw = parsed.bytes;
+          if (parsed.bytes === undefined) lost = true;
+          else raw = parsed.bytes;
         } else {
           const parts: Buffer[] = [];
           for await (const chunk of raw) parts.push(chunk as Buffer);
@@ -487,14 +488,14 @@ export class RmClient {
         if (err instanceof RmProtocolError) throw err;
         throw new RmTransientError(`${what}: the answer broke off: ${(err as Error).message}`, true);
       }
+      if (lost) return (await this.request({ ...spec, offThread: false })).data;
     }
     const bytes = raw instanceof Uint8Array ? raw : raw instanceof ArrayBuffer ? new Uint8Array(raw) : undefined;
-    const text = bytes;
     const body =
       typeof raw === 'string'
         ? raw
-        : text
-          ? Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString('utf8')
+        : bytes
+          ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
           : raw === undefined || raw === null
             ? ''
             : JSON.stringify(raw);

@@ -81,8 +81,9 @@ describe('list parser thread', () => {
     const all = paths(json);
     await fc.assert(
       fc.asyncProperty(fc.nat(all.length - 1), fc.jsonValue(), async (i, value) => {
-        const changed = replaced(json, all[i]!, value);
-        expect(await viaWorker(schema, JSON.stringify(changed))).toEqual(onThisThread(schema, changed));
+        // Both sides get the same text (JSON turns -0 into 0 and keeps a `__proto__` key as data).
+        const text = JSON.stringify(replaced(json, all[i]!, value));
+        expect(await viaWorker(schema, text)).toEqual(onThisThread(schema, JSON.parse(text)));
       }),
       { numRuns: 150 },
     );
