@@ -14,6 +14,7 @@ import { absoluteGuarantees, bopfPolicy } from '../../src/policies/bopf/policy.j
 import type { QueueSpec } from '../../src/policies/bopf/spec.js';
 import { QueueTree } from '../../src/sim/queues.js';
 import { SIM_LIMITS } from '../../src/sim/engine.js';
+import { toQueueTree } from '../../src/yarn/backend.js';
 
 // Memory-bound cluster as in the BoPF workloads: 100 vcores, 100 × 4 GB.
 const C = { vcores: 100, memoryMB: 409_600 };
@@ -254,5 +255,24 @@ describe('runtime support for absolute-resource capacities', () => {
       { path: 'root.p.x', capacityPct: 100, maxCapacityPct: 100 },
     ]);
     expect(nested.apply({ kind: 'updateQueues', add: [], update: [{ path: 'root.p.x', capacityPct: 100, capacityResource: abs }] })).toMatch(/percentage mode/);
+  });
+
+  it('YARN backend: reads the configured resources of an absolute queue back (as Hadoop 3.4.1 reports them), percentage queues have none', () => {
+    const partition = (memory: number, vCores: number) => ({ queueCapacitiesByPartition: [{ partitionName: '', configuredMinResource: { memory, vCores } }] });
+    const tree = toQueueTree({
+      type: 'capacityScheduler',
+      queueName: 'root',
+      capacity: 100,
+      maxCapacity: 100,
+      usedCapacity: 0,
+      queues: {
+        queue: [
+          { queueName: 'a', queuePath: 'root.a', capacity: 50, maxCapacity: 100, usedCapacity: 0, isAbsoluteResource: true, capacities: partition(4096, 2) },
+          { queueName: 'b', queuePath: 'root.b', capacity: 0, maxCapacity: 100, usedCapacity: 0, isAbsoluteResource: false, capacities: partition(0, 0) },
+        ],
+      },
+    });
+    expect(tree.children[0]).toMatchObject({ path: 'root.a', capacityPct: 50, capacityResource: { memoryMB: 4096, vcores: 2 } });
+    expect(tree.children[1].capacityResource).toBeUndefined();
   });
 });
