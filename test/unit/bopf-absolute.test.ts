@@ -92,7 +92,7 @@ describe('BoPF capacities as absolute resources', () => {
     expect(out.notes).toContain('capacityMode: every managed leaf switches to absolute resources in one write');
   });
 
-  it('gives a hard LQ exactly d/t as a vector, and the floors never come out of it', () => {
+  it('gives a hard LQ exactly d/t as a vector; the floors come out of what it leaves (one application each when it leaves no memory)', () => {
     let state = bopfPolicy.initialState(params);
     const abs = (m: number, v: number) => ({ memoryMB: m, vcores: v });
     const idle = [leaf('root.tq0', 49.5, abs(202_752, 49)), leaf('root.tq1', 49.5, abs(202_752, 49)), leaf('root.lq', 1, abs(4096, 1))];
@@ -107,14 +107,15 @@ describe('BoPF capacities as absolute resources', () => {
     // d/t = <4,096,000 MB·s, 200 vcore·s> / 10 s: all the memory, 20 vcores.
     expect(lq.capacityResource).toEqual({ memoryMB: 409_600, vcores: 20 });
     expect(lq.capacityPct).toBe(100);
-    // The TQs' floors: no memory left, so 1 MB each (the least CapacityScheduler reads as a guarantee), vcores out of the 80 left.
+    // The TQs' floors: no memory left, so 41 MB each (1/10,000 of the memory: CapacityScheduler
+    // then admits one application, at 0 MB none), vcores out of the 80 left.
     for (const u of update.filter((x) => x.path !== 'root.lq')) {
-      expect(u.capacityResource!.memoryMB).toBe(1);
+      expect(u.capacityResource!.memoryMB).toBe(41);
       expect(u.capacityResource!.vcores).toBeGreaterThanOrEqual(1);
     }
     const vcores = update.reduce((a, u) => a + u.capacityResource!.vcores, 0);
     expect(vcores).toBeLessThanOrEqual(C.vcores);
-    expect(out.notes!.some((n) => n.includes('each gets 1 MB'))).toBe(true);
+    expect(out.notes!.some((n) => n.includes('each gets 41 MB'))).toBe(true);
   });
 
   it('does not re-send vectors within the hysteresis once in absolute mode', () => {

@@ -350,8 +350,9 @@ interface AbsoluteTarget {
  * is left), not a share of every resource: a memory-bound queue given idle vcores would count as
  * less served than it is (the DominantResourceCalculator compares used and guaranteed dominant
  * shares) and go ahead of an LQ. What no one is given stays unassigned (absolute children need
- * not add up to the parent). CapacityScheduler reads a vector with 0 MB as no guarantee at all
- * (and admits no application), so a floor keeps at least 1 MB.
+ * not add up to the parent). CapacityScheduler reads a vector with 0 MB as no guarantee at all and
+ * admits maximum-applications × a queue's share, so a floor keeps at least 1/10,000 of the memory
+ * (one application), even when the guarantees leave less: then the RM trims every child by that.
  */
 export function absoluteGuarantees(
   leaves: readonly string[],
@@ -385,13 +386,16 @@ export function absoluteGuarantees(
   const floored = leaves.filter((p) => admitted.has(p) && !guaranteed.includes(p));
   if (floorPct > 0 && floored.length) {
     const n = floored.length;
+    // The least memory that still admits one application: CapacityScheduler allows a queue
+    // maximum-system-applications (10,000 by default) × its share; 0 MB reads as no guarantee.
+    const leastMB = Math.max(1, Math.ceil(parent.memoryMB / MAX_SYSTEM_APPLICATIONS));
     const f = {
-      memoryMB: Math.max(1, Math.min(Math.floor((parent.memoryMB * floorPct) / 100), Math.floor(left.memoryMB / n))),
+      memoryMB: Math.max(leastMB, Math.min(Math.floor((parent.memoryMB * floorPct) / 100), Math.floor(left.memoryMB / n))),
       vcores: Math.min(Math.floor((parent.vcores * floorPct) / 100), Math.floor(left.vcores / n)),
     };
     if (f.memoryMB * n > left.memoryMB)
       notes.push(
-        `floor: the guarantees leave ${left.memoryMB} MB for ${n} floors; each gets 1 MB and CapacityScheduler trims every child's memory by the excess`,
+        `floor: the guarantees leave ${left.memoryMB} MB for ${n} floors; each gets ${f.memoryMB} MB (one application's worth) and CapacityScheduler trims every child's memory by the excess`,
       );
     for (const p of floored) {
       resources.set(p, { ...f });
@@ -418,6 +422,9 @@ export function absoluteGuarantees(
   }
   return { resources, floorWhy, notes };
 }
+
+/** CapacityScheduler's `yarn.scheduler.capacity.maximum-applications` default. */
+const MAX_SYSTEM_APPLICATIONS = 10_000;
 
 function params2str(r: Resources): string {
   return `<${r.memoryMB} MB, ${r.vcores} vcores>`;
