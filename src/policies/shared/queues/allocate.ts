@@ -75,20 +75,39 @@ interface Round {
 }
 
 function newRound(mode: Mode, capacity: Resources, n: number): Round {
+  // One buffer for the six amounts (fewer, larger allocations: each buffer counts toward the
+  // collector's external memory).
+  const amounts = new Float64Array(6 * n);
+  const part = (k: number) => amounts.subarray(k * n, (k + 1) * n);
   return {
     mode,
     capacity,
     tier: new Uint8Array(n),
-    guaranteeMB: new Float64Array(n),
-    guaranteeVcores: new Float64Array(n),
-    usedMB: new Float64Array(n),
-    usedVcores: new Float64Array(n),
-    extraMB: new Float64Array(n),
-    extraVcores: new Float64Array(n),
+    guaranteeMB: part(0),
+    guaranteeVcores: part(1),
+    usedMB: part(2),
+    usedVcores: part(3),
+    extraMB: part(4),
+    extraVcores: part(5),
     hardScale: 1,
     left: capacity,
   };
 }
+
+/** Working arrays of a bopf round, kept between rounds (every slot used is written first); rounds never overlap. */
+function newWork(size: number) {
+  return {
+    demandMB: new Float64Array(size),
+    demandVcores: new Float64Array(size),
+    claimMB: new Float64Array(size),
+    claimVcores: new Float64Array(size),
+    outMB: new Float64Array(size),
+    outVcores: new Float64Array(size),
+    given: new Int32Array(size),
+    slot: new Int32Array(size),
+  };
+}
+let work = newWork(0);
 
 /** One queue's allocation, read from its round's arrays; the explanation is written when read. */
 class Allocation implements QueueAllocation {
@@ -257,9 +276,9 @@ function allocateBopf(capacity: Resources, queues: readonly AllocQueue[]): Alloc
   const n = queues.length;
   const r = newRound('bopf', capacity, n);
   const { tier, guaranteeMB: gM, guaranteeVcores: gV, usedMB: uM, usedVcores: uV } = r;
+  if (work.given.length < n) work = newWork(2 * n);
+  const { demandMB, demandVcores, claimMB, claimVcores, outMB, outVcores, given, slot } = work;
   // The queues read once: demand, and which tier each starts in (hard, soft, elastic pool, none).
-  const demandMB = new Float64Array(n);
-  const demandVcores = new Float64Array(n);
   const soft: number[] = [];
   let committedM = 0;
   let committedV = 0;
@@ -282,7 +301,6 @@ function allocateBopf(capacity: Resources, queues: readonly AllocQueue[]): Alloc
   }
   // Order in which the tiers handed out their shares (hard, soft, elastic): what is left over
   // is the capacity minus each share in this order, as the reference computed it.
-  const given = new Int32Array(n);
   let givenCount = 0;
 
   // 1. Hard LQs in a burst: constant rate d/t (scaled down only if the committed rates, against
@@ -324,9 +342,6 @@ function allocateBopf(capacity: Resources, queues: readonly AllocQueue[]): Alloc
   r.left = { memoryMB: roomM, vcores: roomV };
 
   // 3. Elastic pool by DRF: TQs, elastic LQs, LQs with a guarantee outside their burst.
-  const slot = new Int32Array(n);
-  const claimMB = new Float64Array(n);
-  const claimVcores = new Float64Array(n);
   let pool = 0;
   for (let i = 0; i < n; i++) {
     if (tier[i] !== ELASTIC) continue;
@@ -334,8 +349,6 @@ function allocateBopf(capacity: Resources, queues: readonly AllocQueue[]): Alloc
     claimMB[pool] = demandMB[i];
     claimVcores[pool++] = demandVcores[i];
   }
-  const outMB = new Float64Array(n);
-  const outVcores = new Float64Array(n);
   drfFill(roomM, roomV, claimMB, claimVcores, pool, outMB, outVcores);
   for (let p = 0; p < pool; p++) {
     const i = slot[p];
