@@ -256,7 +256,8 @@ export function makeBopfPolicy(name: string, variant: Variant, description: stri
             why: alloc.get(path)!.why + (planned.floorWhy.get(path) ?? ''),
           };
         });
-        const { decision, note } = absoluteCapacityDecision(snapshot, targets, parentResources, { policy: name, hysteresisPct: params.hysteresisPct });
+        const children = new Map(parentView!.children.map((c) => [c.path, c]));
+        const { decision, note } = absoluteCapacityDecision(children, targets, parentResources, { policy: name, hysteresisPct: params.hysteresisPct });
         notes.push(note);
         if (decision) decisions.push(decision);
       } else {
@@ -294,7 +295,7 @@ export function makeBopfPolicy(name: string, variant: Variant, description: stri
           why: alloc.get(path)!.why + floorWhy(path),
         }));
         // Leaves still in absolute mode switch back together, whatever the drift (no mixed siblings).
-        const switchBack = leaves.some((path) => findQueue(snapshot.rootQueue, path)?.capacityResource !== undefined);
+        const switchBack = parentView?.children.some((c) => c.capacityResource !== undefined) ?? false;
         const { decision, note } = capacityDecision(snapshot, targets, {
           policy: name,
           rule: 'allocate',
@@ -322,13 +323,14 @@ export const bopfPolicy = makeBopfPolicy(
 
 /** Why the leaves under the parent cannot be given absolute-resource capacities this cycle (undefined: they can). */
 export function absoluteModeProblem(snapshot: ClusterSnapshot, parent: QueueView | undefined, leaves: readonly string[]): string | undefined {
-  if (!parent) return `parent queue ${'is not on the cluster'}`;
+  if (!parent) return 'the parent queue is not on the cluster';
   if (parent.path !== snapshot.rootQueue.path && !parent.capacityResource)
     return `${parent.path} is in percentage mode (CapacityScheduler takes absolute children only under root or an absolute parent)`;
   const managed = new Set(leaves);
   const other = parent.children.find((c) => c.children.length > 0 || !managed.has(c.path));
   if (other) return `${other.path} under ${parent.path} is not a leaf managed here (siblings switch mode together)`;
-  const missing = leaves.find((path) => !parent.children.some((c) => c.path === path));
+  const present = new Set(parent.children.map((c) => c.path));
+  const missing = leaves.find((path) => !present.has(path));
   if (missing) return `${missing} is added first (a new queue starts in percentage mode)`;
   return undefined;
 }
@@ -369,13 +371,14 @@ export function absoluteGuarantees(
     const t = alloc.get(p)!.tier;
     return t === 'hard' || t === 'soft';
   });
+  const isGuaranteed = new Set(guaranteed);
   const wanted = guaranteed.map((p) => {
     const g = alloc.get(p)!.guarantee;
     return { p, memoryMB: Math.ceil(g.memoryMB - 1e-9), vcores: Math.ceil(g.vcores - 1e-9) };
   });
   const sum = wanted.reduce((a, w) => ({ memoryMB: a.memoryMB + w.memoryMB, vcores: a.vcores + w.vcores }), { memoryMB: 0, vcores: 0 });
   const scale = Math.min(1, sum.memoryMB > 0 ? parent.memoryMB / sum.memoryMB : 1, sum.vcores > 0 ? parent.vcores / sum.vcores : 1);
-  if (scale < 1) notes.push(`absolute: hard and soft guarantees add up past ${params2str(parent)}: scaled by ${scale.toFixed(3)}`);
+  if (scale < 1) notes.push(`absolute: hard and soft guarantees add up past ${fmtResources(parent)}: scaled by ${scale.toFixed(3)}`);
   const left = { memoryMB: parent.memoryMB, vcores: parent.vcores };
   for (const w of wanted) {
     const r = scale < 1 ? { memoryMB: Math.floor(w.memoryMB * scale), vcores: Math.floor(w.vcores * scale) } : { memoryMB: w.memoryMB, vcores: w.vcores };
@@ -383,7 +386,7 @@ export function absoluteGuarantees(
     left.memoryMB -= r.memoryMB;
     left.vcores -= r.vcores;
   }
-  const floored = leaves.filter((p) => admitted.has(p) && !guaranteed.includes(p));
+  const floored = leaves.filter((p) => admitted.has(p) && !isGuaranteed.has(p));
   if (floorPct > 0 && floored.length) {
     const n = floored.length;
     // The least memory that still admits one application: CapacityScheduler allows a queue
@@ -407,7 +410,7 @@ export function absoluteGuarantees(
     left.memoryMB = Math.max(0, left.memoryMB - f.memoryMB * n);
     left.vcores = Math.max(0, left.vcores - f.vcores * n);
   }
-  const sharers = elastic.filter((p) => resources.has(p) && !guaranteed.includes(p));
+  const sharers = elastic.filter((p) => resources.has(p) && !isGuaranteed.has(p));
   const extra = sharers.map((p) => {
     const a = alloc.get(p)!.alloc;
     const r = resources.get(p)!;
@@ -426,7 +429,7 @@ export function absoluteGuarantees(
 /** CapacityScheduler's `yarn.scheduler.capacity.maximum-applications` default. */
 const MAX_SYSTEM_APPLICATIONS = 10_000;
 
-function params2str(r: Resources): string {
+function fmtResources(r: Resources): string {
   return `<${r.memoryMB} MB, ${r.vcores} vcores>`;
 }
 
@@ -436,7 +439,7 @@ function params2str(r: Resources): string {
  * percentage mode makes the whole group switch in this one write (CapacityScheduler refuses mixed siblings).
  */
 export function absoluteCapacityDecision(
-  snapshot: ClusterSnapshot,
+  children: ReadonlyMap<string, QueueView>,
   targets: readonly AbsoluteTarget[],
   parent: Resources,
   opts: { policy: string; hysteresisPct: number },
@@ -445,7 +448,7 @@ export function absoluteCapacityDecision(
   let modeSwitch = false;
   let maxChanged = false;
   for (const t of targets) {
-    const q = findQueue(snapshot.rootQueue, t.path);
+    const q = children.get(t.path);
     if (!q?.capacityResource) {
       modeSwitch = true;
       continue;
@@ -463,7 +466,7 @@ export function absoluteCapacityDecision(
     capacityResource: t.capacityResource,
     ...(t.maxCapacityPct !== undefined ? { maxCapacityPct: t.maxCapacityPct } : {}),
   }));
-  const reason = targets.map((t) => `${t.path}=${params2str(t.capacityResource)} (${t.why})`).join('; ');
+  const reason = targets.map((t) => `${t.path}=${fmtResources(t.capacityResource)} (${t.why})`).join('; ');
   return {
     decision: { action: { kind: 'updateQueues', add: [], update }, policy: opts.policy, rule: 'allocate', reason },
     note: modeSwitch
