@@ -83,8 +83,8 @@ describe.skipIf(!url)('a brain killed while it holds the cluster changed', () =>
       ((await ok(client.GET('/v1/decisions', { params: { query: { order: 'asc', limit: 1000, since: String(secondAt) } } }))) as { entries: Entry[] }).entries;
     const reconciled = await eventually('the second brain to reconcile', async () => (await journal()).find((e) => e.rule === 'engine.reconcile'), 60_000, 250);
     expect(reconciled.result, reconciled.reason).toBe('applied');
-    // Its own write, journaled, and the nodes over-committed again: the RM applies a node resource
-    // update through its event dispatcher, so a read just after the undo may still show the old figure.
+    // Its own write, journaled, and the nodes over-committed again: the reconciliation is journaled
+    // at once, the cycle's writes only after they are sent, so the nodes can show them first.
     const writtenAgain = (entries: Entry[]) => entries.findIndex((e) => e.result === 'applied' && e.rule !== 'engine.reconcile');
     await eventually('the second brain to over-commit again', async () => writtenAgain(await journal()) >= 0 && (await overCommitted()), 60_000, 250);
     const entries = await journal();
