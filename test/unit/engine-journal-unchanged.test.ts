@@ -1,15 +1,11 @@
 /** The engine's journal: a plan that repeats itself is journaled once, and the journal kept within its size limit. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Decision } from '../../src/core/actions.js';
 import { definePolicy, type AnyPolicy } from '../../src/core/policy.js';
-import { FakeClock } from '../../src/engine/clock.js';
 import { Engine, type EngineOptions, type PolicyLookup } from '../../src/engine/engine.js';
 import { InMemoryBackend } from '../../src/engine/fake-backend.js';
-import { Store } from '../../src/store/store.js';
+import { useEngineFixture } from './engine-fixture.js';
 
 const script: { decisions: Decision[] } = { decisions: [] };
 const scripted = definePolicy<{ tag: string }, { calls: number }>({
@@ -22,27 +18,16 @@ const scripted = definePolicy<{ tag: string }, { calls: number }>({
 const policies: PolicyLookup = { get: (n) => (n === 'scripted' ? (scripted as AnyPolicy) : undefined), names: () => ['scripted'] };
 const kill = (appId: string): Decision => ({ action: { kind: 'killApp', appId }, policy: 'scripted', rule: 'scripted.kill', reason: `kill ${appId}` });
 
-let dir: string;
-let store: Store;
-let clock: FakeClock;
-let engine: Engine | undefined;
+const t = useEngineFixture('schedbrain-engine-journal-');
 
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'schedbrain-engine-journal-'));
-  store = await Store.open(dir);
-  clock = new FakeClock();
+beforeEach(() => {
   script.decisions = [];
-});
-afterEach(async () => {
-  await engine?.stop();
-  engine = undefined;
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 async function makeEngine(over: Partial<EngineOptions> = {}): Promise<Engine> {
-  const backend = new InMemoryBackend({ now: () => clock.now() });
-  engine = new Engine({ backend, store, clock, periodMs: 10_000, policies, initial: { policy: 'scripted', dryRun: true }, ...over });
+  const backend = new InMemoryBackend({ now: () => t.clock.now() });
+  const engine = new Engine({ backend, store: t.store, clock: t.clock, periodMs: 10_000, policies, initial: { policy: 'scripted', dryRun: true }, ...over });
+  t.engine = engine;
   await engine.init();
   return engine;
 }
@@ -52,21 +37,21 @@ describe('engine journal', () => {
     const e = await makeEngine();
     script.decisions = [kill('app_1')];
     const first = await e.runCycle();
-    await clock.advance(10_000);
+    await t.clock.advance(10_000);
     await e.runCycle();
-    await clock.advance(10_000);
+    await t.clock.advance(10_000);
     const third = await e.runCycle();
     // The cycle report still shows every decision of the cycle, with the entry that records it.
     expect(third.decisions).toHaveLength(1);
     expect(third.decisions[0]).toMatchObject({ cycleId: first.cycleId, result: 'dryRun', repeats: 2, lastCycleId: third.cycleId });
-    const policyEntries = (await store.journal.query({ policy: 'scripted' })).filter((x) => x.rule === 'scripted.kill');
+    const policyEntries = (await t.store.journal.query({ policy: 'scripted' })).filter((x) => x.rule === 'scripted.kill');
     expect(policyEntries).toHaveLength(1);
-    expect(await store.journal.query({ cycleId: third.cycleId })).toMatchObject([{ rule: 'scripted.kill', repeats: 2 }]);
+    expect(await t.store.journal.query({ cycleId: third.cycleId })).toMatchObject([{ rule: 'scripted.kill', repeats: 2 }]);
     // The plan changes: journaled again.
     script.decisions = [kill('app_2')];
-    await clock.advance(10_000);
+    await t.clock.advance(10_000);
     await e.runCycle();
-    expect((await store.journal.query({})).filter((x) => x.rule === 'scripted.kill')).toHaveLength(2);
+    expect((await t.store.journal.query({})).filter((x) => x.rule === 'scripted.kill')).toHaveLength(2);
   });
 
   it('keeps the journal within journalMaxBytes, the newest entries kept', async () => {
@@ -74,11 +59,11 @@ describe('engine journal', () => {
     for (let i = 0; i < 40; i++) {
       script.decisions = [kill(`app_${i}`)];
       await e.runCycle();
-      await clock.advance(10_000);
+      await t.clock.advance(10_000);
     }
-    expect(await store.journal.sizeBytes()).toBeLessThanOrEqual(4_000);
-    const newest = await store.journal.query({ limit: 1 });
+    expect(await t.store.journal.sizeBytes()).toBeLessThanOrEqual(4_000);
+    const newest = await t.store.journal.query({ limit: 1 });
     expect(newest[0]).toMatchObject({ reason: 'kill app_39' });
-    expect((await store.journal.query({ order: 'asc', limit: 1 }))[0].reason).not.toBe('kill app_0');
+    expect((await t.store.journal.query({ order: 'asc', limit: 1 }))[0].reason).not.toBe('kill app_0');
   });
 });

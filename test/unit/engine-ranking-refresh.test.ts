@@ -3,18 +3,14 @@
  * when it changed: so the engine sends the ranking in force again, unchanged, once half the TTL has
  * passed, whether or not the policy asks for a ranking that cycle.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ActionOf, Decision } from '../../src/core/actions.js';
 import { definePolicy, type AnyPolicy } from '../../src/core/policy.js';
-import { FakeClock } from '../../src/engine/clock.js';
 import { Engine, type PolicyLookup } from '../../src/engine/engine.js';
 import { InMemoryBackend } from '../../src/engine/fake-backend.js';
 import { RANKING_REFRESH_RULE } from '../../src/engine/session.js';
-import { Store } from '../../src/store/store.js';
+import { useEngineFixture } from './engine-fixture.js';
 
 const TTL_MS = 60_000;
 const script: { decisions: Decision[] } = { decisions: [] };
@@ -35,31 +31,20 @@ const rank = (scores: Record<string, number>, partial = false): Decision => ({
   reason: 'test ranking',
 });
 
-let dir: string;
-let store: Store;
-let clock: FakeClock;
+const t = useEngineFixture('schedbrain-ranking-');
 let backend: InMemoryBackend;
-let engine: Engine | undefined;
 
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'schedbrain-ranking-'));
-  store = await Store.open(dir);
-  clock = new FakeClock();
+beforeEach(() => {
   script.decisions = [];
-});
-afterEach(async () => {
-  await engine?.stop();
-  engine = undefined;
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 async function start(rankingTtlMs: number | undefined): Promise<Engine> {
   backend = new InMemoryBackend({
-    now: () => clock.now(),
+    now: () => t.clock.now(),
     capabilities: { nodeRanking: true, ...(rankingTtlMs !== undefined ? { rankingTtlMs } : {}) },
   });
-  engine = new Engine({ backend, store, clock, periodMs: 5_000, policies, initial: { policy: 'scripted' } });
+  const engine = new Engine({ backend, store: t.store, clock: t.clock, periodMs: 5_000, policies, initial: { policy: 'scripted' } });
+  t.engine = engine;
   await engine.init();
   return engine;
 }
@@ -75,12 +60,12 @@ describe('the engine keeps a published ranking in force', () => {
 
     // The policy now asks for nothing; the ranking stays as published until it is due.
     script.decisions = [];
-    await clock.advance(TTL_MS / 2 - 1_000);
+    await t.clock.advance(TTL_MS / 2 - 1_000);
     const quiet = await e.runCycle();
     expect(quiet.decisions).toEqual([]);
     expect(sentRankings()).toHaveLength(1);
 
-    await clock.advance(1_000);
+    await t.clock.advance(1_000);
     const due = await e.runCycle();
     expect(due.decisions.map((d) => [d.rule, d.result])).toEqual([[RANKING_REFRESH_RULE, 'applied']]);
     expect(due.decisions[0].reason).toContain(`${TTL_MS} ms`);
@@ -89,7 +74,7 @@ describe('the engine keeps a published ranking in force', () => {
     expect(sentRankings()[1].partial).toBe(false);
 
     // Sent again: due only after another half TTL.
-    await clock.advance(5_000);
+    await t.clock.advance(5_000);
     expect((await e.runCycle()).decisions).toEqual([]);
     expect(sentRankings()).toHaveLength(2);
   });
@@ -98,9 +83,9 @@ describe('the engine keeps a published ranking in force', () => {
     const e = await start(TTL_MS);
     script.decisions = [rank({ 'node1:8041': 0, 'node2:8041': 5 })];
     await e.runCycle();
-    await clock.advance(5_000);
+    await t.clock.advance(5_000);
     expect((await e.runCycle()).decisions.map((d) => d.result)).toEqual(['noop']);
-    await clock.advance(TTL_MS / 2);
+    await t.clock.advance(TTL_MS / 2);
     const due = await e.runCycle();
     expect(due.decisions.map((d) => [d.rule, d.result])).toEqual([['scripted.rank', 'applied']]);
     expect(sentRankings()).toHaveLength(2);
@@ -110,11 +95,11 @@ describe('the engine keeps a published ranking in force', () => {
     const e = await start(TTL_MS);
     script.decisions = [rank({ 'node1:8041': 0, 'node2:8041': 5 })];
     await e.runCycle();
-    await clock.advance(10_000);
+    await t.clock.advance(10_000);
     script.decisions = [rank({ 'node2:8041': 1 }, true)];
     await e.runCycle();
     script.decisions = [];
-    await clock.advance(TTL_MS / 2);
+    await t.clock.advance(TTL_MS / 2);
     const due = await e.runCycle();
     expect(due.decisions.map((d) => d.rule)).toEqual([RANKING_REFRESH_RULE]);
     expect(sentRankings().at(-1)?.scores).toEqual({ 'node1:8041': 0, 'node2:8041': 1 });
@@ -125,7 +110,7 @@ describe('the engine keeps a published ranking in force', () => {
     script.decisions = [rank({ 'node1:8041': 0 })];
     await e.runCycle();
     script.decisions = [];
-    await clock.advance(10 * TTL_MS);
+    await t.clock.advance(10 * TTL_MS);
     expect((await e.runCycle()).decisions).toEqual([]);
     expect(sentRankings()).toHaveLength(1);
   });
