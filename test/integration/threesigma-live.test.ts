@@ -24,17 +24,15 @@ import { normaliseName, SLO_DEADLINE_TAG, TASKS_TAG, type ThreeSigmaState } from
 import { Store } from '../../src/store/store.js';
 import { YarnBackend } from '../../src/yarn/backend.js';
 import { RmClient } from '../../src/yarn/client.js';
-import { submitJob, type JobSpec } from '../../src/yarn/workload.js';
+import type { JobSpec } from '../../src/yarn/workload.js';
 import { eventually } from './helpers.js';
+import { DONE, HoldQueue, RUN_PATH, rmApp as rmAppOf, type RmApp } from './threesigma-hold.js';
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
 
 const PERIOD_MS = 2_000;
-const tag = Date.now() % 100_000;
-const HOLD = `sb3shold${tag}`;
-const HOLD_PATH = `root.${HOLD}`;
-const RUN_PATH = 'root.default';
+const hold = new HoldQueue('sb3shold');
 const TASK = { memoryMB: 512, vcores: 1 };
 const SLO_AHEAD_MS = 60_000;
 /** The predictor's feature value of the `sigma-etl-<n>` jobs' name. */
@@ -45,28 +43,11 @@ const policyParams = {
   planAheadMs: 150_000,
   unknownRuntimeMs: 30_000,
   solver: { timeLimitMs: 2_000 },
-  live: { holdQueue: HOLD_PATH, runQueue: RUN_PATH, preemption: 'kill' },
+  live: { holdQueue: hold.path, runQueue: RUN_PATH, preemption: 'kill' },
 };
 
-interface RmApp {
-  id: string;
-  state: string;
-  finalStatus: string;
-  queue: string;
-  startedTime: number;
-  launchTime?: number;
-  finishedTime: number;
-  runningContainers?: number;
-}
-
-async function rmApp(appId: string): Promise<RmApp> {
-  const res = await fetch(`${rmUrl}/ws/v1/cluster/apps/${appId}`, { headers: { Accept: 'application/json' } });
-  if (!res.ok) throw new Error(`GET app ${appId}: ${res.status}`);
-  return ((await res.json()) as { app: RmApp }).app;
-}
-
-const DONE = new Set(['FINISHED', 'FAILED', 'KILLED']);
-const isHoldQueue = (q: string) => q === HOLD || q === HOLD_PATH;
+const rmApp = (appId: string): Promise<RmApp> => rmAppOf(rmUrl, appId);
+const isHoldQueue = (q: string) => hold.holds(q);
 
 interface Brain {
   engine: Engine;
@@ -115,37 +96,19 @@ const refusedWrites = (b: Brain): string[] =>
 describe('3Sigma live on a real ResourceManager: hold queue, run queue, history', () => {
   let backend: YarnBackend;
   let brains: Brain[] = [];
-  const apps: string[] = [];
-
-  const holdQueueApps = async () => (await backend.snapshot()).rootQueue.children.find((q) => q.path === HOLD_PATH)?.numApplications;
 
   beforeAll(async () => {
     backend = new YarnBackend({ rmUrl });
     // An operator's hold queue: no guarantee and no maximum, so applications in it wait ACCEPTED.
-    // maximum-applications is absolute: scaled by a capacity of 0 it would refuse every submission.
-    await backend.client.updateSchedulerConf({
-      addQueues: [{ queue: HOLD_PATH, params: { capacity: '0', 'maximum-capacity': '0', 'maximum-applications': '100' } }],
-    });
+    await hold.create(backend);
   });
 
   afterAll(async () => {
     for (const b of brains) await stopBrain(b);
-    for (const id of apps) await backend.client.killApp(id).catch(() => undefined);
-    await eventually('the hold queue to hold no application', async () => (await holdQueueApps()) === 0, 60_000, 500).catch((e: unknown) =>
-      console.warn((e as Error).message),
-    );
-    if ((await holdQueueApps()) !== undefined) {
-      await backend.client.updateSchedulerConf({ updateQueues: [{ queue: HOLD_PATH, params: { state: 'STOPPED' } }] });
-      await backend.client.updateSchedulerConf({ removeQueues: [HOLD_PATH] });
-    }
-    expect((await backend.snapshot()).rootQueue.children.map((q) => q.path)).toEqual(['root.default']);
+    await hold.remove(backend);
   });
 
-  const submit = async (job: JobSpec) => {
-    const j = await submitJob(confDir, { ...job, queue: HOLD });
-    apps.push(j.appId);
-    return j.appId;
-  };
+  const submit = (job: JobSpec) => hold.submit(confDir, job);
   const waitDone = (appId: string, timeoutMs: number, diag?: () => string) =>
     eventually(
       `${appId} to finish`,

@@ -20,17 +20,15 @@ import { HistoryStore, warmRunningPolicy } from '../../src/history/index.js';
 import { normaliseName, SLO_DEADLINE_TAG, TASKS_TAG } from '../../src/policies/threesigma/index.js';
 import { Store } from '../../src/store/store.js';
 import { YarnBackend } from '../../src/yarn/backend.js';
-import { submitJob, type JobSpec } from '../../src/yarn/workload.js';
+import type { JobSpec } from '../../src/yarn/workload.js';
 import { eventually } from './helpers.js';
+import { DONE, HoldQueue, RUN_PATH, rmApp as rmAppOf } from './threesigma-hold.js';
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
 
 const PERIOD_MS = 2_000;
-const tag = Date.now() % 100_000;
-const HOLD = `sb3skill${tag}`;
-const HOLD_PATH = `root.${HOLD}`;
-const RUN_PATH = 'root.default';
+const hold = new HoldQueue('sb3skill');
 const TASK = { memoryMB: 512, vcores: 1 };
 const LONG_TASK_S = 90;
 const SLO_TASK_S = 12;
@@ -41,27 +39,11 @@ const policyParams = {
   planAheadMs: 150_000,
   unknownRuntimeMs: 30_000,
   solver: { timeLimitMs: 2_000 },
-  live: { holdQueue: HOLD_PATH, runQueue: RUN_PATH, preemption: 'kill' },
+  live: { holdQueue: hold.path, runQueue: RUN_PATH, preemption: 'kill' },
 };
 
-interface RmApp {
-  id: string;
-  state: string;
-  finalStatus: string;
-  queue: string;
-  startedTime: number;
-  finishedTime: number;
-  runningContainers?: number;
-}
-
-async function rmApp(appId: string): Promise<RmApp> {
-  const res = await fetch(`${rmUrl}/ws/v1/cluster/apps/${appId}`, { headers: { Accept: 'application/json' } });
-  if (!res.ok) throw new Error(`GET app ${appId}: ${res.status}`);
-  return ((await res.json()) as { app: RmApp }).app;
-}
-
-const DONE = new Set(['FINISHED', 'FAILED', 'KILLED']);
-const isHoldQueue = (q: string) => q === HOLD || q === HOLD_PATH;
+const rmApp = (appId: string) => rmAppOf(rmUrl, appId);
+const isHoldQueue = (q: string) => hold.holds(q);
 
 /** Past runs of a job family: `runtimeS` each, one vcore task containers. */
 function pastRuns(name: string, runtimeS: number, n: number): HistoryRecord[] {
@@ -99,37 +81,20 @@ describe('3Sigma live on a real ResourceManager: kill preemption', () => {
   let store: Store | undefined;
   let dir: string | undefined;
   const cycles: CycleReport[] = [];
-  const apps: string[] = [];
-
-  const holdQueueApps = async () => (await backend.snapshot()).rootQueue.children.find((q) => q.path === HOLD_PATH)?.numApplications;
 
   beforeAll(async () => {
     backend = new YarnBackend({ rmUrl });
-    await backend.client.updateSchedulerConf({
-      addQueues: [{ queue: HOLD_PATH, params: { capacity: '0', 'maximum-capacity': '0', 'maximum-applications': '100' } }],
-    });
+    await hold.create(backend);
   });
 
   afterAll(async () => {
     await engine?.stop();
     await store?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
-    for (const id of apps) await backend.client.killApp(id).catch(() => undefined);
-    await eventually('the hold queue to hold no application', async () => (await holdQueueApps()) === 0, 60_000, 500).catch((e: unknown) =>
-      console.warn((e as Error).message),
-    );
-    if ((await holdQueueApps()) !== undefined) {
-      await backend.client.updateSchedulerConf({ updateQueues: [{ queue: HOLD_PATH, params: { state: 'STOPPED' } }] });
-      await backend.client.updateSchedulerConf({ removeQueues: [HOLD_PATH] });
-    }
-    expect((await backend.snapshot()).rootQueue.children.map((q) => q.path)).toEqual(['root.default']);
+    await hold.remove(backend);
   });
 
-  const submit = async (job: JobSpec) => {
-    const j = await submitJob(confDir, { ...job, queue: HOLD });
-    apps.push(j.appId);
-    return j.appId;
-  };
+  const submit = (job: JobSpec) => hold.submit(confDir, job);
   // An application's decisions: its own actions, and those on its containers (container_[e<epoch>_]<cluster>_<app>_…).
   const mentions = (action: unknown, appId: string) => {
     const text = JSON.stringify(action);
