@@ -42,7 +42,7 @@ describe('job metrics', () => {
       rec(30, undefined, 1), // unfinished
       rec(40, 50, 1, { killed: true }),
     ];
-    const { metrics, perJob } = jobMetrics(records, 30);
+    const { metrics, perJob } = jobMetrics(records, 30_000);
     expect(metrics.jobs).toBe(4);
     expect(metrics.unfinished).toBe(1);
     expect(metrics.killed).toBe(1);
@@ -54,7 +54,7 @@ describe('job metrics', () => {
     expect(metrics.jct.mean).toBe(35);
     expect(metrics.makespanS).toBe(110);
     // Forcing the cutoff ignores the per-job class.
-    expect(jobMetrics(records, 30, true).metrics.short.count).toBe(2);
+    expect(jobMetrics(records, 30_000, true).metrics.short.count).toBe(2);
   });
 
   it('knows the per-trace cutoffs', () => {
