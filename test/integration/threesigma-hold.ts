@@ -28,6 +28,20 @@ export async function rmApp(rmUrl: string, appId: string): Promise<RmApp> {
   return ((await res.json()) as { app: RmApp }).app;
 }
 
+/** The application once it reached FINISHED, FAILED or KILLED; `diag` says what the brain did when it times out. */
+export function waitDone(rmUrl: string, appId: string, timeoutMs: number, diag?: () => string): Promise<RmApp> {
+  return eventually(
+    `${appId} to finish`,
+    async () => {
+      const a = await rmApp(rmUrl, appId);
+      return DONE.has(a.state) ? a : undefined;
+    },
+    timeoutMs,
+    500,
+    diag,
+  );
+}
+
 /** A hold queue named `<prefix><tag>` under root, and the applications a test submitted to it. */
 export class HoldQueue {
   readonly name: string;

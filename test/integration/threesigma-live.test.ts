@@ -26,7 +26,7 @@ import { YarnBackend } from '../../src/yarn/backend.js';
 import { RmClient } from '../../src/yarn/client.js';
 import type { JobSpec } from '../../src/yarn/workload.js';
 import { eventually } from './helpers.js';
-import { DONE, HoldQueue, RUN_PATH, rmApp as rmAppOf, type RmApp } from './threesigma-hold.js';
+import { DONE, HoldQueue, RUN_PATH, rmApp as rmAppOf, waitDone as waitDoneOf, type RmApp } from './threesigma-hold.js';
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
@@ -109,17 +109,7 @@ describe('3Sigma live on a real ResourceManager: hold queue, run queue, history'
   });
 
   const submit = (job: JobSpec) => hold.submit(confDir, job);
-  const waitDone = (appId: string, timeoutMs: number, diag?: () => string) =>
-    eventually(
-      `${appId} to finish`,
-      async () => {
-        const a = await rmApp(appId);
-        return DONE.has(a.state) ? a : undefined;
-      },
-      timeoutMs,
-      500,
-      diag,
-    );
+  const waitDone = (appId: string, timeoutMs: number, diag?: () => string) => waitDoneOf(rmUrl, appId, timeoutMs, diag);
   const cycleDiag = (b: Brain) => () =>
     `last cycles: ${JSON.stringify(b.cycles.slice(-2).map((c) => [c.outcome, c.notes, c.decisions.map((d) => `${d.rule} ${d.result} ${d.reason}`)]))}`;
 

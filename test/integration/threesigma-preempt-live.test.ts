@@ -22,7 +22,7 @@ import { Store } from '../../src/store/store.js';
 import { YarnBackend } from '../../src/yarn/backend.js';
 import type { JobSpec } from '../../src/yarn/workload.js';
 import { eventually } from './helpers.js';
-import { DONE, HoldQueue, RUN_PATH, rmApp as rmAppOf } from './threesigma-hold.js';
+import { HoldQueue, RUN_PATH, rmApp as rmAppOf, waitDone as waitDoneOf } from './threesigma-hold.js';
 
 const rmUrl = inject('rmUrl');
 const confDir = inject('confDir');
@@ -104,17 +104,7 @@ describe('3Sigma live on a real ResourceManager: kill preemption', () => {
   const results = (rule: string, appId: string) => decisionsFor(rule, appId).map((d) => d.result);
   const diag = () =>
     `last cycles: ${JSON.stringify(cycles.slice(-3).map((c) => [c.outcome, c.notes, c.decisions.map((d) => `${d.rule} ${d.result} ${d.error ?? ''} ${d.reason}`)]))}`;
-  const waitDone = (appId: string, timeoutMs: number) =>
-    eventually(
-      `${appId} to finish`,
-      async () => {
-        const a = await rmApp(appId);
-        return DONE.has(a.state) ? a : undefined;
-      },
-      timeoutMs,
-      500,
-      diag,
-    );
+  const waitDone = (appId: string, timeoutMs: number) => waitDoneOf(rmUrl, appId, timeoutMs, diag);
 
   it('kills the long best-effort job the SLO job cannot wait for, holds it, meets the deadline, then runs the long job to the end', async () => {
     dir = mkdtempSync(join(tmpdir(), 'schedbrain-threesigma-kill-'));
