@@ -3,7 +3,7 @@
  * workload: the paper's systems and ablations, each a set of `threesigma` parameters, on the same
  * generated workload per seed.
  *
- *   npx tsx scripts/reproduce-3sigma.ts [--figs 7,8,10,11] [--seeds 4-13] [--nodes 256] [--hours 5]
+ *   npx tsx scripts/reproduce-3sigma.ts [--figs 7,8,10,11] [--seeds 4-13] [--nodes 256] [--duration-ms 18000000]
  *       [--period-ms 60000] [--slacks 20,60,100,140,180] [--loads 1.0,1.2,1.4,1.6] [--samples 5,10,25,50,100]
  *       [--json FILE] [--from FILE,FILE] [--no-hold]
  *
@@ -11,7 +11,8 @@
  * Fig. 8: constant slack, with the ablations NoDist, NoOE, NoAdapt. Fig. 10: load. Fig. 11: history
  * samples per job template. Prints one markdown table per figure: per x and system, the mean over
  * the seeds of the SLO miss rate, goodput (machine-hours) and mean best-effort latency (s).
- * `--json FILE` saves every run as it ends (a cut-short reproduction keeps what it did). The plan's
+ * `--duration-ms` is the arrival window (`--hours` is deprecated: converted, with a notice; both
+ * given is an error). `--json FILE` saves every run as it ends (a cut-short reproduction keeps what it did). The plan's
  * variants hold jobs in a hold queue until the plan starts them (`runE2E`); `--no-hold` applies
  * their plans as priorities only (the reproduction before equivalence sets).
  */
@@ -26,7 +27,9 @@ const { values: args } = parseArgs({
     figs: { type: 'string', default: '7,8,10,11' },
     seeds: { type: 'string', default: '4-13' },
     nodes: { type: 'string', default: '256' },
-    hours: { type: 'string', default: '5' },
+    'duration-ms': { type: 'string' },
+    /** Deprecated: hours (`--duration-ms`). */
+    hours: { type: 'string' },
     'period-ms': { type: 'string', default: '60000' },
     slacks: { type: 'string', default: '20,40,60,80,100,120,140,160,180' },
     loads: { type: 'string', default: '1.0,1.2,1.4,1.6' },
@@ -61,9 +64,15 @@ interface Row {
   x: number;
   seed: number;
   nodes: number;
-  hours: number;
+  /** The arrival window, ms. */
+  durationMs: number;
   m: E2EMetrics;
 }
+
+const HOUR_MS = 3_600_000;
+/** A saved row, its window in `hours` in files written before `durationMs`. */
+type SavedRow = Omit<Row, 'durationMs'> & { durationMs?: number; hours?: number };
+const savedRow = ({ hours, ...r }: SavedRow): Row => ({ ...r, durationMs: r.durationMs ?? (hours as number) * HOUR_MS });
 
 interface Experiment {
   fig: number;
@@ -73,7 +82,15 @@ interface Experiment {
 }
 
 const nodes = Number(args.nodes);
-const hours = Number(args.hours);
+const durationMs = ((): number => {
+  if (args.hours === undefined) return Number(args['duration-ms'] ?? 5 * HOUR_MS);
+  if (args['duration-ms'] !== undefined) {
+    log('--hours is replaced by --duration-ms, which is given too: give only --duration-ms');
+    process.exit(2);
+  }
+  log(`--hours is deprecated: read as --duration-ms ${Number(args.hours) * HOUR_MS}; use --duration-ms`);
+  return Number(args.hours) * HOUR_MS;
+})();
 const periodMs = Number(args['period-ms']);
 const experiments: Experiment[] = [
   { fig: 7, xs: [0], variants: SYSTEMS, options: () => ({}) },
@@ -82,7 +99,7 @@ const experiments: Experiment[] = [
   { fig: 11, xs: numbers(args.samples), variants: ['3sigma', 'point-perfect', 'point-real'], options: (x) => ({ samples: x }) },
 ];
 
-const rows: Row[] = args.from ? args.from.split(',').flatMap((f) => JSON.parse(readFileSync(f, 'utf8')) as Row[]) : [];
+const rows: Row[] = args.from ? args.from.split(',').flatMap((f) => (JSON.parse(readFileSync(f, 'utf8')) as SavedRow[]).map(savedRow)) : [];
 if (!args.from) {
   if (args.json) writeFileSync(args.json, '[\n');
   let first = true;
@@ -90,10 +107,10 @@ if (!args.from) {
   for (const seed of range(args.seeds)) {
     for (const e of experiments.filter((x) => figs.has(x.fig))) {
       for (const x of e.xs) {
-        const e2e = threeSigmaE2EWorkload({ seed, nodes, hours, ...e.options(x) });
+        const e2e = threeSigmaE2EWorkload({ seed, nodes, durationMs, ...e.options(x) });
         for (const v of e.variants) {
           const m = runE2E(e2e, v, { seed, periodMs, holdQueue: !args['no-hold'] });
-          const row: Row = { fig: e.fig, x, seed, nodes, hours, m };
+          const row: Row = { fig: e.fig, x, seed, nodes, durationMs, m };
           rows.push(row);
           if (args.json) {
             appendFileSync(args.json, `${first ? '' : ',\n'}${JSON.stringify(row)}`);
@@ -118,7 +135,7 @@ for (const e of experiments) {
   const variants = e.variants.filter((v) => mine.some((r) => r.m.variant === v));
   const seeds = [...new Set(mine.map((r) => r.seed))].sort((a, b) => a - b);
   process.stdout.write(
-    `\n### Fig. ${e.fig} (${mine[0].nodes} nodes, ${mine[0].hours} h, seeds ${seeds.join(', ')}): SLO miss % / goodput M-h / BE latency s\n\n`,
+    `\n### Fig. ${e.fig} (${mine[0].nodes} nodes, ${mine[0].durationMs / HOUR_MS} h, seeds ${seeds.join(', ')}): SLO miss % / goodput M-h / BE latency s\n\n`,
   );
   const head = e.fig === 7 ? ['metric', ...variants.map((v) => LABEL[v])] : [XNAME[e.fig], ...variants.map((v) => LABEL[v])];
   process.stdout.write(`| ${head.join(' | ')} |\n|${head.map(() => '---').join('|')}|\n`);

@@ -123,12 +123,28 @@ export function readFlags(argv: readonly string[], spec: Readonly<Record<string,
 }
 
 /**
+ * A duration flag in milliseconds that replaces a deprecated one in another unit (`msPerUnit` ms
+ * each): its value, or the old flag's converted with the notice to print; both given is a UsageError.
+ */
+export function msFlag(
+  msFlagName: string,
+  ms: number | undefined,
+  oldFlag: string,
+  old: number | undefined,
+  unit: string,
+  msPerUnit: number,
+): { ms?: number; notice?: string } {
+  if (old === undefined) return { ms };
+  if (ms !== undefined) throw new UsageError(`--${oldFlag} (${unit}) is replaced by --${msFlagName}, which is given too: give only --${msFlagName}`);
+  const converted = old * msPerUnit;
+  return { ms: converted, notice: `--${oldFlag} (${unit}) is deprecated: read as --${msFlagName} ${converted}; use --${msFlagName}` };
+}
+
+/**
  * The short/long cutoff of `--cutoff-ms`, or of the deprecated `--cutoff` (seconds) converted,
  * with the notice to print; both given is a UsageError.
  */
 export function cutoffMsFlag(cutoffMs: number | undefined, cutoffS: number | undefined): { cutoffMs?: number; notice?: string } {
-  if (cutoffS === undefined) return { cutoffMs };
-  if (cutoffMs !== undefined) throw new UsageError('--cutoff (seconds) is replaced by --cutoff-ms, which is given too: give only --cutoff-ms');
-  const ms = cutoffS * 1000;
-  return { cutoffMs: ms, notice: `--cutoff (seconds) is deprecated: read as --cutoff-ms ${ms}; use --cutoff-ms` };
+  const { ms, notice } = msFlag('cutoff-ms', cutoffMs, 'cutoff', cutoffS, 'seconds', 1000);
+  return { cutoffMs: ms, notice };
 }

@@ -6,15 +6,16 @@ import { runThreeSigmaSimulate } from '../../src/sim/workloads/threesigma-cli.js
 import { e2eMetrics, runE2E, variantParams } from '../../src/sim/workloads/threesigma-run.js';
 
 const S = 1000;
+const HOUR_MS = 3_600_000;
 
 describe('3sigma-e2e workload', () => {
-  const e2e = threeSigmaE2EWorkload({ seed: 5, nodes: 64, hours: 2, samples: 10 });
+  const e2e = threeSigmaE2EWorkload({ seed: 5, nodes: 64, durationMs: 2 * HOUR_MS, samples: 10 });
   const jobs = e2e.workload.jobs;
 
   it('is the same for the same seed and differs for another', () => {
-    const again = threeSigmaE2EWorkload({ seed: 5, nodes: 64, hours: 2, samples: 10 });
+    const again = threeSigmaE2EWorkload({ seed: 5, nodes: 64, durationMs: 2 * HOUR_MS, samples: 10 });
     expect(again.workload.jobs.map((j) => [j.arrivalMs, j.tags?.[RUNTIME_TAG]])).toEqual(jobs.map((j) => [j.arrivalMs, j.tags?.[RUNTIME_TAG]]));
-    const other = threeSigmaE2EWorkload({ seed: 6, nodes: 64, hours: 2, samples: 10 });
+    const other = threeSigmaE2EWorkload({ seed: 6, nodes: 64, durationMs: 2 * HOUR_MS, samples: 10 });
     expect(other.workload.jobs.map((j) => j.arrivalMs)).not.toEqual(jobs.map((j) => j.arrivalMs));
   });
 
@@ -61,13 +62,21 @@ describe('3sigma-e2e workload', () => {
   });
 
   it('takes a constant slack, and rejects nonsense', () => {
-    const c = threeSigmaE2EWorkload({ seed: 1, nodes: 32, hours: 1, samples: 0, slackPct: [100] });
+    const c = threeSigmaE2EWorkload({ seed: 1, nodes: 32, durationMs: HOUR_MS, samples: 0, slackPct: [100] });
     for (const j of c.workload.jobs.filter((x) => x.deadlineMs !== undefined)) {
       const runtime = Number(j.tags?.[RUNTIME_TAG]);
       expect(Math.abs((j.deadlineMs as number) - j.arrivalMs - 2 * runtime)).toBeLessThanOrEqual(1);
     }
     expect(() => threeSigmaE2EWorkload({ load: 0 })).toThrow(/load/);
     expect(() => threeSigmaE2EWorkload({ slackPct: [] })).toThrow(/slack/);
+    expect(() => threeSigmaE2EWorkload({ durationMs: 0 })).toThrow(/durationMs/);
+  });
+
+  it('reads the deprecated hours as the same window, and refuses hours with durationMs', () => {
+    const old = threeSigmaE2EWorkload({ seed: 5, nodes: 64, hours: 2, samples: 10 });
+    expect(old.windowMs).toBe(2 * HOUR_MS);
+    expect(old.workload.jobs.map((j) => j.arrivalMs)).toEqual(jobs.map((j) => j.arrivalMs));
+    expect(() => threeSigmaE2EWorkload({ hours: 2, durationMs: 2 * HOUR_MS })).toThrow(/hours is replaced by durationMs/);
   });
 });
 
@@ -118,7 +127,7 @@ describe('Prio (ordering sloFirst)', () => {
 
 describe('3sigma-e2e runs', () => {
   it('runs every variant to the end on a small cluster, with the metrics in range', { timeout: 300_000 }, () => {
-    const e2e = threeSigmaE2EWorkload({ seed: 2, nodes: 8, hours: 0.25, samples: 5 });
+    const e2e = threeSigmaE2EWorkload({ seed: 2, nodes: 8, durationMs: HOUR_MS / 4, samples: 5 });
     for (const v of ['3sigma', 'point-perfect', 'point-real', 'prio', 'no-dist', 'no-oe', 'no-adapt'] as const) {
       const m = runE2E(e2e, v, { seed: 2, periodMs: 60_000 });
       expect(m.unfinished, v).toBe(0);
@@ -135,7 +144,7 @@ describe('3sigma-e2e runs', () => {
   });
 
   it('counts an SLO job late or unfinished as a miss, and goodput only within the window', () => {
-    const e2e = threeSigmaE2EWorkload({ seed: 3, nodes: 16, hours: 0.5, samples: 0 });
+    const e2e = threeSigmaE2EWorkload({ seed: 3, nodes: 16, durationMs: HOUR_MS / 2, samples: 0 });
     const jobs = e2e.workload.jobs;
     const records = jobs.map((j, i) => ({
       appId: `a${i}`,
@@ -193,8 +202,8 @@ describe('schedbrain simulate --workload 3sigma-e2e', () => {
       '3sigma-e2e',
       '--nodes',
       '8',
-      '--hours',
-      '0.25',
+      '--duration-ms',
+      '900000',
       '--samples',
       '5',
       '--slack',
@@ -210,6 +219,22 @@ describe('schedbrain simulate --workload 3sigma-e2e', () => {
       expect(x.slo.missRate).toBeGreaterThanOrEqual(0);
       expect(x.goodputMachineHours).toBeGreaterThan(0);
     }
+  });
+
+  it('reads the deprecated --hours as --duration-ms with a notice, and refuses both', async () => {
+    const small = ['--workload', '3sigma-e2e', '--nodes', '8', '--samples', '5', '--slack', '60', '--policy', 'prio', '--json'];
+    const ms = await run([...small, '--duration-ms', '900000']);
+    const hours = await run([...small, '--hours', '0.25']);
+    expect(hours.code).toBe(0);
+    expect(hours.err).toMatch(/--hours \(hours\) is deprecated: read as --duration-ms 900000/);
+    const runOf = (out: string) => {
+      const { wallSeconds: _wall, cycle: _cycle, ...rest } = JSON.parse(out) as Record<string, unknown>;
+      return rest;
+    };
+    expect(runOf(hours.out)).toEqual(runOf(ms.out));
+    const both = await run([...small, '--duration-ms', '900000', '--hours', '0.25']);
+    expect(both.code).toBe(2);
+    expect(both.err).toMatch(/--hours \(hours\) is replaced by --duration-ms, which is given too/);
   });
 
   it('names the flag that is wrong', async () => {

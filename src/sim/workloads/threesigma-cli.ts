@@ -3,7 +3,7 @@
  * under the paper's systems and ablations, each a set of `threesigma` parameters.
  *
  *   schedbrain simulate --workload 3sigma-e2e [--policy 3sigma,point-perfect,point-real,prio,no-dist,no-oe,no-adapt]
- *       [--seed S] [--load L] [--slack PCT[,PCT…]] [--samples N] [--nodes N] [--hours H]
+ *       [--seed S] [--load L] [--slack PCT[,PCT…]] [--samples N] [--nodes N] [--duration-ms D]
  *       [--period-ms P] [--set key=value …] [--json]
  *
  * JSON per run: `slo.{jobs,met,missed,missRate}`, `goodputMachineHours`,
@@ -11,7 +11,7 @@
  * (wall time of a policy cycle, solve included), `milp.{solves,columnsP50,columnsMax,rowsMax,nonzerosMax}`.
  */
 import { threeSigmaPolicy } from '../../policies/threesigma/index.js';
-import { buildParams, readFlags, UsageError, type FlagSpec } from '../params.js';
+import { buildParams, msFlag, readFlags, UsageError, type FlagSpec } from '../params.js';
 import { threeSigmaE2EWorkload, type ThreeSigmaE2EOptions } from './threesigma.js';
 import { isVariant, runE2E, VARIANT_NAMES, type E2EMetrics } from './threesigma-run.js';
 
@@ -24,8 +24,9 @@ export function isThreeSigmaWorkload(argv: readonly string[]): boolean {
 }
 
 const USAGE = `usage: schedbrain simulate --workload 3sigma-e2e [--policy ${VARIANT_NAMES.join(',')}]
-  [--seed S] [--load L] [--slack PCT[,PCT...]] [--samples N] [--nodes N] [--hours H]
-  [--period-ms P] [--set key=value ...] [--json]`;
+  [--seed S] [--load L] [--slack PCT[,PCT...]] [--samples N] [--nodes N] [--duration-ms D]
+  [--period-ms P] [--set key=value ...] [--json]
+--duration-ms: length of the arrival window (default 18000000, 5 h; --hours is deprecated).`;
 
 const FLAGS = {
   workload: { type: 'string' },
@@ -35,6 +36,8 @@ const FLAGS = {
   slack: { type: 'list' },
   samples: { type: 'number', integer: true, min: 0 },
   nodes: { type: 'number', integer: true, min: 1 },
+  'duration-ms': { type: 'number', min: Number.MIN_VALUE },
+  /** Deprecated: hours (`--duration-ms`). */
   hours: { type: 'number', min: Number.MIN_VALUE },
   'period-ms': { type: 'number', min: Number.MIN_VALUE },
   set: { type: 'repeat' },
@@ -57,6 +60,8 @@ function human(m: E2EMetrics): string {
 export async function runThreeSigmaSimulate(argv: readonly string[]): Promise<number> {
   try {
     const { values: v, help } = readFlags(argv, FLAGS);
+    const duration = msFlag('duration-ms', v['duration-ms'] as number | undefined, 'hours', v.hours as number | undefined, 'hours', 3_600_000);
+    if (duration.notice) process.stderr.write(`schedbrain simulate: ${duration.notice}\n`);
     if (help) {
       process.stdout.write(`${USAGE}\n`);
       return 0;
@@ -78,7 +83,7 @@ export async function runThreeSigmaSimulate(argv: readonly string[]): Promise<nu
       ...(slack ? { slackPct: slack } : {}),
       ...(v.samples !== undefined ? { samples: v.samples as number } : {}),
       ...(v.nodes !== undefined ? { nodes: v.nodes as number } : {}),
-      ...(v.hours !== undefined ? { hours: v.hours as number } : {}),
+      ...(duration.ms !== undefined ? { durationMs: duration.ms } : {}),
     };
     const e2e = threeSigmaE2EWorkload(o);
     const periodMs = v['period-ms'] as number | undefined;

@@ -13,7 +13,7 @@
  *   mis-estimated by a factor of two or more);
  * - tasks per job: a bounded Pareto on [1, 256] per template (one task = one node);
  * - arrivals: a two-phase hyper-exponential process with c_a² = 4 (§5), jobs drawn until their
- *   work (node × hours) is `load` × the cluster over `hours` (§5: 1.4), their arrivals spread
+ *   work (node × time) is `load` × the cluster over `durationMs` (§5: 1.4), their arrivals spread
  *   over the window;
  * - half the jobs SLO, half best-effort (§5); an SLO job's deadline is arrival + (1 + slack) ×
  *   its runtime, slack drawn from `slackPct` (§5: 20, 40, 60, 80 %); it prefers a random 75 % of
@@ -67,9 +67,11 @@ export interface ThreeSigmaE2EOptions {
   readonly seed?: number;
   /** Nodes (one slot each). Default 256 (SC256). */
   readonly nodes?: number;
-  /** Length of the arrival window, h. Default 5. */
+  /** Length of the arrival window, ms. Default 5 h (18,000,000). */
+  readonly durationMs?: number;
+  /** @deprecated hours: use `durationMs` (giving both is an error). */
   readonly hours?: number;
-  /** Offered load: node × hours submitted / (nodes × hours). Default 1.4. */
+  /** Offered load: node × time submitted / (nodes × the window). Default 1.4. */
   readonly load?: number;
   /** Share of jobs that are SLO jobs. Default 0.5. */
   readonly sloShare?: number;
@@ -158,7 +160,7 @@ export function hyperExponentialGap(rng: Rng, meanMs: number, c2: number): numbe
 
 interface Resolved {
   nodes: number;
-  hours: number;
+  durationMs: number;
   load: number;
   sloShare: number;
   slackPct: readonly number[];
@@ -175,9 +177,10 @@ interface Resolved {
 }
 
 function resolve(o: ThreeSigmaE2EOptions): Resolved {
+  if (o.hours !== undefined && o.durationMs !== undefined) throw new Error('hours is replaced by durationMs, which is given too: give only durationMs');
   const r: Resolved = {
     nodes: o.nodes ?? 256,
-    hours: o.hours ?? 5,
+    durationMs: o.durationMs ?? (o.hours !== undefined ? o.hours * HOUR_MS : 5 * HOUR_MS),
     load: o.load ?? 1.4,
     sloShare: o.sloShare ?? 0.5,
     slackPct: o.slackPct ?? [20, 40, 60, 80],
@@ -194,7 +197,7 @@ function resolve(o: ThreeSigmaE2EOptions): Resolved {
   };
   if (o.meanTasks === undefined) r.meanTasks = Math.max(2, (10 * r.nodes) / 256);
   if (!(Number.isInteger(r.nodes) && r.nodes >= 1)) throw new Error(`nodes must be a positive integer, got ${r.nodes}`);
-  if (!(r.hours > 0)) throw new Error(`hours must be > 0, got ${r.hours}`);
+  if (!(r.durationMs > 0)) throw new Error(`durationMs must be > 0, got ${r.durationMs}`);
   if (!(r.load > 0)) throw new Error(`load must be > 0, got ${r.load}`);
   if (!(r.sloShare >= 0 && r.sloShare <= 1)) throw new Error(`sloShare must be in [0, 1], got ${r.sloShare}`);
   if (r.slackPct.length === 0 || r.slackPct.some((s) => !(s >= 0))) throw new Error(`slack choices must be ≥ 0 %, got ${r.slackPct.join(', ')}`);
@@ -251,7 +254,7 @@ export function threeSigmaE2EWorkload(o: ThreeSigmaE2EOptions = {}): ThreeSigmaE
   const seed = o.seed ?? 1;
   const rng = new Rng(seed);
   const templates = makeTemplates(rng, r);
-  const windowMs = r.hours * HOUR_MS;
+  const windowMs = r.durationMs;
 
   // Jobs until their work is the offered load exactly (a heavy-tailed job size would otherwise
   // make a short window's load differ by seed), then their arrivals: hyper-exponential gaps
@@ -331,7 +334,7 @@ export function threeSigmaE2EWorkload(o: ThreeSigmaE2EOptions = {}): ThreeSigmaE
 
   return {
     workload: {
-      name: `3sigma-e2e(load ${r.load}, ${r.hours} h, ${r.nodes} nodes)`,
+      name: `3sigma-e2e(load ${r.load}, ${r.durationMs / HOUR_MS} h, ${r.nodes} nodes)`,
       jobs,
       cluster: { nodes: r.nodes, cores: NODE_SHAPE.cores, memoryMBPerNode: NODE_SHAPE.memoryMB },
     },
