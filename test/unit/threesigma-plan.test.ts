@@ -4,6 +4,7 @@ import { fromWeighted, pointMass } from '../../src/policies/threesigma/distribut
 import { isFeasible, solveGreedy, solvePlan, solverAvailability, type PlanProblem } from '../../src/policies/threesigma/milp.js';
 import { threeSigmaParamsSchema } from '../../src/policies/threesigma/params.js';
 import {
+  cycleDeadline,
   cycleProblem,
   expectedUse,
   extendUnderestimate,
@@ -359,5 +360,100 @@ describe('3Sigma equivalence sets: preferred nodes and anywhere (§4.3.3, §5)',
   it('offers every start up to fineStartSlices, every second one after', () => {
     expect(startSlices(8, 4)).toEqual([0, 1, 2, 3, 4, 6]);
     expect(startSlices(8, 8)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+});
+
+describe('3Sigma cycle budget (solver.cycleBudgetMs)', () => {
+  // Sixteen jobs on a cluster a quarter taken: more options than fit, so the solver has work to do.
+  const pending: JobToPlan[] = Array.from({ length: 16 }, (_, j) => ({
+    id: `j${j}`,
+    kind: j % 2 === 0 ? 'slo' : 'bestEffort',
+    submittedAtMs: 0,
+    ...(j % 2 === 0 ? { deadlineMs: (8 + (j % 7) * 3) * MIN } : {}),
+    demand: [0.04 + (j % 5) * 0.01, 0.03 + (j % 3) * 0.02],
+    distribution: fromWeighted([(2 + (j % 4)) * MIN, (5 + (j % 6)) * MIN, (9 + (j % 3)) * MIN], [1 + (j % 2), 2, 1]),
+  }));
+  const running: RunningJobToPlan[] = Array.from({ length: 10 }, (_, j) => ({
+    id: `r${j}`,
+    kind: 'bestEffort',
+    submittedAtMs: 0,
+    demand: [0.025, 0.025],
+    distribution: fromWeighted([4 * MIN, 12 * MIN], [1, 1]),
+    runningSinceMs: 0,
+  }));
+  const withSolver = (solver: Record<string, unknown>) => threeSigmaParamsSchema.parse({ sliceMs: 150_000, planAheadMs: 20 * MIN, solver });
+  const budgeted = withSolver({ timeLimitMs: 500, cycleBudgetMs: 1_000 });
+  // Clocks of a cycle that started at 0: one read 5 s later (a 1 s budget long spent), one still at its start.
+  const spent = { startedAtMs: 0, nowMs: () => 5_000 };
+  const fresh = { startedAtMs: 0, nowMs: () => 0 };
+  const limits = { maxNodes: 200, relativeGap: 0.001, timeLimitMs: 500 };
+
+  it('with the budget spent before the solve, the warm start (greedy packing) is the plan: feasible, not solved, and it says so', () => {
+    const cp = cycleProblem(MIN, pending, running, budgeted);
+    const greedy = solveGreedy(cp.problem, 'comparison');
+    const cut = solvePlan(cp.problem, { ...limits, deadline: cycleDeadline(budgeted, spent) });
+    expect(cut.budgetSpent).toMatch(/^cycle budget spent \(0 ms left, a solve needs 50 ms\): greedy packing kept, not solved$/);
+    expect(cut.status).toBe(cut.budgetSpent);
+    expect(cut.solveMs).toBe(0);
+    expect(isFeasible(cp.problem, cut.chosen, cut.preempted)).toBe(true);
+    expect(cut.chosen).toEqual(greedy.chosen);
+    expect(cut.objective).toBeCloseTo(greedy.objective, 9);
+
+    // Through planCycle: every pending job's plan carries the reason, and the starts are the greedy packing's.
+    const plan = planCycle(MIN, pending, running, budgeted, { startMs: {} }, undefined, spent);
+    expect(plan.solution.status).toBe(cut.status);
+    expect(plan.pending.every((j) => j.budgetSpent === cut.budgetSpent)).toBe(true);
+    const greedyPlan = planCycle(MIN, pending, running, withSolver({ kind: 'greedy' }));
+    expect(plan.pending.map((j) => j.startSlice)).toEqual(greedyPlan.pending.map((j) => j.startSlice));
+  });
+
+  it('with the budget spent, the last plan stands when it earns more than the greedy packing (§4.3.6)', () => {
+    const cp = cycleProblem(MIN, pending, running, budgeted);
+    const full = solvePlan(cp.problem, { maxNodes: 200, relativeGap: 0.001 });
+    expect(full.objective).toBeGreaterThan(solveGreedy(cp.problem, 'comparison').objective);
+    const cut = solvePlan({ ...cp.problem, seed: full.chosen }, { ...limits, deadline: cycleDeadline(budgeted, spent) });
+    expect(cut.budgetSpent).toMatch(/last plan kept, not solved/);
+    expect(cut.chosen).toEqual(full.chosen);
+    expect(isFeasible(cp.problem, cut.chosen, cut.preempted)).toBe(true);
+  });
+
+  it('with time left, HiGHS solves, under the smaller of its time limit and what is left', () => {
+    const d = cycleDeadline(budgeted, fresh)!;
+    // The reserve for the work after the solve comes off the budget.
+    expect(d.endsAtMs).toBe(1_000 - budgeted.solver.budgetReserveMs);
+    const plan = planCycle(MIN, pending, running, budgeted, { startMs: {} }, undefined, fresh);
+    expect(plan.solution.solver).toBe('highs');
+    expect(plan.solution.budgetSpent).toBeUndefined();
+    expect(plan.pending.some((j) => j.budgetSpent !== undefined)).toBe(false);
+  });
+
+  it('a null budget, or no time limit (replays), changes nothing however late the cycle: the same plan as before', () => {
+    const none = withSolver({ timeLimitMs: 500, cycleBudgetMs: null });
+    const replay = withSolver({ timeLimitMs: null });
+    expect(cycleDeadline(none, spent)).toBeUndefined();
+    expect(cycleDeadline(replay, spent)).toBeUndefined();
+    for (const p of [none, replay]) {
+      const late = planCycle(MIN, pending, running, p, { startMs: {} }, undefined, spent);
+      const untimed = planCycle(MIN, pending, running, p);
+      // What the solver alone gives on the cycle's problem, with the limits it had before budgets.
+      const direct = solvePlan(cycleProblem(MIN, pending, running, p).problem, {
+        maxNodes: p.solver.maxNodes,
+        relativeGap: p.solver.relativeGap,
+        ...(p.solver.timeLimitMs !== null ? { timeLimitMs: p.solver.timeLimitMs } : {}),
+      });
+      const { solveMs: _a, ...lateMeta } = late.solution;
+      const { solveMs: _b, ...untimedMeta } = untimed.solution;
+      expect(late.pending).toEqual(untimed.pending);
+      expect(late.running).toEqual(untimed.running);
+      expect(lateMeta).toEqual(untimedMeta);
+      expect(late.solution.solver).toBe('highs');
+      expect(late.solution.budgetSpent).toBeUndefined();
+      expect(late.solution.objective).toBe(direct.objective);
+    }
+  });
+
+  it('refuses a budget that the reserve and the shortest solve already fill', () => {
+    expect(() => withSolver({ cycleBudgetMs: 140, budgetReserveMs: 100, minSolveMs: 50 })).toThrow(/must exceed budgetReserveMs \+ minSolveMs/);
+    expect(withSolver({}).solver).toMatchObject({ timeLimitMs: 500, cycleBudgetMs: 1_000, budgetReserveMs: 100, minSolveMs: 50 });
   });
 });

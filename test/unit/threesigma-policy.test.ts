@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Decision } from '../../src/core/actions.js';
 import { res } from '../../src/core/resources.js';
 import type { AppView } from '../../src/core/model.js';
@@ -239,5 +239,46 @@ describe('3Sigma policy', () => {
     expect(() => threeSigmaParamsSchema.parse({ priorities: { start: 1, defer: 1 } })).toThrow(/start > defer/);
     expect(() => threeSigmaParamsSchema.parse({ planAheadMs: 86_400_000, sliceMs: 1_000 })).toThrow(/at most 200 slices/);
     expect(threeSigmaParamsSchema.parse({})).toMatchObject({ sliceMs: 150_000, planAheadMs: 1_200_000, predictor: { maxBins: 80, rollingAlpha: 0.6 } });
+  });
+});
+
+describe('3Sigma policy: the cycle budget (solver.cycleBudgetMs)', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  const cycle = (p: ThreeSigmaParams) => {
+    const state = trained(p, [
+      { name: 'report', runtimeMs: 5 * MIN },
+      { name: 'etl', runtimeMs: 5 * MIN },
+    ]);
+    const s = snap(MIN, cluster, [], {
+      apps: [pendingApp('report-7', { submittedAtMs: 0 }), pendingApp('etl-7', { submittedAtMs: MIN, tags: sloTags(8 * MIN) })],
+    });
+    return threeSigmaPolicy.decide({ snapshot: s, params: p, state });
+  };
+
+  it('a cycle whose budget is spent before the solve applies the warm start, and its decisions say so', () => {
+    // A monotonic clock that moves 2 s at every read: the 1 s budget is gone by the solve.
+    let t = 0;
+    vi.spyOn(performance, 'now').mockImplementation(() => (t += 2_000));
+    const out = cycle(params());
+    expect(out.state.lastPlan).toMatchObject({ solver: 'greedy', pending: 2, startNow: 1, deferred: 1 });
+    expect(out.state.lastPlan!.status).toMatch(/^cycle budget spent .*greedy packing kept, not solved$/);
+    const start = out.decisions.find((d) => d.action.kind === 'setAppPriority' && d.action.appId === 'etl-7')!;
+    expect(start.rule).toBe('startPlannedNow');
+    expect(start.reason).toMatch(/plan starts it now.*\[cycle budget spent .*greedy packing kept, not solved\]$/);
+    const deferred = out.decisions.find((d) => d.action.kind === 'setAppPriority' && d.action.appId === 'report-7')!;
+    expect(deferred.rule).toBe('deferToPlannedStart');
+    expect(deferred.reason).toMatch(/\[cycle budget spent/);
+    expect(out.notes?.at(-1)).toMatch(/plan \(greedy, cycle budget spent/);
+  });
+
+  it('with a null budget the same late clock changes nothing: HiGHS solves and the decisions are those of an untimed cycle', () => {
+    const none = params({ solver: { cycleBudgetMs: null } });
+    const untimed = cycle(none);
+    let t = 0;
+    vi.spyOn(performance, 'now').mockImplementation(() => (t += 2_000));
+    const late = cycle(none);
+    expect(late.state.lastPlan).toMatchObject({ solver: 'highs' });
+    expect(late.decisions.map((d) => [d.rule, d.action, d.reason])).toEqual(untimed.decisions.map((d) => [d.rule, d.action, d.reason]));
   });
 });

@@ -55,6 +55,18 @@ export interface SolverLimits {
   readonly relativeGap: number;
   /** Wall-clock limit, ms; undefined in replays (a time limit makes runs differ). */
   readonly timeLimitMs?: number;
+  /** The cycle's budget (live only): the solve ends by then, or is not started. */
+  readonly deadline?: SolveDeadline;
+}
+
+/** When the cycle's budget runs out, on a monotonic clock, and the shortest solve worth starting. */
+export interface SolveDeadline {
+  /** Reading of `clockMs` by which the solve must end. */
+  readonly endsAtMs: number;
+  /** With less than this left, no solve is started: the warm start is the plan. */
+  readonly minSolveMs: number;
+  /** A monotonic clock, ms (`performance.now`). */
+  readonly clockMs: () => number;
 }
 
 export interface PlanSolution {
@@ -70,6 +82,8 @@ export interface PlanSolution {
   readonly solveMs: number;
   /** HiGHS's relative MIP gap when its run ended (absent when HiGHS was not called). */
   readonly mipGap?: number;
+  /** Set when the cycle's budget left too little to solve: the warm start is the plan, and why. */
+  readonly budgetSpent?: string;
   readonly columns: number;
   readonly rows: number;
   readonly nonzeros: number;
@@ -203,14 +217,38 @@ export function solvePlan(p: PlanProblem, limits: SolverLimits): PlanSolution {
   const greedy = solveGreedy(p, 'optimal: every job has its best option');
   if (everyJobHasItsBestOption(p, greedy.chosen)) return greedy;
   if (!highs) return solveGreedy(p, `HiGHS unavailable: ${highsLoadError ?? 'not loaded'}`);
+  const start = startingPlan(p, greedy.chosen);
+  if (limits.deadline && msLeft(limits.deadline) < limits.deadline.minSolveMs) return keepWarmStartWhenBudgetSpent(p, start, limits.deadline);
   try {
-    return solveWithHighs(highs, p, limits, startingPlan(p, greedy.chosen));
+    return solveWithHighs(highs, p, limits, start);
   } catch (e) {
     return solveGreedy(p, `HiGHS failed: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 
-interface StartingPlan {
+function msLeft(d: SolveDeadline): number {
+  return d.endsAtMs - d.clockMs();
+}
+
+/**
+ * The cycle's budget is spent (the predictions, the model or the warm start took it): no solve,
+ * the warm start is the plan — feasible, and never less than the last plan or the greedy packing.
+ */
+export function keepWarmStartWhenBudgetSpent(p: PlanProblem, start: StartingPlan, d: SolveDeadline): PlanSolution {
+  const why = `cycle budget spent (${Math.max(0, msLeft(d)).toFixed(0)} ms left, a solve needs ${d.minSolveMs} ms): ${start.from} kept, not solved`;
+  return {
+    chosen: [...start.chosen],
+    preempted: p.preemptions.map(() => false),
+    objective: start.objective,
+    solver: 'greedy',
+    status: why,
+    solveMs: 0,
+    budgetSpent: why,
+    ...sizeOf(p),
+  };
+}
+
+export interface StartingPlan {
   readonly chosen: readonly number[];
   readonly objective: number;
   readonly from: 'last plan' | 'greedy packing';
@@ -290,7 +328,11 @@ function solveWithHighs(h: Highs, p: PlanProblem, limits: SolverLimits, start: S
     },
     (model): PlanSolution => {
       model.options.set({ output_flag: false, random_seed: 0, mip_max_nodes: limits.maxNodes, mip_rel_gap: limits.relativeGap, ...BOUNDED_EFFORT });
-      if (limits.timeLimitMs !== undefined) model.options.set('time_limit', limits.timeLimitMs / 1000);
+      // Passing the model took time too: what is left of the budget is read just before the run.
+      const left = limits.deadline ? msLeft(limits.deadline) : Infinity;
+      if (limits.deadline && left < limits.deadline.minSolveMs) return keepWarmStartWhenBudgetSpent(p, start, limits.deadline);
+      const timeLimitMs = Math.min(limits.timeLimitMs ?? Infinity, left);
+      if (timeLimitMs !== Infinity) model.options.set('time_limit', timeLimitMs / 1000);
       const startValues = new Array<number>(numCols).fill(0);
       for (const o of start.chosen) if (o >= 0) startValues[o] = 1;
       model.setSolution({ colValue: startValues });

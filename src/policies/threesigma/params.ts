@@ -120,7 +120,7 @@ export const threeSigmaParamsSchema = z
         maxNodes: z.number().int().min(1).max(10_000_000).default(200),
         relativeGap: z.number().min(0).max(1).default(0.001),
         /**
-         * Wall-clock limit per solve, ms (docs/decisions.md: 500 keeps a 200-job cycle within 1 s);
+         * Wall-clock limit per solve, ms, at most (`cycleBudgetMs` may leave it less; docs/decisions.md);
          * null: none, for replays that must not depend on the machine's speed.
          */
         timeLimitMs: z
@@ -130,6 +130,23 @@ export const threeSigmaParamsSchema = z
           .max(10 * MINUTE)
           .nullable()
           .default(500),
+        /**
+         * Wall-clock budget of one cycle, ms, from the start of `decide` to its decisions: the solve
+         * gets what the predictions, the model build and the warm start leave (at most
+         * `timeLimitMs`), and with less than `minSolveMs` left the warm start is the plan. null: none.
+         * Only with a time limit: a replay's `timeLimitMs: null` keeps wall clocks out of the plan.
+         */
+        cycleBudgetMs: z
+          .number()
+          .int()
+          .min(100)
+          .max(10 * MINUTE)
+          .nullable()
+          .default(1_000),
+        /** Of the budget, kept for what follows the solve (HiGHS stopping past its limit, reading its solution, the decisions), ms. */
+        budgetReserveMs: z.number().int().min(0).max(MINUTE).default(100),
+        /** A solve is started only with at least this long left of the budget, ms; with less, the warm start stands. */
+        minSolveMs: z.number().int().min(1).max(MINUTE).default(50),
       })
       .strict()
       .default({}),
@@ -157,6 +174,9 @@ export const threeSigmaParamsSchema = z
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['planAheadMs'], message: `must be a whole number of slices (sliceMs ${p.sliceMs})` });
     else if (p.planAheadMs / p.sliceMs > 200)
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['planAheadMs'], message: `at most 200 slices (sliceMs ${p.sliceMs})` });
+    const s = p.solver;
+    if (s.cycleBudgetMs !== null && s.budgetReserveMs + s.minSolveMs >= s.cycleBudgetMs)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['solver', 'cycleBudgetMs'], message: 'must exceed budgetReserveMs + minSolveMs' });
     const pr = p.priorities;
     if (!(pr.start > pr.defer && pr.defer >= pr.noUtility && (pr.startAnywhere === undefined || (pr.start >= pr.startAnywhere && pr.startAnywhere > pr.defer))))
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['priorities'], message: 'need start > defer ≥ noUtility and start ≥ startAnywhere > defer' });

@@ -12,7 +12,7 @@
  * Demands and capacities are fractions of the cluster per resource (vcores, memory).
  */
 import { conditionalOnElapsed, longest, pointMass, scaled, survival, type RuntimeDistribution } from './distribution.js';
-import { solveGreedy, solvePlan, type PlanOption, type PlanProblem, type PlanSolution } from './milp.js';
+import { solveGreedy, solvePlan, type PlanOption, type PlanProblem, type PlanSolution, type SolveDeadline } from './milp.js';
 import type { ThreeSigmaParams } from './params.js';
 import { chanceWithinWindow, expectedUtility, type UtilityCurve } from './utility.js';
 
@@ -76,6 +76,8 @@ export interface JobPlan {
   readonly hasUtility: boolean;
   /** Over-estimate handling was applied to its utility (§4.2.2). */
   readonly overestimateHandled: boolean;
+  /** Set when the cycle's budget left no time to solve: the plan is the warm start, and why. */
+  readonly budgetSpent?: string;
 }
 
 export interface RunningPlan {
@@ -204,6 +206,22 @@ export interface CycleProblem {
   readonly setsWithRows: number;
 }
 
+/** When the cycle started, on a monotonic clock, and that clock (ms): what its budget is counted on. */
+export interface CycleClock {
+  readonly startedAtMs: number;
+  readonly nowMs: () => number;
+}
+
+/**
+ * The solve's deadline from the cycle's budget (`solver.cycleBudgetMs`), less what is kept for
+ * the work after the solve; none without a budget or without a time limit (replays).
+ */
+export function cycleDeadline(p: PlanParams, clock: CycleClock): SolveDeadline | undefined {
+  const s = p.solver;
+  if (s.cycleBudgetMs === null || s.timeLimitMs === null) return undefined;
+  return { endsAtMs: clock.startedAtMs + s.cycleBudgetMs - s.budgetReserveMs, minSolveMs: s.minSolveMs, clockMs: clock.nowMs };
+}
+
 /** What seeds the solve (§4.3.6): last cycle's planned start of each job, epoch ms, and its placement. */
 export interface PlanSeed {
   readonly startMs: Readonly<Record<string, number>>;
@@ -212,7 +230,8 @@ export interface PlanSeed {
 
 /**
  * Builds and solves the cycle's MILP. `seed`: last cycle's plan, to start the solver from
- * (§4.3.6) where it is still an option; `nodes`: the nodes' capacities, needed when jobs prefer some.
+ * (§4.3.6) where it is still an option; `nodes`: the nodes' capacities, needed when jobs prefer some;
+ * `clock`: when the cycle started, for its budget (unset: now, on `performance.now`).
  */
 export function planCycle(
   nowMs: number,
@@ -221,7 +240,9 @@ export function planCycle(
   p: PlanParams,
   seed: PlanSeed = { startMs: {} },
   nodes?: PlanNodes,
+  clock?: CycleClock,
 ): CyclePlan {
+  const deadline = cycleDeadline(p, clock ?? { startedAtMs: performance.now(), nowMs: () => performance.now() });
   const { problem, slices, optionStart, optionPlacement, optionUtility, best, handled, runningPlans, preemptable } = cycleProblem(
     nowMs,
     pending,
@@ -237,6 +258,7 @@ export function planCycle(
           maxNodes: p.solver.maxNodes,
           relativeGap: p.solver.relativeGap,
           ...(p.solver.timeLimitMs !== null ? { timeLimitMs: p.solver.timeLimitMs } : {}),
+          ...(deadline ? { deadline } : {}),
         });
 
   const pendingPlans = pending.map((job, j): JobPlan => {
@@ -249,6 +271,7 @@ export function planCycle(
       expectedUtility: o >= 0 ? optionUtility[o] : best[j],
       hasUtility: best[j] > NO_UTILITY,
       overestimateHandled: handled[j],
+      ...(solution.budgetSpent !== undefined ? { budgetSpent: solution.budgetSpent } : {}),
     };
   });
   preemptable.forEach((i, k) => {

@@ -201,6 +201,11 @@ export function preferredNodesOf(app: AppView, nodeIndex: ReadonlyMap<string, nu
   return { nodes, key: raw, slowdown: Number.isFinite(tagged) && tagged >= 1 ? tagged : p.offPreferredSlowdown };
 }
 
+/** When the cycle's budget left no time to solve, the decision says the plan is the warm start. */
+function budgetText(plan: JobPlan): string {
+  return plan.budgetSpent !== undefined ? ` [${plan.budgetSpent}]` : '';
+}
+
 function placementText(plan: JobPlan): string {
   return plan.placement === 'preferred' ? ' on its preferred nodes' : plan.placement === 'anywhere' ? ' anywhere (off its preferred nodes, slower)' : '';
 }
@@ -212,7 +217,7 @@ export function startPlannedNow(app: AppView, job: TrackedJob, plan: JobPlan, p:
     POLICY_NAME,
     'startPlannedNow',
     () =>
-      `${kindText(job, now)}: plan starts it now${placementText(plan)}, expected utility ${utilityText(plan.expectedUtility)}${plan.overestimateHandled ? ' (over-estimate handling: utility decays past the deadline)' : ''}; ${predictionText(job)}`,
+      `${kindText(job, now)}: plan starts it now${placementText(plan)}, expected utility ${utilityText(plan.expectedUtility)}${plan.overestimateHandled ? ' (over-estimate handling: utility decays past the deadline)' : ''}; ${predictionText(job)}${budgetText(plan)}`,
   );
 }
 
@@ -224,7 +229,7 @@ export function deferToPlannedStart(app: AppView, job: TrackedJob, plan: JobPlan
       plan.startSlice === undefined
         ? 'no room for it in the plan-ahead window'
         : `plan starts it in ${secondsText(plan.startSlice * sliceMs)}${placementText(plan)}`;
-    return `${kindText(job, now)}: ${when}, expected utility ${utilityText(plan.expectedUtility)}; ${predictionText(job)}`;
+    return `${kindText(job, now)}: ${when}, expected utility ${utilityText(plan.expectedUtility)}; ${predictionText(job)}${budgetText(plan)}`;
   });
 }
 
@@ -353,6 +358,8 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
   updatesStateInPlace: true,
   initialState: () => ({ predictor: emptyPredictor(), jobs: {} }),
   decide({ snapshot, params: p, state }) {
+    // The cycle's budget counts from here, on a monotonic clock (the snapshot's time is the cluster's, not this process's).
+    const cycleStartedMs = performance.now();
     const now = snapshot.nowMs;
     const notes: string[] = [];
     const decisions: Decision[] = [];
@@ -488,6 +495,7 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
       p,
       { startMs: seeds, placement: seedPlacement },
       planNodes,
+      { startedAtMs: cycleStartedMs, nowMs: () => performance.now() },
     );
     const planMs = performance.now() - planStartedMs;
 
