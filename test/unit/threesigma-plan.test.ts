@@ -453,7 +453,7 @@ describe('3Sigma cycle budget (solver.cycleBudgetMs)', () => {
   });
 
   it('refuses a budget that the reserve and the shortest solve already fill', () => {
-    expect(() => withSolver({ cycleBudgetMs: 140, budgetReserveMs: 100, minSolveMs: 50 })).toThrow(/must exceed budgetReserveMs \+ minSolveMs/);
-    expect(withSolver({}).solver).toMatchObject({ timeLimitMs: 500, cycleBudgetMs: 1_000, budgetReserveMs: 100, minSolveMs: 50 });
+    expect(() => withSolver({ cycleBudgetMs: 140, budgetReserveMs: 90, minSolveMs: 50 })).toThrow(/must exceed budgetReserveMs \+ minSolveMs/);
+    expect(withSolver({}).solver).toMatchObject({ timeLimitMs: 500, cycleBudgetMs: 1_000, budgetReserveMs: 250, minSolveMs: 50 });
   });
 });

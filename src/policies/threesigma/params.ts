@@ -144,7 +144,7 @@ export const threeSigmaParamsSchema = z
           .nullable()
           .default(1_000),
         /** Of the budget, kept for what follows the solve (HiGHS stopping past its limit, reading its solution, the decisions), ms. */
-        budgetReserveMs: z.number().int().min(0).max(MINUTE).default(100),
+        budgetReserveMs: z.number().int().min(0).max(MINUTE).default(250),
         /** A solve is started only with at least this long left of the budget, ms; with less, the warm start stands. */
         minSolveMs: z.number().int().min(1).max(MINUTE).default(50),
       })
