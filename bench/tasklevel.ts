@@ -127,8 +127,8 @@ function freshRun(r: Replay, c: Config): { replayS: number; commandS: number } |
   const t0 = performance.now();
   const out = execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 256 << 20 });
   const commandS = (performance.now() - t0) / 1000;
-  const json = JSON.parse(out) as { wallSeconds: number };
-  return { replayS: json.wallSeconds, commandS };
+  const json = JSON.parse(out) as { wallMs: number };
+  return { replayS: json.wallMs / 1000, commandS };
 }
 
 export async function runTaskLevelBench(argv: string[]): Promise<void> {

@@ -18,6 +18,7 @@
  */
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { secondsToMs } from '../src/sim/json-ms.js';
 import { threeSigmaE2EWorkload, type ThreeSigmaE2EOptions } from '../src/sim/workloads/threesigma.js';
 import { runE2E, type E2EMetrics, type ThreeSigmaVariant } from '../src/sim/workloads/threesigma-run.js';
 
@@ -70,9 +71,24 @@ interface Row {
 }
 
 const HOUR_MS = 3_600_000;
-/** A saved row, its window in `hours` in files written before `durationMs`. */
-type SavedRow = Omit<Row, 'durationMs'> & { durationMs?: number; hours?: number };
-const savedRow = ({ hours, ...r }: SavedRow): Row => ({ ...r, durationMs: r.durationMs ?? (hours as number) * HOUR_MS });
+/** Metrics saved before they were in ms: best-effort latencies in seconds, `wallSeconds`. */
+type SecondsMetrics = Omit<E2EMetrics, 'bestEffort' | 'wallMs'> & {
+  bestEffort: { jobs: number; meanLatency: number; p50Latency: number; p99Latency: number };
+  wallSeconds: number;
+};
+/** A saved row; files written before `durationMs` have the window in `hours` and metrics in seconds. */
+type SavedRow = Omit<Row, 'durationMs' | 'm'> & { durationMs?: number; hours?: number; m: E2EMetrics | SecondsMetrics };
+const savedMetrics = (m: E2EMetrics | SecondsMetrics): E2EMetrics => {
+  if (!('wallSeconds' in m)) return m;
+  const { bestEffort: b, wallSeconds, ...rest } = m;
+  const ms = secondsToMs;
+  return {
+    ...rest,
+    bestEffort: { jobs: b.jobs, meanLatencyMs: ms(b.meanLatency), p50LatencyMs: ms(b.p50Latency), p99LatencyMs: ms(b.p99Latency) },
+    wallMs: ms(wallSeconds),
+  };
+};
+const savedRow = ({ hours, m, ...r }: SavedRow): Row => ({ ...r, durationMs: r.durationMs ?? (hours as number) * HOUR_MS, m: savedMetrics(m) });
 
 interface Experiment {
   fig: number;
@@ -117,7 +133,7 @@ if (!args.from) {
             first = false;
           }
           log(
-            `fig ${e.fig} x=${x} seed ${seed} ${v}: miss ${(100 * m.slo.missRate).toFixed(1)} %, goodput ${m.goodputMachineHours.toFixed(1)} M-h, BE ${m.bestEffort.meanLatency.toFixed(0)} s, ${m.wallSeconds.toFixed(0)} s`,
+            `fig ${e.fig} x=${x} seed ${seed} ${v}: miss ${(100 * m.slo.missRate).toFixed(1)} %, goodput ${m.goodputMachineHours.toFixed(1)} M-h, BE ${(m.bestEffort.meanLatencyMs / 1000).toFixed(0)} s, ${(m.wallMs / 1000).toFixed(0)} s`,
           );
         }
       }
@@ -144,7 +160,7 @@ for (const e of experiments) {
     const cell = (v: ThreeSigmaVariant) => {
       const rs = mine.filter((r) => r.x === x && r.m.variant === v).map((r) => r.m);
       if (rs.length === 0) return '–';
-      return `${(100 * mean(rs.map((m) => m.slo.missRate))).toFixed(1)} / ${mean(rs.map((m) => m.goodputMachineHours)).toFixed(1)} / ${mean(rs.map((m) => m.bestEffort.meanLatency)).toFixed(0)}`;
+      return `${(100 * mean(rs.map((m) => m.slo.missRate))).toFixed(1)} / ${mean(rs.map((m) => m.goodputMachineHours)).toFixed(1)} / ${(mean(rs.map((m) => m.bestEffort.meanLatencyMs)) / 1000).toFixed(0)}`;
     };
     process.stdout.write(`| ${e.fig === 7 ? 'miss / goodput / BE' : x} | ${variants.map(cell).join(' | ')} |\n`);
   }

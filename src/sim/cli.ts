@@ -7,12 +7,13 @@
  *       [--json] [--per-job] [--plot FILE.svg] [--plot-metric jct|slowdown] [--log-x] [--html FILE.html]
  *
  * With `--json`, stdout is exactly one JSON object (one policy: the run summary; several: an
- * object with `runs`). A progress bar goes to stderr when stderr is a terminal.
+ * object with `runs`), every duration in it in milliseconds (`…Ms`, src/sim/json-ms.ts). A progress bar goes to stderr when stderr is a terminal.
  */
 import { writeFileSync } from 'node:fs';
 import type { AllocatorFactory } from './allocator.js';
 import { cdfSvg } from './metrics.js';
-import { lookupPolicy, simulate, summary, type SimulateResult } from './simulate.js';
+import { simulateJson } from './json-ms.js';
+import { lookupPolicy, simulate, type SimulateResult } from './simulate.js';
 import { settleJitForReplays } from './jit.js';
 import { buildParams, cutoffMsFlag, readFlags, UsageError, type FlagSpec } from './params.js';
 import { resolveWorkload } from './workloads/index.js';
@@ -25,6 +26,7 @@ const USAGE = `usage: schedbrain simulate --workload <kairos-heavy|kairos-unifor
   [--delay-ms X] [--period-ms P] [--allocator fifo|capacity] [--cutoff-ms X] [--task-jitter J]
   [--json] [--per-job] [--plot FILE.svg] [--plot-metric jct|slowdown] [--log-x] [--html FILE.html]
 --cutoff-ms: short/long cutoff on mean task duration (--cutoff, in seconds, is deprecated).
+--json: durations in milliseconds (jct.p50Ms, makespanMs, wallMs, perJob[].jctMs, ...); the text report is in seconds.
 --workload also takes a trace recorded with 'schedbrain record' (JSON lines); --html writes one
 self-contained page with the runs side by side and their CDFs.
 With several policies (compared on the same workload and plotted together), prefix --set keys
@@ -235,7 +237,7 @@ export async function runSimulateCommand(argv: string[]): Promise<number> {
       const { simulationReportHtml } = await import('./report-html.js');
       writeFileSync(args.html, simulationReportHtml(results, { logX: args.logX, recordedJctS: recorded?.map((j) => j.recordedJctS), notes: provenance }));
     }
-    const out = (r: SimulateResult): object => (args.perJob ? { ...summary(r), perJob: r.perJob } : summary(r));
+    const out = (r: SimulateResult): object => simulateJson(r, args.perJob);
     if (args.json) {
       process.stdout.write(`${JSON.stringify(results.length === 1 ? out(results[0]) : { runs: results.map(out) })}\n`);
     } else {

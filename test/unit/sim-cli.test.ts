@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildParams, parseValue, runSimulateCommand } from '../../src/sim/cli.js';
+import { simulate } from '../../src/sim/simulate.js';
 import { getPolicy } from '../../src/policies/index.js';
 import { captureStdio } from '../support/capture-stdio.js';
 
@@ -18,15 +19,37 @@ describe('schedbrain simulate', () => {
     expect(code).toBe(0);
     const o = JSON.parse(io.out());
     expect(o.jobs).toBe(20);
-    for (const k of ['p50', 'p90', 'p99', 'mean']) {
+    for (const k of ['p50Ms', 'p90Ms', 'p99Ms', 'meanMs']) {
       expect(typeof o.jct[k]).toBe('number');
       expect(o.short).toHaveProperty(k);
       expect(o.long).toHaveProperty(k);
     }
-    expect(typeof o.wallSeconds).toBe('number');
+    expect(typeof o.wallMs).toBe('number');
     expect(o.records).toBeUndefined();
     // Not a TTY: no progress bar.
     expect(io.err()).toBe('');
+  });
+
+  it("--json writes every duration in milliseconds: the run's figures in seconds × 1000", async () => {
+    const io = capture();
+    const code = await runSimulateCommand(['--workload', 'sample:tiny', '--policy', 'fifo', '--json', '--per-job', '--seed', '3']);
+    vi.restoreAllMocks();
+    expect(code).toBe(0);
+    const o = JSON.parse(io.out());
+    const r = simulate({ workload: 'sample:tiny', policy: 'fifo', seed: 3 });
+    expect(o.jct.count).toBe(20);
+    for (const k of ['p50', 'p90', 'p99', 'mean', 'max'] as const) {
+      expect(o.jct[`${k}Ms`]).toBeCloseTo(r.jct[k] * 1000, 6);
+      expect(o.short[`${k}Ms`]).toBeCloseTo(r.short[k] * 1000, 6);
+      expect(o.jct).not.toHaveProperty(k);
+    }
+    expect(o.short.slowdown).toEqual(r.short.slowdown);
+    expect(o.makespanMs).toBeCloseTo(r.makespanS * 1000, 6);
+    expect(o.wastedWorkCoreMs).toBe(r.wastedWorkS * 1000);
+    for (const k of ['makespanS', 'wastedWorkS', 'wallSeconds']) expect(o).not.toHaveProperty(k);
+    const rec = r.records.find((x) => x?.appId === o.perJob[0].appId);
+    expect(o.perJob[0]).toMatchObject({ arrivalMs: rec?.arrivalMs, finishMs: rec?.finishMs, jctMs: (rec?.finishMs ?? NaN) - (rec?.arrivalMs ?? NaN) });
+    expect(o.perJob[0]).not.toHaveProperty('jctS');
   });
 
   it('is deterministic across runs', async () => {
@@ -34,7 +57,7 @@ describe('schedbrain simulate', () => {
       const io = capture();
       await runSimulateCommand(['--workload', 'kairos-uniform', '--policy', 'fifo', '--json', '--seed', '9', '--jobs', '30']);
       vi.restoreAllMocks();
-      const { wallSeconds: _w, eventsPerSecond: _e, ...rest } = JSON.parse(io.out());
+      const { wallMs: _w, eventsPerSecond: _e, ...rest } = JSON.parse(io.out());
       return rest;
     };
     expect(await run()).toEqual(await run());

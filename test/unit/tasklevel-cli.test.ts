@@ -31,10 +31,14 @@ describe('schedbrain simulate --policy pigeon|eagle|sparrow', () => {
     for (const r of o.runs) {
       expect(r.workers).toBe(200);
       expect(r.unfinished).toBe(0);
-      for (const k of ['mean', 'p50', 'p90', 'p99']) {
+      for (const k of ['meanMs', 'p50Ms', 'p90Ms', 'p99Ms']) {
         expect(typeof r.short[k]).toBe('number');
         expect(typeof r.long[k]).toBe('number');
       }
+      // Durations in milliseconds, named so.
+      expect(r.makespanMs).toBeGreaterThanOrEqual(r.jct.maxMs);
+      expect(typeof r.wallMs).toBe('number');
+      for (const k of ['makespanS', 'wallSeconds']) expect(r).not.toHaveProperty(k);
     }
     // JSON has no Infinity: strict priority is written "inf".
     expect(o.runs[0].params.weight).toBe('inf');
@@ -52,8 +56,8 @@ describe('schedbrain simulate --policy pigeon|eagle|sparrow', () => {
     expect([ms.code, old.code]).toEqual([0, 0]);
     expect(JSON.parse(ms.out).cutoffMs).toBe(3000);
     expect(old.err).toContain('--cutoff (seconds) is deprecated: read as --cutoff-ms 3000');
-    const { wallSeconds: _a, ...fromMs } = JSON.parse(ms.out);
-    const { wallSeconds: _b, ...fromS } = JSON.parse(old.out);
+    const { wallMs: _a, ...fromMs } = JSON.parse(ms.out);
+    const { wallMs: _b, ...fromS } = JSON.parse(old.out);
     expect(fromS).toEqual(fromMs);
     const both = await runJson(['--cutoff', '3', '--cutoff-ms', '3000']);
     expect(both.code).toBe(2);
@@ -65,7 +69,7 @@ describe('schedbrain simulate --policy pigeon|eagle|sparrow', () => {
       const io = capture();
       await runSimulateCommand(['--workload', 'sample:heavy-tail-yahoo-like', '--policy', 'eagle', '--nodes', '150', '--seed', '8', '--json']);
       vi.restoreAllMocks();
-      const { wallSeconds: _w, ...rest } = JSON.parse(io.out());
+      const { wallMs: _w, ...rest } = JSON.parse(io.out());
       return rest;
     };
     expect(await run()).toEqual(await run());

@@ -160,7 +160,7 @@ describe('3sigma-e2e runs', () => {
     }));
     const all = e2eMetrics(e2e, records);
     expect(all.slo.missRate).toBe(0);
-    expect(all.bestEffort.meanLatency).toBe(60);
+    expect(all.bestEffort.meanLatencyMs).toBe(60_000);
     const late = e2eMetrics(
       e2e,
       records.map((r, i) => (jobs[i].deadlineMs !== undefined ? { ...r, finishMs: (jobs[i].deadlineMs as number) + 1 } : r)),
@@ -213,7 +213,9 @@ describe('schedbrain simulate --workload 3sigma-e2e', () => {
       '--json',
     ]);
     expect(r.code).toBe(0);
-    const j = JSON.parse(r.out) as { runs: { variant: string; slo: { missRate: number }; goodputMachineHours: number; bestEffort: { meanLatency: number } }[] };
+    const j = JSON.parse(r.out) as {
+      runs: { variant: string; slo: { missRate: number }; goodputMachineHours: number; bestEffort: { meanLatencyMs: number } }[];
+    };
     expect(j.runs.map((x) => x.variant)).toEqual(['prio', 'point-real']);
     for (const x of j.runs) {
       expect(x.slo.missRate).toBeGreaterThanOrEqual(0);
@@ -228,7 +230,7 @@ describe('schedbrain simulate --workload 3sigma-e2e', () => {
     expect(hours.code).toBe(0);
     expect(hours.err).toMatch(/--hours \(hours\) is deprecated: read as --duration-ms 900000/);
     const runOf = (out: string) => {
-      const { wallSeconds: _wall, cycle: _cycle, ...rest } = JSON.parse(out) as Record<string, unknown>;
+      const { wallMs: _wall, cycle: _cycle, ...rest } = JSON.parse(out) as Record<string, unknown>;
       return rest;
     };
     expect(runOf(hours.out)).toEqual(runOf(ms.out));

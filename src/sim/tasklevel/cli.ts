@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { taskLevelJson } from '../json-ms.js';
 import { cutoffMsFlag, parseValue, UsageError } from '../params.js';
 import { resolveWorkload } from '../workloads/index.js';
 import { TASK_LEVEL_SCHEDULERS, isTaskLevelScheduler, runTaskLevel, type TaskLevelResult, type TaskLevelSchedulerName } from './index.js';
@@ -21,7 +22,7 @@ function parameterNames(schema: z.ZodTypeAny): string[] {
 const USAGE = `usage: schedbrain simulate --workload <sample:NAME|PATH.tr> --policy pigeon|eagle|sparrow[,...]
   [--nodes N] [--cores C] [--seed S] [--jobs N] [--cutoff-ms X] [--set key=value ...] [--json] [--per-job]
 Task-level schedulers on one-slot workers (N x C of them; default the trace's cluster, 4,000 for
-Yahoo). Times in parameters and --cutoff-ms are milliseconds (--cutoff, in seconds, is deprecated). With several policies, prefix --set keys with the
+Yahoo). Times in parameters, --cutoff-ms and the --json output are milliseconds (--cutoff, in seconds, is deprecated). With several policies, prefix --set keys with the
 policy name (--set pigeon.weight=20). Parameters:
 ${Object.entries(TASK_LEVEL_SCHEDULERS)
   .map(([name, s]) => `  ${name}: ${parameterNames(s.paramsSchema).join(', ')}`)
@@ -151,7 +152,7 @@ export async function runTaskLevelSimulate(argv: readonly string[]): Promise<num
       }),
     );
     if (values.json) {
-      const out = results.length === 1 ? results[0] : { runs: results };
+      const out = results.length === 1 ? taskLevelJson(results[0]) : { runs: results.map(taskLevelJson) };
       process.stdout.write(`${JSON.stringify(out, jsonReplacer)}\n`);
     } else process.stdout.write(`${results.map(report).join('\n\n')}\n`);
     return results.some((r) => r.unfinished > 0) ? 1 : 0;

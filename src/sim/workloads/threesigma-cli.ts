@@ -7,7 +7,7 @@
  *       [--period-ms P] [--set key=value …] [--json]
  *
  * JSON per run: `slo.{jobs,met,missed,missRate}`, `goodputMachineHours`,
- * `bestEffort.{jobs,meanLatency,p50Latency,p99Latency}` (seconds), `cycle.{count,p50Ms,p99Ms,maxMs}`
+ * `bestEffort.{jobs,meanLatencyMs,p50LatencyMs,p99LatencyMs}`, `cycle.{count,p50Ms,p99Ms,maxMs}`
  * (wall time of a policy cycle, solve included), `milp.{solves,columnsP50,columnsMax,rowsMax,nonzerosMax}`.
  */
 import { threeSigmaPolicy } from '../../policies/threesigma/index.js';
@@ -51,9 +51,9 @@ function human(m: E2EMetrics): string {
   return [
     `3sigma-e2e under ${m.variant} (seed ${m.seed}, ${m.jobs} jobs, ${m.unfinished} unfinished)`,
     `  SLO jobs: ${m.slo.jobs}, ${m.slo.missed} missed their deadline (${pct(m.slo.missRate)})`,
-    `  goodput: ${f1(m.goodputMachineHours)} machine-hours; best-effort latency mean ${f1(m.bestEffort.meanLatency)} s, p50 ${f1(m.bestEffort.p50Latency)} s`,
+    `  goodput: ${f1(m.goodputMachineHours)} machine-hours; best-effort latency mean ${f1(m.bestEffort.meanLatencyMs / 1000)} s, p50 ${f1(m.bestEffort.p50LatencyMs / 1000)} s`,
     `  cycles: ${m.cycle.count}, p50 ${f1(m.cycle.p50Ms)} ms, p99 ${f1(m.cycle.p99Ms)} ms; MILP columns p50 ${m.milp.columnsP50}, max ${m.milp.columnsMax} × ${m.milp.rowsMax} rows`,
-    `  preempted containers: ${m.preemptedContainers} (${f1(m.wastedNodeHours)} node-hours of work lost); ${m.wallSeconds.toFixed(1)} s`,
+    `  preempted containers: ${m.preemptedContainers} (${f1(m.wastedNodeHours)} node-hours of work lost); ${(m.wallMs / 1000).toFixed(1)} s`,
   ].join('\n');
 }
 

@@ -74,7 +74,8 @@ export interface E2EMetrics {
   readonly slo: { readonly jobs: number; readonly met: number; readonly missed: number; readonly missRate: number };
   /** Node-hours of work (at nominal runtimes) finished within the arrival window: best-effort jobs, and SLO jobs that met their deadline. */
   readonly goodputMachineHours: number;
-  readonly bestEffort: { readonly jobs: number; readonly meanLatency: number; readonly p50Latency: number; readonly p99Latency: number };
+  /** Best-effort jobs' latency (arrival to finish), ms. */
+  readonly bestEffort: { readonly jobs: number; readonly meanLatencyMs: number; readonly p50LatencyMs: number; readonly p99LatencyMs: number };
   /** Wall time of each policy cycle (prediction, plan and MILP solve), ms. */
   readonly cycle: { readonly count: number; readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number };
   /** Size of the MILP per solved cycle. */
@@ -82,7 +83,8 @@ export interface E2EMetrics {
   readonly preemptedContainers: number;
   readonly wastedNodeHours: number;
   readonly historyLearned: number;
-  readonly wallSeconds: number;
+  /** Wall time of the run, ms. */
+  readonly wallMs: number;
 }
 
 function mergeParams(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
@@ -152,7 +154,7 @@ export function e2eMetrics(
   let met = 0;
   let goodNodeMs = 0;
   let unfinished = 0;
-  const beLatencyS: number[] = [];
+  const beLatencyMs: number[] = [];
   e2e.workload.jobs.forEach((spec, i) => {
     const r = records[i];
     const finish = r && !r.killed ? r.finishMs : undefined;
@@ -164,18 +166,18 @@ export function e2eMetrics(
       if (onTime) met++;
       if (onTime && finish <= e2e.windowMs) goodNodeMs += work;
     } else {
-      if (finish !== undefined) beLatencyS.push((finish - spec.arrivalMs) / 1000);
+      if (finish !== undefined) beLatencyMs.push(finish - spec.arrivalMs);
       if (finish !== undefined && finish <= e2e.windowMs) goodNodeMs += work;
     }
   });
-  beLatencyS.sort((a, b) => a - b);
-  const mean = beLatencyS.length ? beLatencyS.reduce((a, b) => a + b, 0) / beLatencyS.length : NaN;
+  beLatencyMs.sort((a, b) => a - b);
+  const mean = beLatencyMs.length ? beLatencyMs.reduce((a, b) => a + b, 0) / beLatencyMs.length : NaN;
   return {
     jobs: e2e.workload.jobs.length,
     unfinished,
     slo: { jobs: sloJobs, met, missed: sloJobs - met, missRate: sloJobs ? (sloJobs - met) / sloJobs : 0 },
     goodputMachineHours: goodNodeMs / HOUR_MS,
-    bestEffort: { jobs: beLatencyS.length, meanLatency: mean, p50Latency: percentile(beLatencyS, 50), p99Latency: percentile(beLatencyS, 99) },
+    bestEffort: { jobs: beLatencyMs.length, meanLatencyMs: mean, p50LatencyMs: percentile(beLatencyMs, 50), p99LatencyMs: percentile(beLatencyMs, 99) },
   };
 }
 
@@ -206,7 +208,7 @@ export function runE2E(e2e: ThreeSigmaE2E, variant: ThreeSigmaVariant, o: E2ERun
     ...(o.periodMs !== undefined ? { periodMs: o.periodMs } : {}),
   });
   sim.run();
-  const wall = (performance.now() - t0) / 1000;
+  const wallMs = performance.now() - t0;
   const m = e2eMetrics(e2e, sim.records);
   return {
     variant,
@@ -228,6 +230,6 @@ export function runE2E(e2e: ThreeSigmaE2E, variant: ThreeSigmaVariant, o: E2ERun
     preemptedContainers: sim.actionStats.byKind.killContainer?.applied ?? 0,
     wastedNodeHours: sim.wastedCoreMs / HOUR_MS,
     historyLearned: learned.n,
-    wallSeconds: wall,
+    wallMs,
   };
 }
