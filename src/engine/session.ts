@@ -9,7 +9,8 @@
 import { actionSchema, actionTarget, LazyDecision, ListedRanking, type Action, type ActionOf, type Decision, type RankedNodeLists } from '../core/actions.js';
 import type { Capabilities, ClusterBackend } from '../core/backend.js';
 import { RmUnavailableError } from '../core/errors.js';
-import { findQueue, type ClusterSnapshot } from '../core/model.js';
+import { findQueue, type ClusterSnapshot, type QueueView } from '../core/model.js';
+import { dominantShare, type Resources } from '../core/resources.js';
 import { copyStateFor, type AnyPolicy, type PolicyOutput } from '../core/policy.js';
 import { isAlreadyTrue } from '../core/reconcile.js';
 import type { NewJournalEntry, SkipReason } from '../store/journal.js';
@@ -20,7 +21,7 @@ import type { PublishedRanking } from '../store/store.js';
 export interface SafetyLimits {
   /** Actions sent per cycle at most; the rest are journaled `skipped` (limit). */
   readonly maxActionsPerCycle: number;
-  /** Largest change of a queue's capacity (or max capacity) per cycle, in percentage points. */
+  /** Largest change of a queue's capacity (or max capacity) per cycle, in percentage points; for a guarantee in absolute resources, in percent of the parent's memory and of its vcores. */
   readonly maxCapacityStepPct: number;
   /** A node may be advertised with at most this multiple of its physical memory and vcores. */
   readonly maxOvercommitFactor: number;
@@ -222,17 +223,23 @@ export function clampQueueUpdate(
   const update = action.update.map((u) => ({ ...u }));
   const notes: string[] = [];
   const addedParents = new Set(action.add.map((a) => parentOf(a.path)));
-  const groups = new Map<string, Array<{ u: (typeof update)[number]; current: number; delta: number }>>();
+  const groups = new Map<string, Array<{ u: (typeof update)[number]; q: QueueView; current: number; delta: number }>>();
   for (const u of update) {
     const q = findQueue(s.rootQueue, u.path);
-    if (!q || u.capacityPct === undefined) continue;
+    if (!q || (u.capacityPct === undefined && !u.capacityResource)) continue;
     const parent = parentOf(u.path);
     if (addedParents.has(parent)) continue;
     const g = groups.get(parent) ?? [];
-    g.push({ u, current: q.capacityPct, delta: u.capacityPct - q.capacityPct });
+    g.push({ u, q, current: q.capacityPct, delta: (u.capacityPct ?? q.capacityPct) - q.capacityPct });
     groups.set(parent, g);
   }
   for (const [parent, g] of groups) {
+    // A group with a resource vector on either side is stepped in resources, not points.
+    if (g.some((x) => x.u.capacityResource || x.q.capacityResource)) {
+      const note = clampAbsoluteGroup(parent, g, s, stepPct);
+      if (note) notes.push(note);
+      continue;
+    }
     const maxAbs = Math.max(...g.map((x) => Math.abs(x.delta)));
     if (maxAbs <= stepPct + PCT_EPS) continue;
     const factor = stepPct / maxAbs;
@@ -266,6 +273,71 @@ export function clampQueueUpdate(
   }
   if (notes.length === 0) return { action };
   return { action: { ...action, update }, explanation: notes.join('; ') };
+}
+
+/** The resources a parent's children divide: its own vector when absolute, else its share of the cluster (all of it under root). */
+function parentResources(parent: string, s: ClusterSnapshot): Resources {
+  const p = findQueue(s.rootQueue, parent);
+  if (p?.capacityResource) return p.capacityResource;
+  const share = !p || p.path === s.rootQueue.path ? 1 : p.absoluteCapacityPct / 100;
+  return { memoryMB: Math.floor(s.totalCapacity.memoryMB * share), vcores: Math.floor(s.totalCapacity.vcores * share) };
+}
+
+const RESOURCE_FIELDS = ['memoryMB', 'vcores'] as const;
+const fmtVector = (r: Resources) => `[memory=${r.memoryMB},vcores=${r.vcores}]`;
+
+/** ⌊a·b / d⌋ for integers, exact where a float product would not be (d > 0). */
+function floorMulDiv(a: number, b: number, d: number): number {
+  const n = BigInt(a) * BigInt(b);
+  const q = n / BigInt(d);
+  return Number(n % BigInt(d) < 0n ? q - 1n : q);
+}
+
+/**
+ * `clampQueueUpdate` for siblings in absolute-resource mode (or switching to or from it): each
+ * queue moves at most `stepPct` % of the parent's memory and of its vcores (at least one MB or
+ * vcore, or it could never move). As with percentages, all deltas of one resource are scaled by
+ * one factor, so every queue lies between where it is and where the policy wants it, and the
+ * group adds up to no more than the larger of the two sums (within the parent when both are).
+ * Values are whole MB and vcores, rounded down. A percentage queue counts as its share of the
+ * parent. A switch back to percentages is sent only when no queue moves more than a step; until
+ * then the group stays in absolute mode and steps toward the percentages' vectors. Mutates the
+ * group's updates; returns the note, or undefined when nothing was clamped.
+ */
+function clampAbsoluteGroup(
+  parent: string,
+  g: ReadonlyArray<{ u: { path: string; capacityPct?: number; capacityResource?: Resources }; q: QueueView }>,
+  s: ClusterSnapshot,
+  stepPct: number,
+): string | undefined {
+  const total = parentResources(parent, s);
+  const asVector = (pct: number): Resources => ({ memoryMB: Math.floor((pct * total.memoryMB) / 100), vcores: Math.floor((pct * total.vcores) / 100) });
+  const current = g.map((x) => x.q.capacityResource ?? asVector(x.q.capacityPct));
+  const target = g.map((x) => x.u.capacityResource ?? asVector(x.u.capacityPct ?? x.q.capacityPct));
+  const stepped = target.map((t) => ({ ...t }));
+  const scaled: string[] = [];
+  const steps: string[] = [];
+  for (const r of RESOURCE_FIELDS) {
+    const maxAbs = Math.max(...g.map((_, i) => Math.abs(target[i][r] - current[i][r])));
+    const step = (stepPct * total[r]) / 100;
+    const stepUnits = Math.max(1, Math.floor(step));
+    steps.push(`${stepUnits} ${r === 'memoryMB' ? 'MB' : 'vcores'}`);
+    if (maxAbs <= step || maxAbs <= stepUnits) continue;
+    for (let i = 0; i < g.length; i++) stepped[i][r] = current[i][r] + floorMulDiv(target[i][r] - current[i][r], stepUnits, maxAbs);
+    scaled.push(`${r === 'memoryMB' ? 'memory' : 'vcores'} scaled by ${round2(stepUnits / maxAbs)}`);
+  }
+  if (scaled.length === 0) return undefined;
+  const switchBack = g.some((x) => !x.u.capacityResource);
+  g.forEach((x, i) => {
+    if (x.u.capacityResource && x.u.capacityResource.memoryMB === stepped[i].memoryMB && x.u.capacityResource.vcores === stepped[i].vcores) return;
+    x.u.capacityResource = stepped[i];
+    x.u.capacityPct = Math.round(dominantShare(stepped[i], total) * 1e6) / 1e4;
+  });
+  const parts = g.map((x, i) => `${x.u.path} ${fmtVector(current[i])}→${fmtVector(target[i])} limited to ${fmtVector(stepped[i])}`);
+  return (
+    `capacity step under ${parent || 'root'} clamped to ${stepPct}% of its resources (maxCapacityStepPct: ${steps.join(', ')}; ${scaled.join(', ')}): ${parts.join(', ')}` +
+    (switchBack ? '; the switch to percentages waits until no queue moves more than that' : '')
+  );
 }
 
 function unsupportedReason(a: Action, caps: Capabilities): string | undefined {
