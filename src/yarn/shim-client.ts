@@ -18,7 +18,7 @@ import { z } from 'zod';
 import { RmProtocolError, RmRejectedError, RmUnavailableError } from '../core/errors.js';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from './retry.js';
 import type { Resources } from '../core/resources.js';
-import type { NodeShim, RankingPublication, ShimContainer } from './shim-contract.js';
+import type { NodeShim, NodeShimListing, RankingPublication, ShimContainer } from './shim-contract.js';
 
 // ---- wire schemas (one per `$defs` entry of schedbrain-shim-contract.json) -------------------
 
@@ -66,6 +66,11 @@ export const wireContainer = z
     suspendedAtMs: epochMs.nullable(),
     pid: z.number().int().min(1),
     processes: z.array(wireProcess),
+    // Contract 5, only with `?allocation=true`: what the RM allocated, as the NodeManager holds it.
+    allocatedMB: z.number().int().min(0).optional(),
+    allocatedVCores: z.number().int().min(0).optional(),
+    createdAtMs: epochMs.optional(),
+    appMaster: z.boolean().optional(),
   })
   .strict();
 
@@ -130,7 +135,7 @@ export const SHIM_ROUTES = [
   { method: 'GET', path: '/v1/ranking', response: 'RankingState' },
 ] as const satisfies readonly { method: string; path: string; request?: ShimWireName; response: ShimWireName }[];
 
-export const SHIM_CONTRACT_VERSION = 4;
+export const SHIM_CONTRACT_VERSION = 5;
 
 /** The header that carries the brain's leadership epoch on every change (fencing). */
 export const EPOCH_HEADER = 'X-Schedbrain-Epoch';
@@ -216,20 +221,24 @@ export class HttpNodeShim implements NodeShim {
 
   async containers(): Promise<ShimContainer[]> {
     const lists = await this.eachNodeShim('list containers', (url) => this.listContainers(url));
-    return lists.flatMap((list) =>
-      list.containers.map((c) => ({
-        containerId: c.containerId,
-        nodeId: c.nodeId,
-        state: c.state,
-        attainedServiceMs: c.attainedServiceMs,
-        runningSinceMs: c.runningSinceMs,
-      })),
-    );
+    return lists.flatMap((list) => list.containers.map(toShimContainer));
   }
 
-  /** Raw `/v1/containers` of one shim (pids, process states, lease), for tools and tests. */
-  async listContainers(url: string = this.urls[0]!): Promise<WireContainerList> {
-    const list = await this.call(url, 'GET', '/v1/containers', undefined, wireContainerList);
+  nodeShimUrls(): readonly string[] {
+    return this.urls;
+  }
+
+  async nodeShimContainers(url: string): Promise<NodeShimListing> {
+    const list = await this.listContainers(url, { allocation: true });
+    return { nodes: list.nodes, containers: list.containers.map(toShimContainer) };
+  }
+
+  /**
+   * Raw `/v1/containers` of one shim (pids, process states, lease), for tools and tests. With
+   * `allocation`, a shim of contract 5 adds what the RM allocated to each container.
+   */
+  async listContainers(url: string = this.urls[0]!, opts: { allocation?: boolean } = {}): Promise<WireContainerList> {
+    const list = await this.call(url, 'GET', opts.allocation ? '/v1/containers?allocation=true' : '/v1/containers', undefined, wireContainerList);
     for (const n of list.nodes) this.nodeUrl.set(n, trimSlash(url));
     return list;
   }
@@ -368,6 +377,13 @@ export class HttpNodeShim implements NodeShim {
     }
     return parsed.data;
   }
+}
+
+/** A wire container as the backend takes it (the allocation only when the shim sent all of it). */
+function toShimContainer(c: WireContainer): ShimContainer {
+  const base = { containerId: c.containerId, nodeId: c.nodeId, state: c.state, attainedServiceMs: c.attainedServiceMs, runningSinceMs: c.runningSinceMs };
+  if (c.allocatedMB === undefined || c.allocatedVCores === undefined || c.createdAtMs === undefined) return base;
+  return { ...base, allocated: { memoryMB: c.allocatedMB, vcores: c.allocatedVCores }, createdAtMs: c.createdAtMs, appMaster: c.appMaster === true };
 }
 
 function trimSlash(u: string): string {

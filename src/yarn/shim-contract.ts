@@ -14,6 +14,21 @@ export interface ShimContainer {
   readonly attainedServiceMs: number;
   /** When the shim last started or resumed it, epoch ms. */
   readonly runningSinceMs: number;
+  /**
+   * What the RM allocated to it, from the NodeManager (contract 5; absent from an older shim):
+   * with it, the shims' lists stand in for the RM's per-application container reads.
+   */
+  readonly allocated?: Resources;
+  /** The RM's creation time of the container (its REST `startedTime`), from the container token. */
+  readonly createdAtMs?: number;
+  /** The container token says APPLICATION_MASTER. */
+  readonly appMaster?: boolean;
+}
+
+/** One node shim's containers and the nodes it serves. */
+export interface NodeShimListing {
+  readonly nodes: readonly string[];
+  readonly containers: readonly ShimContainer[];
 }
 
 export interface RankingPublication {
@@ -27,6 +42,10 @@ export interface RankingPublication {
 export interface NodeShim {
   /** Containers the shims know about, across all nodes. Throws RmUnavailableError if unreachable. */
   containers(): Promise<ShimContainer[]>;
+  /** The node shims' base URLs, for reading them one at a time (`nodeShimContainers`). */
+  nodeShimUrls?(): readonly string[];
+  /** One node shim's containers, with their allocation where the shim tells it. Throws RmUnavailableError if unreachable. */
+  nodeShimContainers?(url: string): Promise<NodeShimListing>;
   suspend(nodeId: string, containerId: string): Promise<void>;
   resume(nodeId: string, containerId: string): Promise<void>;
   /** Renews the brain's lease on every shim (the watchdog resumes everything when it lapses). */

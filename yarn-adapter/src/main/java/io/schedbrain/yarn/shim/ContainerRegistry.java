@@ -34,6 +34,27 @@ public final class ContainerRegistry {
     String pid();
   }
 
+  /**
+   * What the RM allocated to a container, as the NodeManager holds it (its resource and container
+   * token): the same figures the RM's container reports give, so the brain can take a node's
+   * containers from here instead of reading every application's from the RM.
+   */
+  public static final class Allocation {
+    public final long memoryMB;
+    public final long vcores;
+    /** The container token's creation time: the RM's RMContainer creation time, which its REST API calls startedTime. */
+    public final long createdAtMs;
+    /** The token's container type says APPLICATION_MASTER. */
+    public final boolean appMaster;
+
+    public Allocation(long memoryMB, long vcores, long createdAtMs, boolean appMaster) {
+      this.memoryMB = memoryMB;
+      this.vcores = vcores;
+      this.createdAtMs = createdAtMs;
+      this.appMaster = appMaster;
+    }
+  }
+
   /** The process operations, replaceable in tests. */
   public interface Signaller {
     void signal(int rootPid, String signal) throws IOException;
@@ -48,6 +69,8 @@ public final class ContainerRegistry {
     final String containerId;
     final Supplier<String> nodeId;
     final PidSource pidSource;
+    /** Read at each listing (a container's resource can be updated while it runs); null: unknown. */
+    final Supplier<Allocation> allocation;
     Integer pid;
     boolean suspended;
     long suspendedAtMs;
@@ -56,10 +79,11 @@ public final class ContainerRegistry {
     long runningSinceMs;
     long attainedHighWaterMs;
 
-    Entry(String containerId, Supplier<String> nodeId, PidSource pidSource, long now) {
+    Entry(String containerId, Supplier<String> nodeId, PidSource pidSource, Supplier<Allocation> allocation, long now) {
       this.containerId = containerId;
       this.nodeId = nodeId;
       this.pidSource = pidSource;
+      this.allocation = allocation;
       this.runningSinceMs = now;
     }
 
@@ -103,6 +127,8 @@ public final class ContainerRegistry {
     public final Long suspendedAtMs;
     public final int pid;
     public final List<ProcFs.Stat> processes;
+    /** Null when the executor could not tell (a container registered without it). */
+    public final Allocation allocation;
 
     View(Entry e, long attained, List<ProcFs.Stat> processes) {
       this.containerId = e.containerId;
@@ -113,6 +139,7 @@ public final class ContainerRegistry {
       this.suspendedAtMs = e.suspended ? e.suspendedAtMs : null;
       this.pid = e.pid;
       this.processes = processes;
+      this.allocation = e.allocation == null ? null : e.allocation.get();
     }
   }
 
@@ -284,7 +311,12 @@ public final class ContainerRegistry {
   }
 
   public synchronized void containerStarted(String containerId, Supplier<String> nodeId, PidSource pid) {
-    containers.put(containerId, new Entry(containerId, nodeId, pid, clock.getAsLong()));
+    containerStarted(containerId, nodeId, pid, null);
+  }
+
+  /** A launched container with what the RM allocated to it ({@code allocation} may be null: unknown). */
+  public synchronized void containerStarted(String containerId, Supplier<String> nodeId, PidSource pid, Supplier<Allocation> allocation) {
+    containers.put(containerId, new Entry(containerId, nodeId, pid, allocation, clock.getAsLong()));
   }
 
   /**

@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ShimServer {
   private static final Logger LOG = LoggerFactory.getLogger(ShimServer.class);
-  public static final int CONTRACT_VERSION = 4;
+  public static final int CONTRACT_VERSION = 5;
   /** The header carrying the sender's leadership epoch (fencing: older epochs are refused). */
   public static final String EPOCH_HEADER = "X-Schedbrain-Epoch";
   static final long MAX_TTL_MS = 3_600_000L;
@@ -285,7 +285,7 @@ public final class ShimServer {
         return health();
       case "/v1/containers":
         allow(method, "GET");
-        return containerList();
+        return containerList(wantsAllocation(ex.getRequestURI().getRawQuery()));
       case "/v1/containers/suspend": {
         allow(method, "POST");
         ObjectNode b = readObject(ex, "nodeId", "containerId");
@@ -455,7 +455,23 @@ public final class ShimServer {
     return n;
   }
 
-  private JsonNode containerList() {
+  /**
+   * {@code ?allocation=true} (contract 5): each container also carries what the RM allocated to it.
+   * Asked for, so a brain of an earlier contract, which refuses unknown fields, reads the list it knows.
+   */
+  static boolean wantsAllocation(String query) {
+    if (query == null) {
+      return false;
+    }
+    for (String part : query.split("&")) {
+      if ("allocation=true".equals(part)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private JsonNode containerList(boolean withAllocation) {
     ObjectNode n = NF.objectNode();
     n.put("nowMs", System.currentTimeMillis());
     ArrayNode nodes = n.putArray("nodes");
@@ -468,7 +484,15 @@ public final class ShimServer {
     }
     ArrayNode a = n.putArray("containers");
     for (ContainerRegistry.View v : containers.list()) {
-      a.add(containerView(v));
+      ObjectNode c = containerView(v);
+      ContainerRegistry.Allocation al = v.allocation;
+      if (withAllocation && al != null) {
+        c.put("allocatedMB", al.memoryMB);
+        c.put("allocatedVCores", al.vcores);
+        c.put("createdAtMs", al.createdAtMs);
+        c.put("appMaster", al.appMaster);
+      }
+      a.add(c);
     }
     return n;
   }

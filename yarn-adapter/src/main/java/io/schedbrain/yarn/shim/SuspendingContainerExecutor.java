@@ -9,6 +9,9 @@ import org.apache.hadoop.yarn.server.nodemanager.util.NodeManagerHardwareUtils;
 import org.apache.hadoop.yarn.exceptions.ConfigurationException;
 import org.apache.hadoop.yarn.server.nodemanager.Context;
 import org.apache.hadoop.yarn.server.nodemanager.DefaultContainerExecutor;
+import org.apache.hadoop.yarn.security.ContainerTokenIdentifier;
+import org.apache.hadoop.yarn.server.api.ContainerType;
+import org.apache.hadoop.yarn.server.nodemanager.containermanager.container.Container;
 import org.apache.hadoop.yarn.server.nodemanager.executor.ContainerSignalContext;
 import org.apache.hadoop.yarn.server.nodemanager.executor.ContainerStartContext;
 import org.slf4j.Logger;
@@ -75,7 +78,7 @@ public class SuspendingContainerExecutor extends DefaultContainerExecutor {
   @Override
   public int launchContainer(ContainerStartContext ctx) throws IOException, ConfigurationException {
     ContainerId id = ctx.getContainer().getContainerId();
-    register(id);
+    register(ctx.getContainer());
     try {
       return super.launchContainer(ctx);
     } finally {
@@ -86,7 +89,7 @@ public class SuspendingContainerExecutor extends DefaultContainerExecutor {
   @Override
   public int relaunchContainer(ContainerStartContext ctx) throws IOException, ConfigurationException {
     ContainerId id = ctx.getContainer().getContainerId();
-    register(id);
+    register(ctx.getContainer());
     try {
       return super.relaunchContainer(ctx);
     } finally {
@@ -94,12 +97,29 @@ public class SuspendingContainerExecutor extends DefaultContainerExecutor {
     }
   }
 
-  private void register(ContainerId id) {
+  private void register(Container container) {
+    ContainerId id = container.getContainerId();
     if (registry == null) {
       // init(Context) was not called (tests constructing the executor by hand).
       registry = ShimServer.ensureStarted(ShimServer.Role.NODEMANAGER, getConf()).containers();
     }
-    registry.containerStarted(id.toString(), nodeIdSupplier(), () -> getProcessId(id));
+    registry.containerStarted(id.toString(), nodeIdSupplier(), () -> getProcessId(id), () -> allocationOf(container));
+  }
+
+  /**
+   * What the RM allocated, as the NodeManager holds it: the container's current resource (an
+   * update changes it) and its token's creation time and type, which the RM set from its own
+   * RMContainer (SchedulerApplicationAttempt.updateContainerAndNMToken, Hadoop 3.4.1).
+   */
+  static ContainerRegistry.Allocation allocationOf(Container container) {
+    Resource r = container.getResource();
+    ContainerTokenIdentifier token = container.getContainerTokenIdentifier();
+    if (r == null) {
+      return null;
+    }
+    long created = token != null ? token.getCreationTime() : container.getContainerStartTime();
+    boolean am = token != null && token.getContainerType() == ContainerType.APPLICATION_MASTER;
+    return new ContainerRegistry.Allocation(r.getMemorySize(), r.getVirtualCores(), created, am);
   }
 
   @Override

@@ -235,6 +235,31 @@ public class ShimServerTest {
   }
 
   @Test
+  public void theListCarriesTheAllocationOnlyWhenAskedFor() throws Exception {
+    // This JVM stands in for the container's process: listed, never signalled.
+    String id = "container_1_0002_01_000001";
+    registry.containerStarted(id, () -> NODE_B, () -> String.valueOf(ProcessHandle.current().pid()),
+        () -> new ContainerRegistry.Allocation(1536, 2, 1_763_719_200_300L, true));
+    JsonNode with = null;
+    for (JsonNode c : ok("GET", "/v1/containers?allocation=true", null, "ContainerList").body.get("containers")) {
+      if (c.get("containerId").asText().equals(id)) {
+        with = c;
+      }
+    }
+    assertNotNull(with);
+    assertEquals(1536, with.get("allocatedMB").asLong());
+    assertEquals(2, with.get("allocatedVCores").asLong());
+    assertEquals(1_763_719_200_300L, with.get("createdAtMs").asLong());
+    assertTrue(with.get("appMaster").asBoolean());
+    JsonNode without = container(id);
+    assertNotNull(without);
+    assertFalse("a contract-4 reader gets the contract-4 fields only", without.has("allocatedMB") || without.has("appMaster"));
+    assertTrue(ShimServer.wantsAllocation("a=1&allocation=true"));
+    assertFalse(ShimServer.wantsAllocation("allocation=false"));
+    assertFalse(ShimServer.wantsAllocation(null));
+  }
+
+  @Test
   public void suspendStopsTheTreeAndResumeContinuesIt() throws Exception {
     String id = "container_1_0001_01_000002";
     launch(id, NODE_A);
