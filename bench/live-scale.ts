@@ -4,11 +4,15 @@
  * nothing to the process measured. Each configuration runs in a fresh process of its own (peak
  * RSS is per configuration): one cold cycle, then `--cycles` cycles each after 1 % of the running
  * apps changed (a container ended and another started). Prints a markdown table for
- * docs/benchmarks.md.
+ * docs/benchmarks.md. Running containers come from the synthetic NodeManager shims (one per
+ * node, one list request each, shim contract 5) unless `--containers-from rm`, which reads them
+ * from the RM per application as a brain without shims does; RM and shim requests are counted
+ * apart.
  *
  *   npm run bench -- --live-scale                                   # every size and policy
  *   npm run bench -- --live-scale --sizes 1k --policies kairos --cycles 3
  *   npm run bench -- --live-scale --sizes 1x50k,50x1k --policies capacity-targets   # one big app vs 50
+ *   npm run bench -- --live-scale --sizes 10k --containers-from rm                   # without shims
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,6 +28,7 @@ import { Engine } from '../src/engine/engine.js';
 import type { JournalEntry, NewJournalEntry } from '../src/store/journal.js';
 import { Store } from '../src/store/store.js';
 import { YarnBackend } from '../src/yarn/backend.js';
+import { HttpNodeShim } from '../src/yarn/shim-client.js';
 
 export const SIZES: Record<string, { nodes: number; apps: number; containers: number; bigApp?: number }> = {
   '100': { nodes: 100, apps: 100, containers: 2_000 },
@@ -45,6 +50,8 @@ const POLICY_PARAMS: Record<string, unknown> = {
 interface Row {
   size: string;
   policy: string;
+  /** Where running containers came from: the node shims, or the RM per application. */
+  containersFrom: 'shims' | 'rm';
   nodes: number;
   apps: number;
   containers: number;
@@ -59,6 +66,7 @@ interface Row {
 
 interface Phase {
   requests: number;
+  shimRequests: number;
   mb: number;
   refreshWallS: number;
   refreshCpuS: number;
@@ -69,7 +77,12 @@ interface Phase {
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
-async function startRm(size: { nodes: number; apps: number; containers: number; bigApp?: number }): Promise<{ url: string; child: ChildProcess }> {
+async function startRm(size: {
+  nodes: number;
+  apps: number;
+  containers: number;
+  bigApp?: number;
+}): Promise<{ url: string; shimUrls: string[]; child: ChildProcess }> {
   const args = [
     '--nodes',
     String(size.nodes),
@@ -91,7 +104,9 @@ async function startRm(size: { nodes: number; apps: number; containers: number; 
     });
     child.on('exit', (code) => reject(new Error(`synthetic RM exited with ${code}`)));
   });
-  return { url, child };
+  // The synthetic shims: one base URL per node on the RM's server (bench/synthetic-rm.ts).
+  const shimUrls = Array.from({ length: size.nodes }, (_, i) => `${url}/shim/${i}`);
+  return { url, shimUrls, child };
 }
 
 const cpuS = (): number => {
@@ -101,13 +116,14 @@ const cpuS = (): number => {
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 /** One configuration, in this process. */
-async function runOne(sizeName: string, policy: string, cycles: number): Promise<Row> {
+async function runOne(sizeName: string, policy: string, cycles: number, containersFrom: 'shims' | 'rm'): Promise<Row> {
   const size = SIZES[sizeName]!;
-  const { url, child } = await startRm(size);
+  const { url, shimUrls, child } = await startRm(size);
   const dir = mkdtempSync(join(os.tmpdir(), 'schedbrain-live-'));
   const store = await Store.open(dir);
   try {
-    const backend = new YarnBackend({ rmUrl: url, user: 'bench', requestTimeoutMs: 120_000 });
+    const shim = containersFrom === 'shims' ? new HttpNodeShim({ urls: shimUrls, requestTimeoutMs: 120_000 }) : undefined;
+    const backend = new YarnBackend({ rmUrl: url, user: 'bench', requestTimeoutMs: 120_000, shim });
     // What the engine's reads cost, apart from the rest of the cycle.
     let refreshWall = 0;
     let refreshCpu = 0;
@@ -164,8 +180,13 @@ async function runOne(sizeName: string, policy: string, cycles: number): Promise
         latencies.push(performance.now() - t);
       }
     })();
-    const counters = async (): Promise<{ requests: number; bytes: number }> =>
-      (await fetch(`${url}/ws/v1/cluster/_synthetic/counters`, { method: 'POST' })).json() as Promise<{ requests: number; bytes: number }>;
+    const counters = async (): Promise<{ requests: number; bytes: number; shimRequests: number; shimBytes: number }> =>
+      (await fetch(`${url}/ws/v1/cluster/_synthetic/counters`, { method: 'POST' })).json() as Promise<{
+        requests: number;
+        bytes: number;
+        shimRequests: number;
+        shimBytes: number;
+      }>;
 
     const phases: Phase[] = [];
     let decisions = 0;
@@ -184,7 +205,8 @@ async function runOne(sizeName: string, policy: string, cycles: number): Promise
       decisions = report.decisions.length;
       phases.push({
         requests: c.requests,
-        mb: c.bytes / 1e6,
+        shimRequests: c.shimRequests,
+        mb: (c.bytes + c.shimBytes) / 1e6,
         refreshWallS: refreshWall,
         refreshCpuS: refreshCpu,
         decidePlanMs: (wall - refreshWall - journalWall) * 1000,
@@ -202,10 +224,12 @@ async function runOne(sizeName: string, policy: string, cycles: number): Promise
     return {
       size: sizeName,
       policy,
+      containersFrom,
       ...size,
       cold: phases[0]!,
       steady: {
         requests: med('requests'),
+        shimRequests: med('shimRequests'),
         mb: med('mb'),
         refreshWallS: med('refreshWallS'),
         refreshCpuS: med('refreshCpuS'),
@@ -224,11 +248,23 @@ async function runOne(sizeName: string, policy: string, cycles: number): Promise
   }
 }
 
-function runChild(sizeName: string, policy: string, cycles: number): Promise<Row> {
+function runChild(sizeName: string, policy: string, cycles: number, containersFrom: 'shims' | 'rm'): Promise<Row> {
   return new Promise((resolve, reject) => {
     const p = spawn(
       process.execPath,
-      ['--import', 'tsx', fileURLToPath(import.meta.url), '--one', sizeName, '--policies', policy, '--cycles', String(cycles)],
+      [
+        '--import',
+        'tsx',
+        fileURLToPath(import.meta.url),
+        '--one',
+        sizeName,
+        '--policies',
+        policy,
+        '--cycles',
+        String(cycles),
+        '--containers-from',
+        containersFrom,
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     let out = '';
@@ -245,11 +281,11 @@ const f = (x: number, d = 2): string => x.toLocaleString('en-US', { minimumFract
 
 export function table(rows: readonly Row[]): string {
   const head =
-    '| nodes / running apps / containers | policy | RM requests (cold / 1 % changed) | MB read (cold / 1 %) | refresh CPU s (cold / 1 %) | refresh wall s (1 %) | decide + plan ms (1 %) | journal KB per cycle | decisions per cycle | cycle wall s (1 %) | peak RSS MB | /healthz p50 / p99 / max ms during cycles |';
-  const sep = '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
+    '| nodes / running apps / containers | policy | containers from | RM requests (cold / 1 % changed) | shim requests (cold / 1 %) | MB read, RM + shims (cold / 1 %) | refresh CPU s (cold / 1 %) | refresh wall s (1 %) | decide + plan ms (1 %) | journal KB per cycle | decisions per cycle | cycle wall s (1 %) | peak RSS MB | /healthz p50 / p99 / max ms during cycles |';
+  const sep = '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
   const lines = rows.map(
     (r) =>
-      `| ${r.nodes.toLocaleString('en-US')} / ${(r.apps + (r.bigApp ? 1 : 0)).toLocaleString('en-US')} / ${(r.containers + (r.bigApp ?? 0)).toLocaleString('en-US')} | ${r.policy} | ${r.cold.requests.toLocaleString('en-US')} / ${r.steady.requests.toLocaleString('en-US')} | ${f(r.cold.mb, 1)} / ${f(r.steady.mb, 1)} | ${f(r.cold.refreshCpuS)} / ${f(r.steady.refreshCpuS)} | ${f(r.steady.refreshWallS)} | ${f(r.steady.decidePlanMs, 0)} | ${f(r.steady.journalKB, 1)} | ${r.decisions.toLocaleString('en-US')} | ${f(r.steady.cycleWallS)} | ${f(r.peakRssMB, 0)} | ${r.healthz ? `${f(r.healthz.p50, 1)} / ${f(r.healthz.p99, 1)} / ${f(r.healthz.max, 0)}` : '–'} |`,
+      `| ${r.nodes.toLocaleString('en-US')} / ${(r.apps + (r.bigApp ? 1 : 0)).toLocaleString('en-US')} / ${(r.containers + (r.bigApp ?? 0)).toLocaleString('en-US')} | ${r.policy} | ${r.containersFrom === 'shims' ? 'node shims' : 'RM per app'} | ${r.cold.requests.toLocaleString('en-US')} / ${r.steady.requests.toLocaleString('en-US')} | ${r.cold.shimRequests.toLocaleString('en-US')} / ${r.steady.shimRequests.toLocaleString('en-US')} | ${f(r.cold.mb, 1)} / ${f(r.steady.mb, 1)} | ${f(r.cold.refreshCpuS)} / ${f(r.steady.refreshCpuS)} | ${f(r.steady.refreshWallS)} | ${f(r.steady.decidePlanMs, 0)} | ${f(r.steady.journalKB, 1)} | ${r.decisions.toLocaleString('en-US')} | ${f(r.steady.cycleWallS)} | ${f(r.peakRssMB, 0)} | ${r.healthz ? `${f(r.healthz.p50, 1)} / ${f(r.healthz.p99, 1)} / ${f(r.healthz.max, 0)}` : '–'} |`,
   );
   return [head, sep, ...lines].join('\n');
 }
@@ -263,11 +299,14 @@ export async function runLiveScale(argv: string[]): Promise<void> {
       cycles: { type: 'string', default: '3' },
       one: { type: 'string' },
       label: { type: 'string', default: 'run' },
+      'containers-from': { type: 'string', default: 'shims' },
     },
   });
   const cycles = Number(values.cycles);
+  const containersFrom = values['containers-from'];
+  if (containersFrom !== 'shims' && containersFrom !== 'rm') throw new Error(`--containers-from: shims or rm, not ${containersFrom}`);
   if (values.one !== undefined) {
-    const row = await runOne(values.one, values.policies, cycles);
+    const row = await runOne(values.one, values.policies, cycles, containersFrom);
     process.stdout.write(`${JSON.stringify(row)}\n`);
     return;
   }
@@ -276,7 +315,7 @@ export async function runLiveScale(argv: string[]): Promise<void> {
   for (const size of values.sizes.split(',')) {
     for (const policy of values.policies.split(',')) {
       process.stderr.write(`live-scale ${size} ${policy} …\n`);
-      const row = await runChild(size, policy, cycles);
+      const row = await runChild(size, policy, cycles, containersFrom);
       rows.push(row);
       process.stderr.write(`${table([row]).split('\n')[2]}\n`);
     }

@@ -7,6 +7,12 @@
  * way a busy cluster does between two polls (containers end and start, counters of every running
  * app move, node heartbeats tick).
  *
+ * It also stands in for the NodeManager shims (yarn-adapter/…/shim/ShimServer.java): one per
+ * node, each at its own base URL `<url>/shim/<node index>` on the same server (`shimUrls()`),
+ * serving `GET /v1/health` and `GET /v1/containers` (contract 5: `?allocation=true` adds each
+ * container's allocation) with the very containers the RM reads show. Their requests are
+ * counted apart from the RM's.
+ *
  *   npx tsx bench/synthetic-rm.ts --nodes 1000 --apps 1000 --containers 20000   # serves, prints its URL
  */
 import { readFileSync } from 'node:fs';
@@ -31,6 +37,8 @@ export interface SyntheticRmOptions {
   readonly bigApp?: number;
   /** Cluster timestamp in every id. */
   readonly clusterTs?: number;
+  /** The contract the synthetic shims speak: 4 ignores `?allocation=true` (default 5). */
+  readonly shimContract?: 4 | 5;
 }
 
 interface Container {
@@ -93,6 +101,14 @@ export class SyntheticRm {
   requests = 0;
   bytes = 0;
   readonly byRoute = new Map<string, number>();
+  /** Shim requests and bytes since the last `resetCounters()`. */
+  shimRequests = 0;
+  shimBytes = 0;
+  /** Node indexes whose shim answers 503 (down). */
+  readonly shimsDown = new Set<number>();
+  /** Per node: its containers (rebuilt after a change) and its shim's list bodies. */
+  private nodeIndex: Array<Array<{ app: App; c: Container }>> | undefined;
+  private readonly shimBodies = new Map<string, string>();
 
   constructor(readonly opts: SyntheticRmOptions) {
     this.clusterTs = opts.clusterTs ?? 1_795_254_945_306;
@@ -150,13 +166,23 @@ export class SyntheticRm {
     const now = Date.now();
     for (let k = 0; k < n; k++) {
       const app = running[Math.floor(this.random() * running.length)]!;
-      if (app.containers.length > 1) app.containers.splice(1 + Math.floor(this.random() * (app.containers.length - 1)), 1);
+      const removed = app.containers.length > 1 ? app.containers.splice(1 + Math.floor(this.random() * (app.containers.length - 1)), 1) : [];
       const node = Math.floor(this.random() * this.opts.nodes);
       const c = this.newContainer(app, node, now);
       app.containers.push(k % 2 === 0 ? { ...c, memoryMB: 2 * CONTAINER_MB } : c);
       app.containersBody = undefined;
+      this.nodesChanged([node, ...removed.map((x) => x.node)]);
     }
     this.heartbeatMs = now;
+  }
+
+  /** Containers on these nodes may have changed (their shims' bodies are made again). */
+  private nodesChanged(nodes: readonly number[]): void {
+    this.nodeIndex = undefined;
+    for (const n of nodes) {
+      this.shimBodies.delete(`${n}|4`);
+      this.shimBodies.delete(`${n}|5`);
+    }
   }
 
   /** One more container for the `index`-th app (its counters move). */
@@ -164,6 +190,7 @@ export class SyntheticRm {
     const app = this.apps[index]!;
     app.containers.push(this.newContainer(app, index % this.opts.nodes, Date.now()));
     app.containersBody = undefined;
+    this.nodesChanged([index % this.opts.nodes]);
   }
 
   /** A capacity change through the scheduler configuration (bumps its version). */
@@ -175,6 +202,13 @@ export class SyntheticRm {
     this.requests = 0;
     this.bytes = 0;
     this.byRoute.clear();
+    this.shimRequests = 0;
+    this.shimBytes = 0;
+  }
+
+  /** The node shims' base URLs, one per node (after `start()`). */
+  shimUrls(): string[] {
+    return Array.from({ length: this.opts.nodes }, (_, i) => `${this.url}/shim/${i}`);
   }
 
   // ---- bodies ----------------------------------------------------------------------------------
@@ -323,6 +357,55 @@ export class SyntheticRm {
     return a.containersBody;
   }
 
+  /** What node `i`'s shim lists: its running apps' containers, RUNNING, with a fixed attained service. */
+  private shimContainersBody(i: number, allocation: boolean): string {
+    const contract = allocation && (this.opts.shimContract ?? 5) >= 5 ? 5 : 4;
+    const cached = this.shimBodies.get(`${i}|${contract}`);
+    if (cached !== undefined) return cached;
+    if (!this.nodeIndex) {
+      const index: Array<Array<{ app: App; c: Container }>> = Array.from({ length: this.opts.nodes }, () => []);
+      for (const app of this.apps) if (app.state === 'RUNNING') for (const c of app.containers) index[c.node]!.push({ app, c });
+      this.nodeIndex = index;
+    }
+    const nodeId = this.nodeId(i);
+    const containers = this.nodeIndex[i]!.map(({ app, c }) => ({
+      containerId: this.containerId(app, c.seq),
+      nodeId,
+      state: 'RUNNING',
+      attainedServiceMs: (c.seq * 997) % 60_000,
+      runningSinceMs: c.startedMs,
+      suspendedAtMs: null,
+      pid: 1000 + c.seq,
+      processes: [{ pid: 1000 + c.seq, state: 'S' }],
+      ...(contract === 5 ? { allocatedMB: c.memoryMB, allocatedVCores: c.vcores, createdAtMs: c.startedMs, appMaster: c.seq === 1 } : {}),
+    }));
+    const body = JSON.stringify({ nowMs: Date.now(), nodes: [nodeId], lease: null, containers });
+    this.shimBodies.set(`${i}|${contract}`, body);
+    return body;
+  }
+
+  private shimRoute(i: number, path: string, query: URLSearchParams): { status: number; body: string } {
+    if (!(i >= 0 && i < this.opts.nodes)) return { status: 404, body: JSON.stringify({ error: 'not_found', reason: `no shim ${i}` }) };
+    if (this.shimsDown.has(i)) return { status: 503, body: JSON.stringify({ error: 'internal', reason: 'down' }) };
+    if (path === '/v1/containers') return { status: 200, body: this.shimContainersBody(i, query.get('allocation') === 'true') };
+    if (path === '/v1/health') {
+      const nodeId = this.nodeId(i);
+      return {
+        status: 200,
+        body: JSON.stringify({
+          service: 'schedbrain-shim',
+          contractVersion: this.opts.shimContract ?? 5,
+          roles: ['nodemanager'],
+          nodes: [nodeId],
+          nowMs: Date.now(),
+          epoch: null,
+          resources: { [nodeId]: { memoryMB: NODE_MEMORY_MB, vcores: NODE_VCORES } },
+        }),
+      };
+    }
+    return { status: 404, body: JSON.stringify({ error: 'not_found', reason: `no ${path}` }) };
+  }
+
   private route(method: string, path: string, query: URLSearchParams): { status: number; body: string; route: string } {
     const ok = (route: string, body: string) => ({ status: 200, body, route });
     if (method !== 'GET') return { status: 405, body: '{}', route: `${method} other` };
@@ -351,6 +434,15 @@ export class SyntheticRm {
   async start(port = 0): Promise<this> {
     this.server = http.createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://localhost');
+      const shim = /^\/shim\/(\d+)(\/.*)$/.exec(url.pathname);
+      if (shim) {
+        const r = req.method === 'GET' ? this.shimRoute(Number(shim[1]), shim[2]!, url.searchParams) : { status: 405, body: '{}' };
+        this.shimRequests++;
+        this.shimBytes += Buffer.byteLength(r.body);
+        res.writeHead(r.status, { 'Content-Type': 'application/json' });
+        res.end(r.body);
+        return;
+      }
       const path = url.pathname.replace(/^\/ws\/v1\/cluster/, '');
       if (req.method === 'POST' && path === '/_synthetic/step') {
         this.step(Number(url.searchParams.get('fraction') ?? '0.01'));
@@ -358,7 +450,13 @@ export class SyntheticRm {
         return;
       }
       if (req.method === 'POST' && path === '/_synthetic/counters') {
-        const body = JSON.stringify({ requests: this.requests, bytes: this.bytes, byRoute: Object.fromEntries(this.byRoute) });
+        const body = JSON.stringify({
+          requests: this.requests,
+          bytes: this.bytes,
+          byRoute: Object.fromEntries(this.byRoute),
+          shimRequests: this.shimRequests,
+          shimBytes: this.shimBytes,
+        });
         this.resetCounters();
         res.end(body);
         return;

@@ -60,6 +60,17 @@ export interface YarnBackendOptions {
    * lists; with a shim its new id shows at once). Default 8.
    */
   readonly containerSweepPerSnapshot?: number;
+  /**
+   * Node shims read at once when the shims' lists stand in for the RM's per-app container reads
+   * (a shim that serves `nodeShimContainers`). Default 16.
+   */
+  readonly shimReadConcurrency?: number;
+  /**
+   * A node shim whose nodes the RM shows unchanged is read again after this long anyway: the
+   * containers' attained service moves without any RM figure moving, and a container swapped
+   * for one of the same size moves none either. Default 10 s.
+   */
+  readonly shimListMaxAgeMs?: number;
   /** For tests: a ready client (e.g. with a fake adapter or a fast retry policy). */
   readonly client?: RmClient;
   /**
@@ -153,10 +164,12 @@ const RESERVATION_SYSTEM_NOTE =
 interface AppContainers {
   /** The app's counters at the read (`countersKey`); '' forces the next read. */
   readonly key: string;
+  /** Taken from the node shims' lists (views with the shims' figures), not read from the RM. */
+  readonly fromShims?: boolean;
   /** The AM container's log link at the read: it names the AM container, so a new attempt shows. */
   readonly amKey?: string;
   readonly attempt?: { readonly id: string; readonly amContainerId?: string };
-  /** Views without the shim's figures (merged in per snapshot). */
+  /** Views without the shim's figures (merged in per snapshot), unless the backend reads node shims one by one. */
   readonly containers: readonly ContainerView[];
   /** Their allocation summed. */
   readonly memoryMB: number;
@@ -166,6 +179,50 @@ interface AppContainers {
 /** What moves in the apps listing when an app's containers change (other than a same-size swap). */
 function countersKey(a: RmAppInfo): string {
   return `${a.state}|${a.runningContainers ?? ''}|${a.allocatedMB ?? ''}|${a.allocatedVCores ?? ''}|${a.amContainerLogs ?? ''}`;
+}
+
+/** What moves in the nodes listing when a node's containers change (other than a same-size swap). */
+function nodeShimKey(n: RmNodeInfo): string {
+  return `${n.state}|${n.numContainers}|${n.usedMemoryMB}|${n.usedVirtualCores}`;
+}
+
+/** The AM container the RM names in an app's `amContainerLogs` (AppInfo: the current attempt's master container). */
+export function amContainerIdOf(amContainerLogs: string | undefined): string | undefined {
+  const m = /\/(container_[0-9e_]+)(?:\/|$)/.exec(amContainerLogs ?? '');
+  return m?.[1];
+}
+
+/** One node shim's last list, grouped for the refresh that follows. */
+interface ShimList {
+  readonly readAtMs: number;
+  readonly containers: readonly ShimContainer[];
+  /** The RM's figures (`nodeShimKey`) of the nodes it serves, when it was read. */
+  readonly nodeKeys: ReadonlyMap<string, string>;
+  /** Containers on nodes whose list agreed with the RM's figures (count, memory, vcores) at the read. */
+  readonly complete: readonly ShimContainer[];
+  /** Nodes with containers whose list did not agree (or carried no allocation): read again next time. */
+  readonly incompleteNodes: ReadonlySet<string>;
+}
+
+/** A running app's containers on nodes whose shim list is complete, summed. */
+interface ShimAppContainers {
+  readonly byId: Map<string, ShimContainer>;
+  n: number;
+  memoryMB: number;
+  vcores: number;
+}
+const NO_SHIM_CONTAINERS: ShimAppContainers = { byId: new Map(), n: 0, memoryMB: 0, vcores: 0 };
+
+/** What the backend did to read containers, since it was made (the bench and the state dump read it). */
+export interface ContainerReadStats {
+  /** Node shim list requests, and those that failed. */
+  shimRequests: number;
+  shimFailures: number;
+  /** Per-app container reads from the RM (attempts + containers: up to two requests each). */
+  rmAppReads: number;
+  /** Refreshes' sums of nodes with containers no complete shim list covered, and of running apps read from the RM for that. */
+  fallbackNodes: number;
+  fallbackApps: number;
 }
 
 /** `container_[e<epoch>_]<clusterTs>_<app>_<attempt>_<seq>` → `application_<clusterTs>_<app>`. */
@@ -199,6 +256,18 @@ export class YarnBackend implements ClusterBackend {
   private finishedReadAtMs: number | undefined;
   private readonly sweepPerSnapshot: number;
   private sweepCursor = 0;
+  private readonly shimReadConcurrency: number;
+  private readonly shimListMaxAgeMs: number;
+  /** The shim can be read one node shim at a time, with allocations: its lists stand in for the RM's per-app reads. */
+  private readonly perNodeShims: boolean;
+  /** Node shim URL → its last list (absent: never read, or its last read failed). */
+  private readonly shimLists = new Map<string, ShimList>();
+  /** Running apps' containers on complete shim lists, and every container the shims list, by id. */
+  private readonly shimApps = new Map<string, ShimAppContainers>();
+  private readonly shimById = new Map<string, ShimContainer>();
+  /** Nodes left to the RM's per-app reads at the last refresh (logged when it changes). */
+  private lastFallbackNodes = 0;
+  readonly readStats: ContainerReadStats = { shimRequests: 0, shimFailures: 0, rmAppReads: 0, fallbackNodes: 0, fallbackApps: 0 };
   private readonly changes = new ChangeLog();
   private previous: ClusterSnapshot | undefined;
   /** Container ids per node as in the last snapshot (nodes the RM no longer lists included); lists are replaced, never changed. */
@@ -226,6 +295,9 @@ export class YarnBackend implements ClusterBackend {
     this.rankingTtlMs = opts.rankingTtlMs ?? DEFAULT_RANKING_TTL_MS;
     this.concurrency = opts.snapshotConcurrency ?? 4;
     this.sweepPerSnapshot = opts.containerSweepPerSnapshot ?? 8;
+    this.shimReadConcurrency = opts.shimReadConcurrency ?? 16;
+    this.shimListMaxAgeMs = opts.shimListMaxAgeMs ?? 10_000;
+    this.perNodeShims = this.shim?.nodeShimUrls !== undefined && this.shim.nodeShimContainers !== undefined;
     for (const [id, r] of Object.entries(opts.physicalCapacities ?? {})) this.physical.set(id, r);
     this.physicalStore = opts.physicalCapacityStore;
     if (opts.reservations) {
@@ -287,8 +359,10 @@ export class YarnBackend implements ClusterBackend {
       // Like the simulator, the snapshot keeps apps that ended lately in view, so a policy (and
       // reconciliation) sees that a job it killed or watched has ended rather than losing it.
       this.client.apps({ states: FINAL_APP_STATES, finishedSinceMs, deSelects: FINAL_APP_DESELECTS }),
-      this.shimContainers(),
+      this.perNodeShims ? [] : this.shimContainers(),
     ]);
+    // The shims read after the RM: which to read depends on the nodes' figures the RM gives now.
+    const shimDirtyApps = this.perNodeShims ? await this.readNodeShims(rmNodes) : undefined;
     const nowMs = Date.now();
     this.finishedReadAtMs = startMs;
     for (const [id, a] of this.finishedApps) if ((a.finishedTime ?? 0) < startMs - RECENTLY_FINISHED_MS) this.finishedApps.delete(id);
@@ -309,7 +383,7 @@ export class YarnBackend implements ClusterBackend {
     const running = rmApps.filter((a) => a.state === 'RUNNING');
     // Nodes where a container may differ from the last snapshot's: the others hold the very same
     // container objects, so the change sets compare only their own fields there.
-    const { touched, replaced } = await this.readChangedContainers(running, shimContainers);
+    const { touched, replaced } = await this.readChangedContainers(running, shimContainers, shimDirtyApps);
     await slicer.next();
 
     // The RM's per-app counters and its container lists are separate reads, and an AM trading
@@ -328,6 +402,7 @@ export class YarnBackend implements ClusterBackend {
       this.appContainers.delete(id);
     }
     const prev = this.previous;
+    // Per-node shims: the entries' views carry the shims' figures already, nothing to merge.
     const containers =
       shimContainers.length === 0 && this.listedWithoutShim && prev
         ? await this.changedContainers(prev.containers, replaced, gone, slicer)
@@ -448,9 +523,47 @@ export class YarnBackend implements ClusterBackend {
   private async readChangedContainers(
     running: readonly RmAppInfo[],
     shimContainers: readonly ShimContainer[],
+    shimDirtyApps?: ReadonlySet<string>,
   ): Promise<{ touched: Set<string>; replaced: Map<string, readonly ContainerView[]> }> {
+    const touched = new Set<string>();
+    const replaced = new Map<string, readonly ContainerView[]>();
+    const put = (appId: string, entry: AppContainers): void => {
+      const old = this.appContainers.get(appId)?.containers ?? [];
+      for (const c of old) touched.add(c.nodeId);
+      for (const c of entry.containers) touched.add(c.nodeId);
+      if (!replaced.has(appId)) replaced.set(appId, old);
+      this.appContainers.set(appId, entry);
+    };
+    // Per-node shims: an app whose containers on complete shim lists add up to its RM counters
+    // takes them from there; only the others are read from the RM (and swept).
+    let fromRm: readonly RmAppInfo[] = running;
+    if (shimDirtyApps) {
+      const uncovered: RmAppInfo[] = [];
+      for (const a of running) {
+        const listed = this.shimApps.get(a.id) ?? NO_SHIM_CONTAINERS;
+        const covered =
+          listed.n === Math.max(0, a.runningContainers ?? 0) &&
+          listed.memoryMB === Math.max(0, a.allocatedMB ?? 0) &&
+          listed.vcores === Math.max(0, a.allocatedVCores ?? 0);
+        if (!covered) {
+          uncovered.push(a);
+          continue;
+        }
+        const old = this.appContainers.get(a.id);
+        const key = countersKey(a);
+        if (old?.fromShims && old.key === key && !shimDirtyApps.has(a.id)) continue;
+        const entry = shimEntry(a, key, listed);
+        if (old?.fromShims && sameViews(old.containers, entry.containers)) this.appContainers.set(a.id, { ...old, key });
+        else put(a.id, entry);
+      }
+      fromRm = uncovered;
+      this.readStats.fallbackApps += uncovered.length;
+    }
     const toRead = new Set<string>();
-    for (const a of running) if (this.appContainers.get(a.id)?.key !== countersKey(a)) toRead.add(a.id);
+    for (const a of fromRm) {
+      const e = this.appContainers.get(a.id);
+      if (e?.key !== countersKey(a) || e.fromShims) toRead.add(a.id);
+    }
     if (this.previous && shimContainers.length > 0) {
       const runningIds = new Set(running.map((a) => a.id));
       for (const c of shimContainers) {
@@ -461,26 +574,128 @@ export class YarnBackend implements ClusterBackend {
     }
     let budget = this.sweepPerSnapshot;
     let k = 0;
-    for (; k < running.length && budget > 0; k++) {
-      const a = running[(this.sweepCursor + k) % running.length]!;
+    for (; k < fromRm.length && budget > 0; k++) {
+      const a = fromRm[(this.sweepCursor + k) % fromRm.length]!;
       if (!toRead.has(a.id)) {
         toRead.add(a.id);
         budget--;
       }
     }
-    this.sweepCursor = running.length ? (this.sweepCursor + k) % running.length : 0;
-    const list = running.filter((a) => toRead.has(a.id));
+    this.sweepCursor = fromRm.length ? (this.sweepCursor + k) % fromRm.length : 0;
+    const list = fromRm.filter((a) => toRead.has(a.id));
+    this.readStats.rmAppReads += list.length;
     const read = await mapWithConcurrency(list, this.concurrency, (a) => this.liveContainers(a, this.appContainers.get(a.id)));
-    const touched = new Set<string>();
-    const replaced = new Map<string, readonly ContainerView[]>();
-    list.forEach((a, i) => {
-      const old = this.appContainers.get(a.id)?.containers ?? [];
-      for (const c of old) touched.add(c.nodeId);
-      for (const c of read[i]!.containers) touched.add(c.nodeId);
-      replaced.set(a.id, old);
-      this.appContainers.set(a.id, read[i]!);
-    });
+    list.forEach((a, i) => put(a.id, read[i]!));
+    if (shimDirtyApps) {
+      // Apps read from the RM get the shims' figures of the containers the shims list.
+      for (const a of fromRm) {
+        const e = this.appContainers.get(a.id);
+        if (!e) continue;
+        const merged = withShimFigures(e, this.shimById);
+        if (merged !== e) {
+          if (replaced.has(a.id)) this.appContainers.set(a.id, merged);
+          else put(a.id, merged);
+        }
+      }
+    }
     return { touched, replaced };
+  }
+
+  /**
+   * Reads the node shims whose lists may have moved: never read (or failed last time), a node of
+   * theirs the RM shows with other figures (state, container count, memory, vcores used) or whose
+   * list disagreed with them, or read longer than `shimListMaxAgeMs` ago; one request each,
+   * `shimReadConcurrency` at a time. Keeps the running apps' containers on complete lists summed
+   * and returns the apps whose containers there changed.
+   */
+  private async readNodeShims(rmNodes: readonly RmNodeInfo[]): Promise<Set<string>> {
+    const shim = this.shim!;
+    const nodeKeys = new Map<string, string>();
+    const rmNode = new Map<string, RmNodeInfo>();
+    for (const n of rmNodes) {
+      nodeKeys.set(n.id, nodeShimKey(n));
+      rmNode.set(n.id, n);
+    }
+    const nowMs = Date.now();
+    const stale = (l: ShimList | undefined): boolean => {
+      if (!l || l.incompleteNodes.size > 0 || nowMs - l.readAtMs >= this.shimListMaxAgeMs) return true;
+      for (const [id, key] of l.nodeKeys) if (nodeKeys.get(id) !== key) return true;
+      return false;
+    };
+    const urls = shim.nodeShimUrls!().filter((u) => stale(this.shimLists.get(u)));
+    const lists = await mapWithConcurrency(urls, this.shimReadConcurrency, (url) =>
+      shim.nodeShimContainers!(url).then(
+        (l) => l,
+        (err: unknown) => err as Error,
+      ),
+    );
+    this.readStats.shimRequests += urls.length;
+    const dirty = new Set<string>();
+    const failed: string[] = [];
+    urls.forEach((url, i) => {
+      const got = lists[i]!;
+      const old = this.shimLists.get(url);
+      if (old) this.dropShimList(old, dirty);
+      if (got instanceof Error) {
+        failed.push(`${url}: ${got.message}`);
+        this.shimLists.delete(url);
+        return;
+      }
+      const list = completeShimList(got.nodes, got.containers, rmNode, nodeKeys, nowMs);
+      this.shimLists.set(url, list);
+      this.addShimList(list, dirty);
+    });
+    this.readStats.shimFailures += failed.length;
+    if (failed.length > 0)
+      this.logger?.warn({ failed: failed.length, first: failed[0] }, "node shims unreachable: their nodes' containers are read from the RM per application");
+    // Nodes holding containers that no complete list covers: their apps are read from the RM.
+    const covered = new Set<string>();
+    for (const l of this.shimLists.values()) for (const [id] of l.nodeKeys) if (!l.incompleteNodes.has(id)) covered.add(id);
+    let fallbackNodes = 0;
+    for (const n of rmNodes) if (n.numContainers > 0 && !covered.has(n.id)) fallbackNodes++;
+    this.readStats.fallbackNodes += fallbackNodes;
+    if (fallbackNodes !== this.lastFallbackNodes) {
+      const msg = 'nodes whose containers no complete shim list covers: their apps are read from the RM per application';
+      if (fallbackNodes > 0) this.logger?.warn({ nodes: fallbackNodes }, msg);
+      else this.logger?.info({ nodes: 0 }, msg);
+    }
+    this.lastFallbackNodes = fallbackNodes;
+    return dirty;
+  }
+
+  private dropShimList(l: ShimList, dirty: Set<string>): void {
+    for (const c of l.containers) if (this.shimById.get(c.containerId) === c) this.shimById.delete(c.containerId);
+    for (const c of l.complete) {
+      const appId = appIdOfContainer(c.containerId)!;
+      const a = this.shimApps.get(appId);
+      if (a?.byId.get(c.containerId) !== c) continue;
+      a.byId.delete(c.containerId);
+      a.n--;
+      a.memoryMB -= c.allocated!.memoryMB;
+      a.vcores -= c.allocated!.vcores;
+      if (a.byId.size === 0) this.shimApps.delete(appId);
+      dirty.add(appId);
+    }
+  }
+
+  private addShimList(l: ShimList, dirty: Set<string>): void {
+    for (const c of l.containers) this.shimById.set(c.containerId, c);
+    for (const c of l.complete) {
+      const appId = appIdOfContainer(c.containerId)!;
+      let a = this.shimApps.get(appId);
+      if (!a) this.shimApps.set(appId, (a = { byId: new Map(), n: 0, memoryMB: 0, vcores: 0 }));
+      const had = a.byId.get(c.containerId);
+      if (had) {
+        a.n--;
+        a.memoryMB -= had.allocated!.memoryMB;
+        a.vcores -= had.allocated!.vcores;
+      }
+      a.byId.set(c.containerId, c);
+      a.n++;
+      a.memoryMB += c.allocated!.memoryMB;
+      a.vcores += c.allocated!.vcores;
+      dirty.add(appId);
+    }
   }
 
   /** Numbers the snapshot and notes which nodes and apps changed since the previous one. */
@@ -901,6 +1116,7 @@ export class YarnBackend implements ClusterBackend {
       overcommittedNodes: [...this.overcommitted].sort(),
       publishedRanking: { nodes: ranking.length, first: ranking.slice(0, 20).map(([node, score]) => ({ node, score })) },
       shim: this.shim !== undefined,
+      containerReads: { ...this.readStats, nodeShimsListed: this.shimLists.size },
       reservationQueue: this.reservations?.queue ?? null,
     };
   }
@@ -940,7 +1156,9 @@ export class YarnBackend implements ClusterBackend {
       notes.push('nodeRanking: no NodeManager shim configured (the RM placement plugin learns the ranking through it)');
     } else {
       try {
-        await this.shim.containers();
+        if (this.perNodeShims && this.shimLists.size > 0) shimReachable = true;
+        else if (this.perNodeShims) await this.shim.nodeShimContainers!(this.shim.nodeShimUrls!()[0]!);
+        else await this.shim.containers();
         shimReachable = true;
       } catch (err) {
         notes.push(`containerSuspend: NodeManager shim unreachable: ${(err as Error).message}`);
@@ -1116,6 +1334,103 @@ export function toContainerView(c: RmContainerInfo, appId: string, shim: ShimCon
     ...(shim ? { attainedServiceMs: shim.attainedServiceMs, runningSinceMs: shim.runningSinceMs } : {}),
     ...(appMaster ? { appMaster: true } : {}),
   };
+}
+
+/**
+ * A node shim's list split by node: a node's containers count as complete when every one carries
+ * its allocation and they add up to what the RM shows on the node (containers, memory, vcores).
+ * The RM counts a container from its allocation, the NodeManager from its launch: until then
+ * the node is incomplete (and read again next refresh), its apps read from the RM.
+ */
+function completeShimList(
+  nodes: readonly string[],
+  containers: readonly ShimContainer[],
+  rmNode: ReadonlyMap<string, RmNodeInfo>,
+  nodeKeys: ReadonlyMap<string, string>,
+  nowMs: number,
+): ShimList {
+  const byNode = new Map<string, ShimContainer[]>();
+  for (const c of containers) {
+    const l = byNode.get(c.nodeId);
+    if (l) l.push(c);
+    else byNode.set(c.nodeId, [c]);
+  }
+  const keys = new Map<string, string>();
+  const complete: ShimContainer[] = [];
+  const incompleteNodes = new Set<string>();
+  for (const id of new Set([...nodes, ...byNode.keys()])) {
+    const n = rmNode.get(id);
+    if (!n) continue;
+    keys.set(id, nodeKeys.get(id)!);
+    const list = byNode.get(id) ?? [];
+    let memoryMB = 0;
+    let vcores = 0;
+    let allocated = true;
+    for (const c of list) {
+      if (!c.allocated || appIdOfContainer(c.containerId) === undefined) allocated = false;
+      else {
+        memoryMB += c.allocated.memoryMB;
+        vcores += c.allocated.vcores;
+      }
+    }
+    const used = n.usedResource ? toResources(n.usedResource) : { memoryMB: n.usedMemoryMB, vcores: n.usedVirtualCores };
+    if (allocated && list.length === n.numContainers && memoryMB === used.memoryMB && vcores === used.vcores) complete.push(...list);
+    else incompleteNodes.add(id);
+  }
+  return { readAtMs: nowMs, containers, nodeKeys: keys, complete, incompleteNodes };
+}
+
+/** A running app's entry from its containers on complete shim lists (views with the shims' figures). */
+function shimEntry(a: RmAppInfo, key: string, listed: ShimAppContainers): AppContainers {
+  const amId = amContainerIdOf(a.amContainerLogs);
+  const containers: ContainerView[] = [];
+  for (const c of listed.byId.values()) {
+    containers.push({
+      id: c.containerId,
+      appId: a.id,
+      nodeId: c.nodeId,
+      resource: c.allocated!,
+      state: c.state,
+      startedAtMs: c.createdAtMs ?? c.runningSinceMs,
+      attainedServiceMs: c.attainedServiceMs,
+      runningSinceMs: c.runningSinceMs,
+      ...(c.appMaster === true || c.containerId === amId ? { appMaster: true } : {}),
+    });
+  }
+  containers.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  return { key, fromShims: true, containers, memoryMB: listed.memoryMB, vcores: listed.vcores };
+}
+
+/** An RM-read entry with the shims' figures of the containers they list (the same entry when none moved). */
+function withShimFigures(e: AppContainers, shimById: ReadonlyMap<string, ShimContainer>): AppContainers {
+  let out: ContainerView[] | undefined;
+  e.containers.forEach((c, i) => {
+    const s = shimById.get(c.id);
+    if (!s || (c.state === s.state && c.attainedServiceMs === s.attainedServiceMs && c.runningSinceMs === s.runningSinceMs)) return;
+    out ??= [...e.containers];
+    out[i] = { ...c, state: s.state, attainedServiceMs: s.attainedServiceMs, runningSinceMs: s.runningSinceMs };
+  });
+  return out ? { ...e, containers: out } : e;
+}
+
+function sameViews(a: readonly ContainerView[], b: readonly ContainerView[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (
+      x.id !== y.id ||
+      x.nodeId !== y.nodeId ||
+      !equals(x.resource, y.resource) ||
+      x.state !== y.state ||
+      x.startedAtMs !== y.startedAtMs ||
+      x.attainedServiceMs !== y.attainedServiceMs ||
+      x.runningSinceMs !== y.runningSinceMs ||
+      x.appMaster !== y.appMaster
+    )
+      return false;
+  }
+  return true;
 }
 
 /**

@@ -1,0 +1,307 @@
+/**
+ * The YARN backend taking running containers from the NodeManager shims (one list request per
+ * shim) instead of two RM requests per running application: the same snapshot as the RM's
+ * per-app reads give, on the recorded fixtures and on random sequences of synthetic RM states;
+ * the per-app reads back for what the shims cannot cover (a shim down, an older shim, a node
+ * whose list disagrees with the RM's figures); change sets that match a full diff.
+ */
+import * as fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SyntheticRm } from '../../bench/synthetic-rm.js';
+import { RmUnavailableError } from '../../src/core/errors.js';
+import type { ClusterSnapshot } from '../../src/core/model.js';
+import { amContainerIdOf, YarnBackend } from '../../src/yarn/backend.js';
+import { RmClient } from '../../src/yarn/client.js';
+import { HttpNodeShim } from '../../src/yarn/shim-client.js';
+import type { NodeShim, NodeShimListing, ShimContainer } from '../../src/yarn/shim-contract.js';
+import { FakeRm, fixture, fixtureText } from './yarn-fake-rm.js';
+
+const JSON_TYPE = 'application/json;charset=utf-8';
+const APP = 'application_1795254945306_0001';
+const ATTEMPT = 'appattempt_1795254945306_0001_000001';
+const CONTAINERS = `GET /apps/${APP}/appattempts/${ATTEMPT}/containers`;
+const fastRetry = { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 2 };
+
+const client = (url: string) =>
+  new RmClient({ rmUrl: url, user: 'schedbrain', requestTimeoutMs: 5_000, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } });
+
+/** The snapshot's content as the RM's reads give it: the shims' own figures (CPU accounting) left out. */
+const content = (s: ClusterSnapshot) => ({
+  nodes: [...s.nodes.values()].map((n) => ({ ...n, containerIds: [...n.containerIds].sort() })).sort((a, b) => a.id.localeCompare(b.id)),
+  apps: [...s.apps.values()].sort((a, b) => a.id.localeCompare(b.id)),
+  containers: [...s.containers.values()].map(({ attainedServiceMs: _a, runningSinceMs: _r, ...c }) => c).sort((a, b) => a.id.localeCompare(b.id)),
+  totalCapacity: s.totalCapacity,
+});
+
+const sorted = (s: ReadonlySet<string> | undefined) => (s === undefined ? undefined : [...s].sort());
+
+describe('amContainerIdOf', () => {
+  it("reads the AM container out of the app's amContainerLogs", () => {
+    expect(amContainerIdOf('http://localhost:0/node/containerlogs/container_1795254945306_0001_01_000001/root')).toBe('container_1795254945306_0001_01_000001');
+    expect(amContainerIdOf('http://h:8042/node/containerlogs/container_e17_1795254945306_0001_02_000001/u')).toBe('container_e17_1795254945306_0001_02_000001');
+    expect(amContainerIdOf(undefined)).toBeUndefined();
+    expect(amContainerIdOf('')).toBeUndefined();
+  });
+});
+
+describe('on the recorded fixtures', () => {
+  let rm: FakeRm;
+  beforeEach(async () => {
+    rm = await new FakeRm().start();
+    rm.on('GET /nodes', { body: fixtureText('nodes.json'), contentType: JSON_TYPE });
+    rm.on('GET /scheduler', { body: fixtureText('scheduler.json'), contentType: JSON_TYPE });
+    rm.on('GET /apps', (req) => ({
+      body: fixtureText(req.query.get('states')?.startsWith('FINISHED') ? 'apps-empty.json' : 'apps-running.json'),
+      contentType: JSON_TYPE,
+    }));
+    rm.on(`GET /apps/${APP}/appattempts`, { body: fixtureText('appattempts.json'), contentType: JSON_TYPE });
+    rm.on(CONTAINERS, { body: fixtureText('containers.json'), contentType: JSON_TYPE });
+  });
+  afterEach(async () => {
+    await rm.stop();
+  });
+
+  /** What a contract-5 shim per node would list for the recorded containers (the AM flagged by its token). */
+  const recordedShims = (opts: { withAllocation?: boolean; down?: ReadonlySet<string> } = {}) => {
+    const recorded = fixture('containers.json').container as Array<Record<string, string>>;
+    const nodes = (fixture('nodes.json').nodes.node as Array<{ id: string }>).map((n) => n.id);
+    const reads: string[] = [];
+    const list = (nodeId: string): ShimContainer[] =>
+      recorded
+        .filter((c) => c.assignedNodeId === nodeId)
+        .map((c) => ({
+          containerId: c.containerId!,
+          nodeId,
+          state: 'RUNNING',
+          attainedServiceMs: 1234,
+          runningSinceMs: Number(c.startedTime) + 50,
+          ...(opts.withAllocation === false
+            ? {}
+            : {
+                allocated: { memoryMB: Number(c.allocatedMB), vcores: Number(c.allocatedVCores) },
+                createdAtMs: Number(c.startedTime),
+                appMaster: c.containerId!.endsWith('_000001'),
+              }),
+        }));
+    const shim: NodeShim = {
+      containers: async () => nodes.flatMap(list),
+      suspend: async () => {},
+      resume: async () => {},
+      renewLease: async () => {},
+      publishRanking: async () => {},
+      nodeShimUrls: () => nodes.map((n) => `shim://${n}`),
+      nodeShimContainers: async (url: string): Promise<NodeShimListing> => {
+        const nodeId = url.slice('shim://'.length);
+        reads.push(nodeId);
+        if (opts.down?.has(nodeId)) throw new RmUnavailableError(`shim unreachable: ${url}`);
+        return { nodes: [nodeId], containers: list(nodeId) };
+      },
+    };
+    return { shim, reads };
+  };
+
+  it('gives the snapshot the RM per-app reads give, without reading any app from the RM', async () => {
+    const fromRm = await new YarnBackend({ rmUrl: rm.url, client: client(rm.url) }).snapshot();
+    const rmReads = rm.callsTo(CONTAINERS);
+    const { shim, reads } = recordedShims();
+    const backend = new YarnBackend({ rmUrl: rm.url, client: client(rm.url), shim });
+    const fromShims = await backend.snapshot();
+    expect(content(fromShims)).toEqual(content(fromRm));
+    expect(rm.callsTo(CONTAINERS)).toBe(rmReads);
+    expect(rm.callsTo(`GET /apps/${APP}/appattempts`)).toBe(1);
+    expect(reads.sort()).toEqual(['localhost:33135', 'localhost:36195']);
+    // The shims' figures are in the views, the AM is the recorded attempt's.
+    const am = fromShims.containers.get('container_1795254945306_0001_01_000001')!;
+    expect(am.appMaster).toBe(true);
+    expect(am.attainedServiceMs).toBe(1234);
+    expect(backend.readStats).toMatchObject({ shimRequests: 2, shimFailures: 0, rmAppReads: 0, fallbackNodes: 0, fallbackApps: 0 });
+  });
+
+  it('an unchanged cluster reads no shim again until the lists are older than their maximum age', async () => {
+    const { shim, reads } = recordedShims();
+    const backend = new YarnBackend({ rmUrl: rm.url, client: client(rm.url), shim, shimListMaxAgeMs: 3_600_000 });
+    const first = await backend.snapshot();
+    const second = await backend.snapshot({ changesSince: first.changeMark });
+    expect(reads).toHaveLength(2);
+    expect(sorted(second.changedNodeIds)).toEqual([]);
+    expect(sorted(second.changedAppIds)).toEqual([]);
+    const aged = new YarnBackend({ rmUrl: rm.url, client: client(rm.url), shim, shimListMaxAgeMs: 0 });
+    await aged.snapshot();
+    await aged.snapshot();
+    expect(reads).toHaveLength(6);
+  });
+
+  it('a shim that is down: its node falls back to the per-app reads, and the snapshot is the same', async () => {
+    const fromRm = await new YarnBackend({ rmUrl: rm.url, client: client(rm.url) }).snapshot();
+    const before = rm.callsTo(CONTAINERS);
+    const { shim } = recordedShims({ down: new Set(['localhost:36195']) });
+    const backend = new YarnBackend({ rmUrl: rm.url, client: client(rm.url), shim });
+    const s = await backend.snapshot();
+    expect(content(s)).toEqual(content(fromRm));
+    expect(rm.callsTo(CONTAINERS)).toBe(before + 1);
+    expect(backend.readStats).toMatchObject({ shimRequests: 2, shimFailures: 1, rmAppReads: 1, fallbackNodes: 1, fallbackApps: 1 });
+    // The containers the live shim lists still carry its figures.
+    expect(s.containers.get('container_1795254945306_0001_01_000003')!.attainedServiceMs).toBe(1234);
+    expect(s.containers.get('container_1795254945306_0001_01_000002')!.attainedServiceMs).toBeUndefined();
+  });
+
+  it('an older shim (no allocation in its list): the per-app reads, with its figures merged', async () => {
+    const fromRm = await new YarnBackend({ rmUrl: rm.url, client: client(rm.url) }).snapshot();
+    const before = rm.callsTo(CONTAINERS);
+    const { shim } = recordedShims({ withAllocation: false });
+    const backend = new YarnBackend({ rmUrl: rm.url, client: client(rm.url), shim });
+    const s = await backend.snapshot();
+    expect(content(s)).toEqual(content(fromRm));
+    expect(rm.callsTo(CONTAINERS)).toBe(before + 1);
+    expect(backend.readStats.fallbackNodes).toBe(2);
+    for (const c of s.containers.values()) expect(c.attainedServiceMs).toBe(1234);
+  });
+});
+
+describe('on synthetic RM states', () => {
+  it('the same snapshot as the RM reads give, a constant number of RM requests and one request per shim', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ step: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 0.5, noNaN: true })), grow: fc.nat(11) }), { minLength: 1, maxLength: 6 }),
+        async (moves) => {
+          const synthetic = await new SyntheticRm({ nodes: 7, apps: 12, containers: 40, finishedApps: 2 }).start();
+          try {
+            // Every list read at each snapshot: a same-size swap on one node moves no RM figure.
+            const shim = new HttpNodeShim({ urls: synthetic.shimUrls(), retry: fastRetry });
+            const backend = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), shim, shimListMaxAgeMs: 0 });
+            await backend.snapshot();
+            for (const m of moves) {
+              if (m.step > 0) synthetic.step(m.step);
+              synthetic.grow(m.grow);
+              const fresh = content(await new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url) }).snapshot());
+              synthetic.resetCounters();
+              const s = await backend.snapshot();
+              expect(content(s)).toEqual(fresh);
+              // nodes, scheduler, live apps, ended apps: no per-app read.
+              expect(synthetic.requests).toBe(4);
+              expect(synthetic.shimRequests).toBe(7);
+            }
+            expect(backend.readStats.rmAppReads).toBe(0);
+          } finally {
+            await synthetic.stop();
+          }
+        },
+      ),
+      { numRuns: 15, seed: 19 },
+    );
+  });
+
+  it('reads only the shims of nodes whose RM figures moved', async () => {
+    const synthetic = await new SyntheticRm({ nodes: 20, apps: 30, containers: 120 }).start();
+    try {
+      const shim = new HttpNodeShim({ urls: synthetic.shimUrls(), retry: fastRetry });
+      const backend = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), shim, shimListMaxAgeMs: 3_600_000 });
+      await backend.snapshot();
+      synthetic.resetCounters();
+      await backend.snapshot();
+      expect(synthetic.shimRequests).toBe(0);
+      synthetic.grow(3);
+      synthetic.resetCounters();
+      const s = await backend.snapshot();
+      // grow(3) adds a container on node 3.
+      expect(synthetic.shimRequests).toBe(1);
+      expect(synthetic.requests).toBe(4);
+      expect(s.apps.get(`application_${synthetic.clusterTs}_0004`)!.runningContainers).toBe(5);
+    } finally {
+      await synthetic.stop();
+    }
+  });
+
+  it('shims down or of contract 4: the per-app reads for what they hold, the same snapshot', async () => {
+    for (const shimContract of [4, 5] as const) {
+      const synthetic = await new SyntheticRm({ nodes: 7, apps: 12, containers: 40, shimContract }).start();
+      try {
+        if (shimContract === 5) synthetic.shimsDown.add(2);
+        const shim = new HttpNodeShim({ urls: synthetic.shimUrls(), retry: fastRetry });
+        // Lists read at each snapshot: a same-size swap on one node moves no RM figure.
+        const backend = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), shim, shimListMaxAgeMs: 0 });
+        const fresh = content(await new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url) }).snapshot());
+        expect(content(await backend.snapshot())).toEqual(fresh);
+        expect(backend.readStats.rmAppReads).toBeGreaterThan(0);
+        expect(backend.readStats.fallbackNodes).toBe(shimContract === 4 ? 7 : 1);
+        if (shimContract === 5) {
+          // Back up: its node is covered again and no app is read from the RM.
+          synthetic.shimsDown.clear();
+          const reads = backend.readStats.rmAppReads;
+          synthetic.step(0.3);
+          expect(content(await backend.snapshot())).toEqual(content(await new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url) }).snapshot()));
+          expect(backend.readStats.rmAppReads).toBe(reads);
+        }
+      } finally {
+        await synthetic.stop();
+      }
+    }
+  });
+});
+
+/** Everything a node's change covers, as text: what a full diff compares. */
+function nodeFingerprints(s: ClusterSnapshot): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const n of s.nodes.values()) {
+    const cs = [...n.containerIds].sort().map((id) => {
+      const c = s.containers.get(id)!;
+      return [c.id, c.appId, c.state, c.appMaster ?? false, c.startedAtMs, c.resource.memoryMB, c.resource.vcores];
+    });
+    out.set(n.id, JSON.stringify([n.state, n.rack, n.capacity, n.physicalCapacity, cs]));
+  }
+  return out;
+}
+
+function appFingerprints(s: ClusterSnapshot): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const a of s.apps.values()) out.set(a.id, JSON.stringify({ ...a, tags: Object.entries(a.tags).sort() }));
+  return out;
+}
+
+function diff(a: Map<string, string>, b: Map<string, string>): Set<string> {
+  const out = new Set<string>();
+  for (const [id, f] of b) if (a.get(id) !== f) out.add(id);
+  for (const id of a.keys()) if (!b.has(id)) out.add(id);
+  return out;
+}
+
+describe('change sets from the shims against a full diff', () => {
+  it('match the union of full diffs of the snapshots since the mark, on random sequences of RM states', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ step: fc.double({ min: 0, max: 0.5, noNaN: true }), grow: fc.nat(11), since: fc.nat(5), down: fc.option(fc.nat(6)) }), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        async (moves) => {
+          const synthetic = await new SyntheticRm({ nodes: 7, apps: 12, containers: 40, finishedApps: 2 }).start();
+          try {
+            const shim = new HttpNodeShim({ urls: synthetic.shimUrls(), retry: fastRetry });
+            const backend = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), shim, shimListMaxAgeMs: 0 });
+            const taken: ClusterSnapshot[] = [await backend.snapshot()];
+            for (const m of moves) {
+              synthetic.shimsDown.clear();
+              if (m.down !== null) synthetic.shimsDown.add(m.down);
+              if (m.step > 0) synthetic.step(m.step);
+              synthetic.grow(m.grow);
+              const from = Math.max(0, taken.length - 1 - m.since);
+              const s = await backend.snapshot({ changesSince: taken[from]!.changeMark });
+              taken.push(s);
+              const nodes = new Set<string>();
+              const apps = new Set<string>();
+              for (let i = from; i < taken.length - 1; i++) {
+                for (const id of diff(nodeFingerprints(taken[i]!), nodeFingerprints(taken[i + 1]!))) nodes.add(id);
+                for (const id of diff(appFingerprints(taken[i]!), appFingerprints(taken[i + 1]!))) apps.add(id);
+              }
+              expect(sorted(s.changedNodeIds)).toEqual([...nodes].sort());
+              expect(sorted(s.changedAppIds)).toEqual([...apps].sort());
+            }
+          } finally {
+            await synthetic.stop();
+          }
+        },
+      ),
+      { numRuns: 20, seed: 19 },
+    );
+  });
+});
