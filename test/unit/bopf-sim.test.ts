@@ -169,8 +169,8 @@ describe('schedbrain simulate --workload bopf-…', () => {
       lq: { jobs: 1 },
       admission: { lq0: 'hard', tq0: 'elastic', tq1: 'elastic' },
     });
-    expect(j.lq.meanCompletion).toBeGreaterThan(0);
-    expect(j.tq.meanCompletion).toBeGreaterThan(0);
+    expect(j.lq.meanCompletionMs).toBeGreaterThan(0);
+    expect(j.tq.meanCompletionMs).toBeGreaterThan(0);
     expect(Object.keys(j.longTermShares)).toEqual(['root.lq0', 'root.tq0', 'root.tq1']);
     expect(j.timeline).toBeUndefined();
   });

@@ -32,7 +32,8 @@ describe('schedbrain simulate --workload darss-…', () => {
     const o = JSON.parse(io.out());
     expect(o).toMatchObject({ workload: 'darss-google2019', policy: 'darss', seed: 4, productionSharePct: 15 });
     for (const k of ['accepted', 'acceptanceRate', 'metDeadlineRate', 'missedDeadline']) expect(typeof o.production[k]).toBe('number');
-    for (const k of ['completed', 'meanLatency', 'p50Latency', 'p99Latency']) expect(typeof o.bestEffort[k]).toBe('number');
+    for (const k of ['completed', 'meanLatencyMs', 'p50LatencyMs', 'p99LatencyMs']) expect(typeof o.bestEffort[k]).toBe('number');
+    expect(typeof o.wallMs).toBe('number');
     expect(o.bestEffort.fasterThan.policy).toBe('capacity');
     expect(o.bestEffort.fasterThan.share).toBeGreaterThanOrEqual(0);
     expect(o.bestEffort.fasterThan.share).toBeLessThanOrEqual(1);

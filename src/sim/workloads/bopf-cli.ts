@@ -7,13 +7,36 @@
  *
  * Always on the CapacityScheduler-like allocator; the policies get the scenario's queue
  * registrations (`queues` for bopf/nbopf, `latencyQueues` for sp) merged under `--set`.
- * JSON: `lq.meanCompletion`, `tq.meanCompletion` (seconds), `longTermShares` per queue, the
- * admission classes, and with `--timeline` the share-over-time series.
+ * JSON: `lq.meanCompletionMs`, `tq.meanCompletionMs`, `longTermShares` per queue, the admission
+ * classes, and with `--timeline` the share-over-time series (`timeline.tMs`); durations in ms.
  */
+import { secondsToMs } from '../json-ms.js';
 import { buildParams, readFlags, UsageError, type FlagSpec } from '../params.js';
 import { lookupPolicy } from '../simulate.js';
 import { bopfMultiLqScenario, bopfScenario, type BopfBenchmark } from './bopf.js';
 import { runBopfScenario, type BopfRunResult } from './bopf-run.js';
+
+/** A BoPF run as JSON: completion times, the timeline's instants, makespan, lost work and wall time in ms. */
+export function bopfJson(r: BopfRunResult): Record<string, unknown> {
+  const { lq, tq, timeline, makespanS, wallSeconds, preemption, ...rest } = r;
+  const { meanCompletion, completions, byQueue, ...lqRest } = lq;
+  const { meanCompletion: tqMean, ...tqRest } = tq;
+  const { lostContainerSeconds, ...pre } = preemption ?? { lostContainerSeconds: 0 };
+  return {
+    ...rest,
+    lq: {
+      ...lqRest,
+      meanCompletionMs: secondsToMs(meanCompletion),
+      completionsMs: completions.map(secondsToMs),
+      byQueue: Object.fromEntries(Object.entries(byQueue).map(([q, x]) => [q, { meanCompletionMs: secondsToMs(x.meanCompletion), jobs: x.jobs }])),
+    },
+    tq: { ...tqRest, meanCompletionMs: secondsToMs(tqMean) },
+    ...(timeline ? { timeline: { tMs: timeline.tS.map(secondsToMs), shares: timeline.shares } } : {}),
+    makespanMs: secondsToMs(makespanS),
+    wallMs: secondsToMs(wallSeconds),
+    ...(preemption ? { preemption: { ...pre, lostContainerMs: secondsToMs(lostContainerSeconds) } } : {}),
+  };
+}
 
 export function isBopfWorkload(argv: readonly string[]): boolean {
   for (let i = 0; i < argv.length; i++) {
@@ -97,7 +120,7 @@ export async function runBopfSimulate(argv: readonly string[]): Promise<number> 
       results.push(runBopfScenario(scenario, name, { seed: o.seed, params, ...(o.periodMs !== undefined ? { policyPeriodMs: o.periodMs } : {}) }));
     }
     const view = (r: BopfRunResult) => ({
-      ...r,
+      ...bopfJson(r),
       tqs: scenario.tqQueues.length,
       lqScale: o.lqScale ?? 1,
       seed: o.seed,

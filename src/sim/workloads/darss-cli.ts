@@ -8,12 +8,13 @@
  * Every policy runs on the CapacityScheduler-like allocator with the workload's queues (two per
  * group); a policy whose parameters take `requests` gets the workload's workflow requests.
  * JSON: `production.{accepted,acceptanceRate,metDeadlineRate,missedDeadline,…}` and
- * `bestEffort.{completed,meanLatency,p50Latency,p99Latency}` (seconds); with `--compare P`,
+ * `bestEffort.{completed,meanLatencyMs,p50LatencyMs,p99LatencyMs}`, `wallMs`; with `--compare P`,
  * `bestEffort.fasterThan`: the share of best-effort jobs that finished sooner than under P.
  */
 import { z } from 'zod';
 import type { AnyPolicy } from '../../core/policy.js';
 import { createCapacityAllocator } from '../capacity-allocator.js';
+import { secondsToMs } from '../json-ms.js';
 import { buildParams, readFlags, UsageError, type FlagSpec } from '../params.js';
 import { lookupPolicy, simulate, type SimulateResult } from '../simulate.js';
 import type { Workload } from '../workload.js';
@@ -102,6 +103,17 @@ export function darssWorkloadFor(o: DarssOptions): Workload {
   return darssWorkload(o.trace, { seed: o.seed, jobs: o.jobs, productionSharePct: o.productionSharePct, load: o.load, groups: o.groups });
 }
 
+/** A DARSS run as JSON: best-effort latencies and wall time in ms. */
+export function darssJson<R extends DarssRun>(r: R): Record<string, unknown> {
+  const { bestEffort: b, wallSeconds, ...rest } = r;
+  const { meanLatency, p50Latency, p99Latency, ...be } = b;
+  return {
+    ...rest,
+    bestEffort: { ...be, meanLatencyMs: secondsToMs(meanLatency), p50LatencyMs: secondsToMs(p50Latency), p99LatencyMs: secondsToMs(p99Latency) },
+    wallMs: secondsToMs(wallSeconds),
+  };
+}
+
 const f1 = (x: number): string => (Number.isFinite(x) ? x.toFixed(1) : '-');
 const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
 
@@ -171,7 +183,7 @@ export async function runDarssSimulate(argv: readonly string[]): Promise<number>
         ? { ...run, bestEffort: { ...run.bestEffort, fasterThan: { policy: baseline.run.policy, ...fasterShare(result.records, baseline.result.records) } } }
         : run,
     );
-    if (o.json) process.stdout.write(`${JSON.stringify(runs.length === 1 ? runs[0] : { runs })}\n`);
+    if (o.json) process.stdout.write(`${JSON.stringify(runs.length === 1 ? darssJson(runs[0]) : { runs: runs.map(darssJson) })}\n`);
     else process.stdout.write(`${runs.map(human).join('\n\n')}\n`);
     return runs.some((r) => r.unfinished > 0) ? 1 : 0;
   } catch (e) {
