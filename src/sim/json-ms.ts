@@ -33,17 +33,26 @@ export function msDist(d: Dist): MsDist {
   };
 }
 
+type Classes<D> = { readonly jct: Dist; readonly short: D; readonly long: D; readonly makespanS: number; readonly wallSeconds: number };
+
+/** Completion times overall and by class (each class with its slowdowns), makespan and wall time, in ms. */
+function classesMs<D extends Dist & { readonly slowdown: unknown }>(r: Classes<D>): Record<string, unknown> {
+  return {
+    jct: msDist(r.jct),
+    short: { ...msDist(r.short), slowdown: r.short.slowdown },
+    long: { ...msDist(r.long), slowdown: r.long.slowdown },
+    makespanMs: secondsToMs(r.makespanS),
+    wallMs: secondsToMs(r.wallSeconds),
+  };
+}
+
 /** `simulate`'s result as JSON (per-job metrics only with `perJob`). */
 export function simulateJson(r: SimulateResult, perJob = false): Record<string, unknown> {
   const { records: _r, perJob: jobs, jct, short, long, makespanS, wastedWorkS, wallSeconds, policySeconds, ...rest } = r;
   return {
     ...rest,
-    jct: msDist(jct),
-    short: { ...msDist(short), slowdown: short.slowdown },
-    long: { ...msDist(long), slowdown: long.slowdown },
-    makespanMs: secondsToMs(makespanS),
+    ...classesMs({ jct, short, long, makespanS, wallSeconds }),
     wastedWorkCoreMs: secondsToMs(wastedWorkS),
-    wallMs: secondsToMs(wallSeconds),
     ...(policySeconds !== undefined ? { policyMs: secondsToMs(policySeconds) } : {}),
     ...(perJob
       ? {
@@ -64,11 +73,7 @@ export function taskLevelJson(r: TaskLevelResult): Record<string, unknown> {
   const { jct, short, long, makespanS, wallSeconds, perJob, ...rest } = r;
   return {
     ...rest,
-    jct: msDist(jct),
-    short: { ...msDist(short), slowdown: short.slowdown },
-    long: { ...msDist(long), slowdown: long.slowdown },
-    makespanMs: secondsToMs(makespanS),
-    wallMs: secondsToMs(wallSeconds),
+    ...classesMs({ jct, short, long, makespanS, wallSeconds }),
     ...(perJob
       ? {
           perJob: perJob.map(({ arrivalS, jctS, longestTaskS, ...j }) => ({
