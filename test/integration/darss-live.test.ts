@@ -33,6 +33,7 @@ import { startMiniCluster, type MiniCluster } from '../../src/yarn/minicluster.j
 import { submitJob, type JobSpec } from '../../src/yarn/workload.js';
 import { TEST_ADMIN, testAuth } from '../support/api-auth.js';
 import { eventually } from './helpers.js';
+import { rmApp, waitDone } from './threesigma-hold.js';
 
 const sharedRmUrl = inject('rmUrl');
 const sharedConfDir = inject('confDir');
@@ -62,42 +63,12 @@ const workflowA = (id: string, now: number) => ({
 });
 const workflowB = (id: string, now: number) => ({ id, group: 'etl', deadlineMs: now + 70_000, jobs: [{ name: 'b1', tasks: 30, leaseMs: 60_000 }] });
 
-interface RmApp {
-  id: string;
-  state: string;
-  finalStatus: string;
-  finishedTime: number;
-  runningContainers?: number;
-  queue: string;
-}
-
-async function rmApp(rmUrl: string, appId: string): Promise<RmApp> {
-  const res = await fetch(`${rmUrl}/ws/v1/cluster/apps/${appId}`, { headers: { Accept: 'application/json' } });
-  if (!res.ok) throw new Error(`GET app ${appId}: ${res.status}`);
-  return ((await res.json()) as { app: RmApp }).app;
-}
-
 async function killApp(rmUrl: string, appId: string): Promise<void> {
   await fetch(`${rmUrl}/ws/v1/cluster/apps/${appId}/state?user.name=schedbrain`, {
     method: 'PUT',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ state: 'KILLED' }),
   }).catch(() => undefined);
-}
-
-const DONE = new Set(['FINISHED', 'FAILED', 'KILLED']);
-
-async function waitFinished(rmUrl: string, appId: string, timeoutMs: number, diag?: () => string): Promise<RmApp> {
-  return eventually(
-    `${appId} to finish`,
-    async () => {
-      const a = await rmApp(rmUrl, appId);
-      return DONE.has(a.state) ? a : undefined;
-    },
-    timeoutMs,
-    500,
-    diag,
-  );
 }
 
 /** The brain under test: engine + admin API on a store of its own. */
@@ -271,10 +242,10 @@ describe('DARSS live on a real ResourceManager', () => {
     const del = await b.client.DELETE('/v1/darss/requests/{id}', { params: { path: { id: idA } } });
     expect(del.response.status, JSON.stringify(del.error)).toBe(409);
 
-    const doneA1 = await waitFinished(sharedRmUrl, a1, DEADLINE_AHEAD_MS, diag);
+    const doneA1 = await waitDone(sharedRmUrl, a1, DEADLINE_AHEAD_MS, diag);
     expect(doneA1.finalStatus).toBe('SUCCEEDED');
     const a2 = await submit({ name: 'darss-a2', queue: PROD, containers: 2, ...TASK, command: { kind: 'sleep', seconds: TASK_S }, tags: tagsOf('a2') });
-    const doneA2 = await waitFinished(sharedRmUrl, a2, DEADLINE_AHEAD_MS, diag);
+    const doneA2 = await waitDone(sharedRmUrl, a2, DEADLINE_AHEAD_MS, diag);
     expect(doneA2.finalStatus).toBe('SUCCEEDED');
     expect(doneA2.finishedTime).toBeLessThanOrEqual(now + DEADLINE_AHEAD_MS);
     expect(refusedWrites(b)).toEqual([]);
@@ -337,10 +308,10 @@ describe("Rayon live: the same workflows through the RM's own ReservationSystem"
     const del = await b.client.DELETE('/v1/rayon/reservations/{id}', { params: { path: { id: idA } } });
     expect(del.response.status, JSON.stringify(del.error)).toBe(409);
 
-    const doneA1 = await waitFinished(m.rmUrl, a1, DEADLINE_AHEAD_MS);
+    const doneA1 = await waitDone(m.rmUrl, a1, DEADLINE_AHEAD_MS);
     expect(doneA1.finalStatus).toBe('SUCCEEDED');
     const a2 = await submit(inReservation('a2'));
-    const doneA2 = await waitFinished(m.rmUrl, a2, DEADLINE_AHEAD_MS);
+    const doneA2 = await waitDone(m.rmUrl, a2, DEADLINE_AHEAD_MS);
     expect(doneA2.finalStatus).toBe('SUCCEEDED');
     expect(doneA2.finishedTime).toBeLessThanOrEqual(now + DEADLINE_AHEAD_MS);
     // The brain never wrote the RM's scheduler configuration.
