@@ -370,6 +370,9 @@ export class HttpNodeShim implements NodeShim {
       throw new ShimRejectedError(`shim refused ${where}: ${e.data.error}: ${e.data.reason}`, res.status, e.data.error, text);
     }
     if (res.status !== 200) throw new RmProtocolError(`shim answered ${res.status}: ${where}`);
+    // The container lists are what a refresh reads from every shim: checked by hand first (zod
+    // cost twice JSON.parse on them), by zod when the check refuses, for its error.
+    if (schema === (wireContainerList as z.ZodType<unknown>) && isWireContainerList(json)) return json as T;
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
       const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
@@ -377,6 +380,46 @@ export class HttpNodeShim implements NodeShim {
     }
     return parsed.data;
   }
+}
+
+const isNat = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+const isNonEmpty = (v: unknown): boolean => typeof v === 'string' && v.length > 0;
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const CONTAINER_REQUIRED = ['containerId', 'nodeId', 'state', 'attainedServiceMs', 'runningSinceMs', 'suspendedAtMs', 'pid', 'processes'];
+
+function isWireContainer(c: unknown): boolean {
+  if (!isRecord(c)) return false;
+  let known = CONTAINER_REQUIRED.length;
+  if (!isNonEmpty(c.containerId) || !isNonEmpty(c.nodeId) || (c.state !== 'RUNNING' && c.state !== 'SUSPENDED')) return false;
+  if (!isNat(c.attainedServiceMs) || !isNat(c.runningSinceMs) || (c.suspendedAtMs !== null && !isNat(c.suspendedAtMs))) return false;
+  if (!isNat(c.pid) || (c.pid as number) < 1 || !Array.isArray(c.processes)) return false;
+  for (const p of c.processes as unknown[]) {
+    if (!isRecord(p) || Object.keys(p).length !== 2 || !isNat(p.pid) || (p.pid as number) < 1) return false;
+    if (typeof p.state !== 'string' || p.state.length !== 1) return false;
+  }
+  for (const k of ['allocatedMB', 'allocatedVCores', 'createdAtMs'] as const) {
+    if (!(k in c)) continue;
+    if (!isNat(c[k])) return false;
+    known++;
+  }
+  if ('appMaster' in c) {
+    if (typeof c.appMaster !== 'boolean') return false;
+    known++;
+  }
+  return Object.keys(c).length === known;
+}
+
+/** What `wireContainerList` accepts, checked by hand (true: zod would give the same object back). */
+export function isWireContainerList(v: unknown): boolean {
+  if (!isRecord(v) || Object.keys(v).length !== 4 || !isNat(v.nowMs) || !Array.isArray(v.nodes) || !Array.isArray(v.containers)) return false;
+  for (const n of v.nodes as unknown[]) if (typeof n !== 'string') return false;
+  if (v.lease !== null) {
+    const l = v.lease;
+    if (!isRecord(l) || Object.keys(l).length !== 3 || !isNonEmpty(l.holder) || !isNat(l.expiresAtMs)) return false;
+    if (!isNat(l.ttlMs) || (l.ttlMs as number) < 1 || (l.ttlMs as number) > 3_600_000) return false;
+  }
+  for (const c of v.containers as unknown[]) if (!isWireContainer(c)) return false;
+  return true;
 }
 
 /** A wire container as the backend takes it (the allocation only when the shim sent all of it). */

@@ -7,7 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RmProtocolError, RmRejectedError, RmUnavailableError } from '../../src/core/errors.js';
-import { HttpNodeShim, ShimRejectedError } from '../../src/yarn/shim-client.js';
+import * as fc from 'fast-check';
+import { HttpNodeShim, isWireContainerList, ShimRejectedError, wireContainerList } from '../../src/yarn/shim-client.js';
 
 interface Seen {
   method: string;
@@ -192,5 +193,45 @@ describe('HttpNodeShim', () => {
     const b = await fakeShim(() => health({ 'b:1': { memoryMB: 8192, vcores: 8 } }));
     const client = new HttpNodeShim({ urls: [a.url, b.url], retry: fastRetry });
     expect(Object.fromEntries(await client.configuredResources())).toEqual({ 'a:1': { memoryMB: 4096, vcores: 4 }, 'b:1': { memoryMB: 8192, vcores: 8 } });
+  });
+});
+
+describe('the container list checked by hand', () => {
+  const container = (i: number, allocation: boolean): Record<string, unknown> => ({
+    containerId: `container_1795254945306_0001_01_00000${i}`,
+    nodeId: 'a:1',
+    state: i % 2 ? 'RUNNING' : 'SUSPENDED',
+    attainedServiceMs: 10 * i,
+    runningSinceMs: 1_000 + i,
+    suspendedAtMs: i % 2 ? null : 2_000,
+    pid: 100 + i,
+    processes: [{ pid: 100 + i, state: 'S' }],
+    ...(allocation ? { allocatedMB: 1024, allocatedVCores: 1, createdAtMs: 900, appMaster: i === 1 } : {}),
+  });
+  const odd = fc.constantFrom<unknown>(undefined, -1, 0, 1, 1.5, 3_600_001, '', 'x', 'RUNNING', null, true, [], {}, [{ pid: 1, state: 'SS' }]);
+
+  it('accepts exactly what the zod schema accepts, on lists with one field changed, dropped or added', () => {
+    fc.assert(
+      fc.property(
+        fc.boolean(),
+        fc.nat(3),
+        fc.constantFrom('nowMs', 'nodes', 'lease', 'containers', 'extra', ...Object.keys(container(1, true)), 'unknown', 'ttlMs'),
+        odd,
+        (allocation, at, field, value) => {
+          const list: Record<string, unknown> = {
+            nowMs: 5,
+            nodes: ['a:1'],
+            lease: { holder: 'brain', ttlMs: 10_000, expiresAtMs: 20_000 },
+            containers: [1, 2, 3].map((i) => container(i, allocation)),
+          };
+          // The field changed on the list, its lease or one of its containers.
+          const target = (at === 3 ? list : at === 2 ? list.lease : (list.containers as Record<string, unknown>[])[at]) as Record<string, unknown>;
+          if (value === undefined) delete target[field];
+          else target[field] = value;
+          expect(isWireContainerList(list)).toBe(wireContainerList.safeParse(list).success);
+        },
+      ),
+      { numRuns: 2_000, seed: 19 },
+    );
   });
 });
