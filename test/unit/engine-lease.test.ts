@@ -4,37 +4,22 @@
  * When the running policy stops acting (replaced, or dry-run switched on) the engine calls
  * `afterPolicyChange` once no cycle of the previous configuration is in flight.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/engine/clock.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { Engine, type EngineOptions } from '../../src/engine/engine.js';
 import { InMemoryBackend } from '../../src/engine/fake-backend.js';
-import { Store } from '../../src/store/store.js';
+import { useEngineFixture } from './engine-fixture.js';
 
 const PERIOD = 5_000;
-let dir: string;
-let store: Store;
-let clock: FakeClock;
+const t = useEngineFixture('schedbrain-engine-lease-');
 let backend: InMemoryBackend;
-let engine: Engine | undefined;
 
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'schedbrain-engine-lease-'));
-  store = await Store.open(dir);
-  clock = new FakeClock();
-  backend = new InMemoryBackend({ now: () => clock.now() });
-});
-afterEach(async () => {
-  await engine?.stop();
-  engine = undefined;
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
+beforeEach(() => {
+  backend = new InMemoryBackend({ now: () => t.clock.now() });
 });
 
 async function start(renew: () => Promise<void>, over: Partial<EngineOptions> = {}): Promise<Engine> {
-  engine = new Engine({ backend, store, clock, periodMs: PERIOD, initial: { policy: 'fifo' }, lease: { renew }, ...over });
+  const engine = new Engine({ backend, store: t.store, clock: t.clock, periodMs: PERIOD, initial: { policy: 'fifo' }, lease: { renew }, ...over });
+  t.engine = engine;
   await engine.init();
   return engine;
 }
@@ -44,20 +29,20 @@ describe('engine lease', () => {
     const renewals: number[] = [];
     const snapshotsAtRenewal: number[] = [];
     const e = await start(async () => {
-      renewals.push(clock.now());
+      renewals.push(t.clock.now());
       snapshotsAtRenewal.push(backend.snapshotCalls);
     });
     e.start();
     await e.whenIdle();
-    await clock.advance(PERIOD);
+    await t.clock.advance(PERIOD);
     await e.whenIdle();
-    await clock.advance(PERIOD);
+    await t.clock.advance(PERIOD);
     await e.whenIdle();
     expect(renewals).toHaveLength(3);
     // Each renewal comes before that cycle's snapshot.
     expect(snapshotsAtRenewal).toEqual([0, 1, 2]);
     await e.stop();
-    await clock.advance(PERIOD * 3);
+    await t.clock.advance(PERIOD * 3);
     expect(renewals).toHaveLength(3);
   });
 

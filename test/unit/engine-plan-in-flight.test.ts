@@ -3,19 +3,16 @@
  * journaled; a process that finds one left by a process that stopped in between journals each of
  * its decisions once, as the cluster shows it now, and sends none of them again.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Decision } from '../../src/core/actions.js';
 import { definePolicy, type AnyPolicy } from '../../src/core/policy.js';
 import { res } from '../../src/core/resources.js';
-import { FakeClock } from '../../src/engine/clock.js';
 import { Engine, type PolicyLookup } from '../../src/engine/engine.js';
 import { InMemoryBackend } from '../../src/engine/fake-backend.js';
 import { PLAN_IN_FLIGHT_RULE } from '../../src/engine/plan-in-flight.js';
-import { Store, type PlanInFlight } from '../../src/store/store.js';
+import type { PlanInFlight } from '../../src/store/store.js';
+import { useEngineFixture } from './engine-fixture.js';
 
 const script: { decisions: Decision[] } = { decisions: [] };
 const scripted = definePolicy<{ tag: string }, Record<string, never>>({
@@ -35,30 +32,19 @@ const overCommit = (nodeId: string, vcores: number): Decision => ({
   reason: `${nodeId} to ${vcores} vcores`,
 });
 
-let dir: string;
-let store: Store;
-let clock: FakeClock;
+const t = useEngineFixture('schedbrain-in-flight-');
 let backend: InMemoryBackend;
-let engine: Engine | undefined;
 
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'schedbrain-in-flight-'));
-  store = await Store.open(dir);
-  clock = new FakeClock();
-  backend = new InMemoryBackend({ now: () => clock.now() });
+beforeEach(() => {
+  backend = new InMemoryBackend({ now: () => t.clock.now() });
   script.decisions = [];
 });
-afterEach(async () => {
-  await engine?.stop();
-  engine = undefined;
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
-const inFlightEntries = async () => (await store.journal.query({ order: 'asc', limit: 1000 })).filter((x) => x.rule === PLAN_IN_FLIGHT_RULE);
+const inFlightEntries = async () => (await t.store.journal.query({ order: 'asc', limit: 1000 })).filter((x) => x.rule === PLAN_IN_FLIGHT_RULE);
 
 async function start(): Promise<Engine> {
-  engine = new Engine({ backend, store, clock, periodMs: 5_000, policies, initial: { policy: 'scripted' } });
+  const engine = new Engine({ backend, store: t.store, clock: t.clock, periodMs: 5_000, policies, initial: { policy: 'scripted' } });
+  t.engine = engine;
   await engine.init();
   return engine;
 }
@@ -73,23 +59,23 @@ describe('the plan in flight', () => {
     let seen: PlanInFlight | undefined;
     for (let i = 0; i < 100 && !seen; i++) {
       await new Promise((r) => setTimeout(r, 5));
-      seen = await store.getPlanInFlight();
+      seen = await t.store.getPlanInFlight();
     }
     expect(seen?.decisions.map((d) => d.action)).toEqual(script.decisions.map((d) => d.action));
     expect(seen?.decisions[0].rule).toBe('scripted.overCommit');
     release();
     const r = await cycle;
     expect(r.decisions.map((d) => d.result)).toEqual(['applied', 'applied']);
-    expect(await store.getPlanInFlight()).toBeUndefined();
+    expect(await t.store.getPlanInFlight()).toBeUndefined();
   });
 
   it('left by a stopped process: each decision is journaled once, as the cluster shows it, and nothing is sent again', async () => {
     // The stopped process had sent the first action (node1 shows it) but not the second.
     backend.nodes[0] = { ...backend.nodes[0], capacity: res(8192, 12) };
-    await store.putPlanInFlight({
+    await t.store.putPlanInFlight({
       cycleId: 'dead-1',
       policy: 'scripted',
-      atMs: clock.now() - 3_000,
+      atMs: t.clock.now() - 3_000,
       decisions: [overCommit('node1:8041', 12), overCommit('node2:8041', 12)].map((d) => ({ rule: d.rule, reason: d.reason, action: d.action })),
     });
     const e = await start();
@@ -105,7 +91,7 @@ describe('the plan in flight', () => {
     expect(recovered[0].reason).toContain('cycle dead-1');
     expect(recovered[0].reason).toContain('scripted.overCommit');
     expect(recovered[1].error).toContain('not in effect');
-    expect(await store.getPlanInFlight()).toBeUndefined();
+    expect(await t.store.getPlanInFlight()).toBeUndefined();
     // Node 1's action is already true: only node 2's is sent now.
     expect(r.decisions.map((d) => d.result)).toEqual(['noop', 'applied']);
     expect(backend.applied).toEqual([script.decisions[1].action]);
