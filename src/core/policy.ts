@@ -56,6 +56,13 @@ export interface Policy<P = unknown, S = unknown> {
    */
   readonly updatesStateInPlace?: boolean;
   /**
+   * Fields of the state that are dictionaries of entries the policy changes only through
+   * `tracking.changing` (with `updatesStateInPlace`). The engine then copies the dictionaries, not
+   * the entries, for a cycle (`ChangeTracker.beginCycle`), and saves only the entries a cycle
+   * changed: a state with an entry per node costs what a cycle touched, not the cluster's size.
+   */
+  readonly stateEntries?: readonly string[];
+  /**
    * What the backend must be able to do for the policy's decisions to take effect. A writing brain
    * whose backend lacks one refuses to start it (unless the operator lets it run advisory).
    */

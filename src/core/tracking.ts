@@ -48,6 +48,13 @@ export interface ChangeTracking {
   /** A structure the policy keeps here (running totals and the like): undefined until kept, and after `follows` answered false. */
   kept<T>(key: KeptKey<T>): T | undefined;
   keep<T>(key: KeptKey<T>, value: T | undefined): void;
+  /**
+   * The entry `key` of the state's dictionary `field` (one of the policy's `stateEntries`) is about
+   * to be changed in place, added or deleted: returns the entry to change, which the engine makes a
+   * copy of first (a cycle it discards leaves the state it passed as it was), and notes the key so
+   * that only the entries a cycle changed are saved.
+   */
+  changing<E>(field: string, entries: Record<string, E>, key: string): E | undefined;
 }
 
 /** The tracking a policy that needs one was given (the engine and the simulator always give one). */

@@ -7,6 +7,7 @@
  */
 import { KeyedHeap } from '../core/heap.js';
 import type { NodeId } from '../core/model.js';
+import { copyStateFor, type AnyPolicy } from '../core/policy.js';
 import type { ChangeTracking, KeptKey, NodeSink, WakeIndex } from '../core/tracking.js';
 
 /**
@@ -126,11 +127,63 @@ export class NodeWakes implements WakeIndex {
   }
 }
 
+/** The keys of a state's entries one cycle changed, by field of the state. */
+export type ChangedEntries = ReadonlyMap<string, ReadonlySet<string>>;
+
 /** The service: wake-ups and kept structures, for the state they were handed over with. */
 export class ChangeTracker implements ChangeTracking {
   readonly wakes = new NodeWakes();
   private readonly structures = new Map<string, unknown>();
   private basis: object | undefined;
+  /** The engine's cycles copy an entry before it changes and note its key; a replay does neither. */
+  private copyOnWrite = false;
+  private changed = new Map<string, Set<string>>();
+
+  /**
+   * The state to hand to `policy.decide` for a cycle whose caller keeps `state` as it is (the
+   * engine, until it commits). With `stateEntries`, a copy of the state and of its dictionaries
+   * that shares their entries: `changing` copies an entry before the policy changes it. Otherwise
+   * `copyStateFor`'s copy. The structures that went with `state` go with the copy.
+   */
+  beginCycle<S>(policy: AnyPolicy, state: S): S {
+    this.changed = new Map();
+    const fields = policy.updatesStateInPlace ? policy.stateEntries : undefined;
+    let given: S;
+    if (fields === undefined || typeof state !== 'object' || state === null) given = copyStateFor(policy, state);
+    else {
+      const copy = { ...state } as Record<string, unknown>;
+      for (const f of fields) {
+        const entries = copy[f];
+        if (typeof entries === 'object' && entries !== null)
+          copy[f] = Object.assign(Object.create(Object.getPrototypeOf(entries) as object | null) as object, entries);
+      }
+      given = copy as S;
+      this.copyOnWrite = true;
+    }
+    this.carry(state, given);
+    return given;
+  }
+
+  /** Ends the cycle begun by `beginCycle`: the keys of the entries it changed, added or deleted. */
+  endCycle(): ChangedEntries {
+    this.copyOnWrite = false;
+    return this.changed;
+  }
+
+  changing<E>(field: string, entries: Record<string, E>, key: string): E | undefined {
+    const entry = entries[key];
+    if (!this.copyOnWrite) return entry;
+    let keys = this.changed.get(field);
+    if (keys === undefined) this.changed.set(field, (keys = new Set()));
+    if (keys.has(key) || entry === undefined) {
+      keys.add(key);
+      return entry;
+    }
+    keys.add(key);
+    const copy = structuredClone(entry);
+    entries[key] = copy;
+    return copy;
+  }
 
   follows(state: object): boolean {
     if (state === this.basis) return true;

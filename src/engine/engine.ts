@@ -169,6 +169,8 @@ export class Engine {
 
   private active: ActiveConfig | undefined;
   private state: unknown;
+  /** The state as the store holds it, when it is still `state` (a cycle then saves only what it changed). */
+  private savedState: unknown;
   /**
    * `changeMark` of the snapshot the state was last built from (a committed cycle): snapshots are
    * asked for what changed since it. Undefined for an initial, restored or replaced state, whose
@@ -322,9 +324,11 @@ export class Engine {
     const updatedAtMs = this.clock.now();
     const config = { policy: policy.name, params, dryRun, updatedAtMs };
     if (sameParams) await this.store.putEngineConfig(config);
-    else await this.store.putEngineConfigAndState(config, policy.name, { state, savedAtMs: updatedAtMs, cycleId: 'config' });
+    else
+      await this.store.putEngineConfigAndState(config, policy.name, { state, savedAtMs: updatedAtMs, cycleId: 'config' }, { entryFields: policy.stateEntries });
     this.active = { policy, params, dryRun, updatedAtMs };
     this.state = state;
+    this.savedState = undefined;
     // A cycle in flight decided for the state this change replaced: its next state is dropped.
     if (!samePolicy) {
       this.generation++;
@@ -358,9 +362,12 @@ export class Engine {
       const result = change(next);
       if (!result.changed) return result.value;
       this.state = next;
+      this.savedState = undefined;
       this.generation++;
       // Swapped before the write: a cycle starting now decides on, and saves after, this state.
-      await this.safely('save policy state', () => this.store.putPolicyState(policyName, { state: next, savedAtMs: this.clock.now(), cycleId: 'api' }));
+      await this.safely('save policy state', () =>
+        this.store.putPolicyState(policyName, { state: next, savedAtMs: this.clock.now(), cycleId: 'api' }, { entryFields: this.cfg.policy.stateEntries }),
+      );
       return result.value;
     });
     this.configLock = run.catch(() => undefined);
@@ -969,11 +976,17 @@ export class Engine {
         error = r.rmUnavailable;
       }
       if (gen === this.generation) {
-        this.state = st.output.state;
+        const next = st.output.state;
+        // Only the entries the cycle changed are written when the store holds the state it began from.
+        const changed = this.savedState === state ? st.changedEntries : undefined;
+        this.state = next;
         this.stateMark = snapshot.changeMark;
-        await this.safely('save policy state', () =>
-          this.store.putPolicyState(cfg.policy.name, { state: st.output.state, savedAtMs: this.clock.now(), cycleId }),
-        );
+        this.savedState = undefined;
+        await this.safely('save policy state', async () => {
+          const rec = { state: next, savedAtMs: this.clock.now(), cycleId };
+          await this.store.putPolicyState(cfg.policy.name, rec, { entryFields: cfg.policy.stateEntries, changed });
+          this.savedState = next;
+        });
       } else {
         notes.push('policy changed during the cycle: its next state was not kept');
       }

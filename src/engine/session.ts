@@ -11,10 +11,10 @@ import type { Capabilities, ClusterBackend } from '../core/backend.js';
 import { RmUnavailableError } from '../core/errors.js';
 import { findQueue, type ClusterSnapshot, type QueueView } from '../core/model.js';
 import { dominantShare, type Resources } from '../core/resources.js';
-import { copyStateFor, type AnyPolicy, type PolicyOutput } from '../core/policy.js';
+import type { AnyPolicy, PolicyOutput } from '../core/policy.js';
 import { isAlreadyTrue } from '../core/reconcile.js';
 import type { NewJournalEntry, SkipReason } from '../store/journal.js';
-import { ChangeTracker } from './change-tracking.js';
+import { ChangeTracker, type ChangedEntries } from './change-tracking.js';
 import { heldBy } from './drift.js';
 import type { PublishedRanking } from '../store/store.js';
 
@@ -668,6 +668,8 @@ export class Statement {
     readonly output: PolicyOutput<unknown>,
     /** Seconds spent in the policy's decide and in planning (the cycle's phase metrics). */
     readonly timings: { readonly decideS: number; readonly planS: number } = { decideS: 0, planS: 0 },
+    /** The keys of the state's entries (`stateEntries`) the policy changed, by field. */
+    readonly changedEntries: ChangedEntries = new Map(),
   ) {}
 
   get pending(): PlannedDecision[] {
@@ -740,12 +742,17 @@ export class Session {
   /** Runs the policy (catching what it throws as PolicyError) and plans its decisions. */
   decide(policy: AnyPolicy, params: unknown, state: unknown): Statement {
     let output: PolicyOutput<unknown>;
+    let changedEntries: ChangedEntries;
     const t0 = performance.now();
+    const tracking = this.ctx.tracking ?? new ChangeTracker();
     try {
       // The engine keeps the state it passed until the statement is committed.
-      const given = copyStateFor(policy, state);
-      this.ctx.tracking?.carry(state, given);
-      output = policy.decide({ snapshot: this.ctx.snapshot, params, state: given, tracking: this.ctx.tracking ?? new ChangeTracker() });
+      const given = tracking.beginCycle(policy, state);
+      try {
+        output = policy.decide({ snapshot: this.ctx.snapshot, params, state: given, tracking });
+      } finally {
+        changedEntries = tracking.endCycle();
+      }
       if (!output || !Array.isArray(output.decisions)) throw new Error('decide() did not return { decisions, state }');
     } catch (e) {
       throw new PolicyError(policy.name, e);
@@ -753,6 +760,7 @@ export class Session {
     const t1 = performance.now();
     const refresh = rankingRefresh(this.ctx, output.decisions, policy.name);
     const planned = plan(this.ctx, refresh ? [...output.decisions, refresh] : output.decisions, policy.name);
-    return new Statement(this.ctx, policy.name, planned, output, { decideS: (t1 - t0) / 1000, planS: (performance.now() - t1) / 1000 });
+    const timings = { decideS: (t1 - t0) / 1000, planS: (performance.now() - t1) / 1000 };
+    return new Statement(this.ctx, policy.name, planned, output, timings, changedEntries);
   }
 }

@@ -6,6 +6,9 @@
  *   engine!config            the running policy, its params and the dry-run flag
  *   engine!ranking           the last node ranking the engine published (for reconciliation)
  *   state!<policy>           each policy's state (JSON), saved after each committed cycle
+ *   state-entries!<policy>\0<field>\0<key>
+ *                            the entries of a state's dictionaries (a policy's `stateEntries`),
+ *                            one value each, so that a cycle writes only the entries it changed
  *   journal!<time>.<seq>     the decision journal, ordered by time then sequence
  *   kv!<namespace>!<key>     namespaced key/value space for other modules (e.g. BoPF admissions)
  *
@@ -103,12 +106,27 @@ export const planInFlightSchema = z.object({
 });
 export type PlanInFlight = z.infer<typeof planInFlightSchema>;
 
+/** How a policy's state is saved: its dictionaries of entries, and which entries changed. */
+export interface StateSave {
+  /** Fields of the state saved entry by entry (the policy's `stateEntries`). */
+  readonly entryFields?: readonly string[];
+  /** Keys changed since the state saved last, by field; undefined: the whole state. */
+  readonly changed?: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+type BatchOp =
+  { type: 'put'; key: string; value: string; sublevel: ReturnType<Store['rawSub']> } | { type: 'del'; key: string; sublevel: ReturnType<Store['rawSub']> };
+
+/** A policy's entries: keys `<policy>\0<field>\0<key>`. */
+const entryRange = (policy: string) => ({ gte: `${policy}\0`, lt: `${policy}\u0001` });
+
 const NAMESPACE_RE = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
 
 export class Store {
   readonly journal: DecisionJournal;
   private readonly engine: KvNamespace<unknown>;
   private readonly states: KvNamespace<PolicyStateRecord>;
+  private readonly stateEntries: ReturnType<Store['rawSub']>;
   private closed = false;
 
   private constructor(
@@ -117,6 +135,7 @@ export class Store {
   ) {
     this.engine = new KvNamespace('engine', this.sub('engine'), z.unknown());
     this.states = new KvNamespace('state', this.sub('state'), policyStateRecordSchema);
+    this.stateEntries = this.rawSub('state-entries');
     this.journal = new DecisionJournal(this.sub('journal'));
   }
 
@@ -179,29 +198,73 @@ export class Store {
    * Writes the engine config and a policy's state in one synced batch: a new policy and its
    * initial state land together or not at all.
    */
-  async putEngineConfigAndState(c: EngineConfig, policy: string, rec: PolicyStateRecord): Promise<void> {
+  async putEngineConfigAndState(c: EngineConfig, policy: string, rec: PolicyStateRecord, save: StateSave = {}): Promise<void> {
     const config = engineConfigSchema.parse(c);
-    const state = policyStateRecordSchema.parse({ ...rec, state: JSON.parse(JSON.stringify(rec.state ?? null)) });
-    await this.db.batch(
-      [
-        { type: 'put', key: 'config', value: JSON.stringify(config), sublevel: this.rawSub('engine') },
-        { type: 'put', key: policy, value: JSON.stringify(state), sublevel: this.rawSub('state') },
-      ],
-      SYNC,
-    );
+    const ops = await this.policyStateOps(policy, rec, save);
+    await this.db.batch([{ type: 'put', key: 'config', value: JSON.stringify(config), sublevel: this.rawSub('engine') }, ...ops], SYNC);
   }
 
   async getPolicyState(policy: string): Promise<PolicyStateRecord | undefined> {
-    return this.states.get(policy);
+    const rec = await this.states.get(policy);
+    if (rec === undefined) return undefined;
+    const state = rec.state as Record<string, Record<string, unknown>> | null;
+    for await (const [k, v] of this.stateEntries.iterator(entryRange(policy))) {
+      const [, field, key] = k.split('\0');
+      if (field === undefined || key === undefined || typeof state !== 'object' || state === null) continue;
+      const entries = (state[field] ??= {});
+      entries[key] = decodeValue(`state-entries/${k}`, v, z.unknown());
+    }
+    return rec;
   }
 
-  async putPolicyState(policy: string, rec: PolicyStateRecord): Promise<void> {
-    // Round-trip through JSON now so a non-serialisable state fails loudly at save time.
-    await this.states.put(policy, { ...rec, state: JSON.parse(JSON.stringify(rec.state ?? null)) });
+  /**
+   * Saves a policy's state in one synced batch. With `entryFields`, each entry of those
+   * dictionaries is a value of its own; with `changed` as well (the keys a cycle changed, relative
+   * to the state saved last), only those entries are written.
+   */
+  async putPolicyState(policy: string, rec: PolicyStateRecord, save: StateSave = {}): Promise<void> {
+    await this.db.batch(await this.policyStateOps(policy, rec, save), SYNC);
   }
 
   async delPolicyState(policy: string): Promise<void> {
-    await this.states.del(policy);
+    const ops: BatchOp[] = [{ type: 'del', key: policy, sublevel: this.rawSub('state') }];
+    for await (const k of this.stateEntries.keys(entryRange(policy))) ops.push({ type: 'del', key: k, sublevel: this.stateEntries });
+    await this.db.batch(ops, SYNC);
+  }
+
+  private async policyStateOps(policy: string, rec: PolicyStateRecord, save: StateSave): Promise<BatchOp[]> {
+    const ops: BatchOp[] = [];
+    const fields = save.entryFields ?? [];
+    const state = rec.state ?? null;
+    // Serialised here, so a state that JSON cannot hold fails loudly at save time.
+    const head: unknown =
+      fields.length > 0 && typeof state === 'object' && state !== null ? { ...state, ...Object.fromEntries(fields.map((f) => [f, {}])) } : state;
+    const checked = policyStateRecordSchema.parse({ ...rec, state: null });
+    ops.push({ type: 'put', key: policy, value: JSON.stringify({ ...checked, state: head }), sublevel: this.rawSub('state') });
+    const entryKey = (field: string, key: string) => `${policy}\0${field}\0${key}`;
+    const dict = (field: string) => (state as Record<string, Record<string, unknown> | undefined>)[field] ?? {};
+    if (save.changed !== undefined) {
+      for (const [field, keys] of save.changed) {
+        if (!fields.includes(field)) continue;
+        const entries = dict(field);
+        for (const key of keys) {
+          const entry = entries[key];
+          ops.push(
+            entry === undefined
+              ? { type: 'del', key: entryKey(field, key), sublevel: this.stateEntries }
+              : { type: 'put', key: entryKey(field, key), value: JSON.stringify(entry), sublevel: this.stateEntries },
+          );
+        }
+      }
+      return ops;
+    }
+    // A whole state: entries saved before and not in it go.
+    for await (const k of this.stateEntries.keys(entryRange(policy))) ops.push({ type: 'del', key: k, sublevel: this.stateEntries });
+    for (const field of fields) {
+      const entries = dict(field);
+      for (const key in entries) ops.push({ type: 'put', key: entryKey(field, key), value: JSON.stringify(entries[key]), sublevel: this.stateEntries });
+    }
+    return ops;
   }
 
   async getRanking(): Promise<PublishedRanking | undefined> {

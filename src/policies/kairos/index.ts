@@ -19,7 +19,7 @@
 import { decisionWithReasonOf, ListedRanking, type ActionOf, type Decision } from '../../core/actions.js';
 import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
 import { definePolicy } from '../../core/policy.js';
-import { keptKey, trackingOf, type WakeIndex } from '../../core/tracking.js';
+import { keptKey, trackingOf, type ChangeTracking, type WakeIndex } from '../../core/tracking.js';
 import type { Resources } from '../../core/resources.js';
 import { runSpaceOf } from '../shared/run-space.js';
 import { advertisesSlots, slotCapacity } from '../shared/suspend-resume.js';
@@ -66,6 +66,8 @@ interface KairosKept {
 }
 
 const KEPT = keptKey<KairosKept>('kairos');
+/** The state's field of node entries, changed through the tracking (`stateEntries`). */
+const NODES = 'nodes';
 
 /** A node entry keyed for inspection: its tasks by container id. */
 export interface NodeEntryView {
@@ -132,9 +134,10 @@ class VisitList {
 const dictionary = <V>(): Record<string, V> => Object.create(null) as Record<string, V>;
 
 /** Drops a node's entry and its wake-up (node gone or no longer running). */
-function forget(state: KairosState, kept: KairosKept, wakes: WakeIndex, id: NodeId): void {
+function forget(state: KairosState, kept: KairosKept, tracking: ChangeTracking, id: NodeId): void {
   if (state.nodes[id] !== undefined) {
-    wakes.forget(id);
+    tracking.changing(NODES, state.nodes, id);
+    tracking.wakes.forget(id);
     delete state.nodes[id];
     kept.size--;
   }
@@ -321,6 +324,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     'central dispatch to the node with the fewest tasks then the lowest variance of attained service.',
   paramsSchema: kairosParamsSchema,
   updatesStateInPlace: true,
+  stateEntries: [NODES],
   initialState: (params) => ({ layout: STATE_LAYOUT, nodes: dictionary<NodeEntry>(), lastSweepMs: null, rng: params.seed >>> 0 }),
   decide(input) {
     const { snapshot, params } = input;
@@ -346,7 +350,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     visits.clear();
     if (full) {
       for (const id of snapshot.nodes.keys()) visits.push(id);
-      for (const id in nodes) if (!snapshot.nodes.has(id)) forget(state, kept, wakes, id);
+      for (const id in nodes) if (!snapshot.nodes.has(id)) forget(state, kept, tracking, id);
     } else {
       // A node whose only change is what this policy asked for at its last visit (its tasks
       // suspended and resumed as planned, none added or gone) needs no visit: its schedule and
@@ -399,10 +403,10 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       const id = visits.ids[i];
       const node = snapshot.nodes.get(id);
       if (!node || node.state !== 'RUNNING') {
-        forget(state, kept, wakes, id);
+        forget(state, kept, tracking, id);
         continue;
       }
-      const prev = nodes[id];
+      const prev = tracking.changing(NODES, nodes, id);
       const prevWake = prev !== undefined ? prev.t[0] : NaN;
       const entry = scheduleNode(space.visit, snapshot, node, prev, params, decisions, attained);
       const wake = entry.t[0];
