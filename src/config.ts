@@ -98,6 +98,10 @@ export const configSchema = z
         leaseTtlMs: z.number().int().min(1000).max(3_600_000).default(30_000),
         /** File with the shims' shared secret (schedbrain.shim.secret-file on the NodeManagers). */
         secretFile: z.string().min(1).optional(),
+        /** Node shims' container lists read at once in a refresh (docs/decisions.md, "Running containers come from the NodeManager shims"). */
+        readConcurrency: z.number().int().min(1).max(256).default(16),
+        /** A node shim whose nodes the RM shows unchanged is read again after this long anyway (attained CPU service moves unseen). */
+        listMaxAgeMs: z.number().int().min(0).max(3_600_000).default(10_000),
       })
       .strict()
       .default({}),

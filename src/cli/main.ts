@@ -310,6 +310,8 @@ export async function serve(argv: string[], io: Io = stdio, stop: Promise<unknow
       user: cfg.user,
       requestTimeoutMs: cfg.requestTimeoutMs,
       shim,
+      shimReadConcurrency: cfg.shim.readConcurrency,
+      shimListMaxAgeMs: cfg.shim.listMaxAgeMs,
       logger: log.child({ mod: 'yarn' }),
       physicalCapacityStore: store.namespace('yarn.physical-capacity', physicalCapacitySchema),
       tls: cfg.rmTls,

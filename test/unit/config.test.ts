@@ -101,7 +101,12 @@ describe('config', () => {
   });
 
   it('lists from env and flags (shim URLs)', () => {
-    expect(loadConfig([], { SCHEDBRAIN_SHIM_URLS: 'http://a:1, http://b:2' }).config.shim).toEqual({ urls: ['http://a:1', 'http://b:2'], leaseTtlMs: 30_000 });
+    expect(loadConfig([], { SCHEDBRAIN_SHIM_URLS: 'http://a:1, http://b:2' }).config.shim).toEqual({
+      urls: ['http://a:1', 'http://b:2'],
+      leaseTtlMs: 30_000,
+      readConcurrency: 16,
+      listMaxAgeMs: 10_000,
+    });
     expect(loadConfig(['--shim-urls', 'http://c:3'], { SCHEDBRAIN_SHIM_URLS: 'http://a:1' }).config.shim.urls).toEqual(['http://c:3']);
     const e = fail([], { SCHEDBRAIN_SHIM_URLS: 'http://a:1,nope' });
     expect(e.key).toBe('shim.urls.1');
