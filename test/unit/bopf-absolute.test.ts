@@ -6,59 +6,21 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ActionOf } from '../../src/core/actions.js';
-import type { AppView, QueueView } from '../../src/core/model.js';
+import type { QueueView } from '../../src/core/model.js';
 import { isAlreadyTrue } from '../../src/core/reconcile.js';
-import { buildSnapshot } from '../../src/core/snapshot.js';
 import { invariantViolation } from '../../src/engine/session.js';
 import { absoluteGuarantees, bopfPolicy } from '../../src/policies/bopf/policy.js';
 import type { QueueSpec } from '../../src/policies/bopf/spec.js';
 import { QueueTree } from '../../src/sim/queues.js';
 import { SIM_LIMITS } from '../../src/sim/engine.js';
 import { toQueueTree } from '../../src/yarn/backend.js';
+import { bopfQueues } from './bopf-queues.js';
 
 // Memory-bound cluster as in the BoPF workloads: 100 vcores, 100 × 4 GB.
 const C = { vcores: 100, memoryMB: 409_600 };
 
-function leaf(path: string, capacityPct: number, capacityResource?: { memoryMB: number; vcores: number }): QueueView {
-  return {
-    path,
-    name: path.split('.').pop()!,
-    state: 'RUNNING',
-    capacityPct,
-    ...(capacityResource ? { capacityResource } : {}),
-    maxCapacityPct: 100,
-    absoluteCapacityPct: capacityPct,
-    absoluteMaxCapacityPct: 100,
-    usedCapacityPct: 0,
-    used: { memoryMB: 0, vcores: 0 },
-    numApplications: 0,
-    children: [],
-  };
-}
-
-function snapshotWith(leaves: QueueView[], apps: AppView[], nowMs = 0) {
-  const root: QueueView = { ...leaf('root', 100), name: 'root', children: leaves };
-  const node = { id: 'n1', state: 'RUNNING' as const, rack: '/r', capacity: C, physicalCapacity: C, used: { memoryMB: 0, vcores: 0 }, containerIds: [] };
-  return buildSnapshot({ nowMs, nodes: [node], apps, containers: [], rootQueue: root });
-}
-
-/** An app of `running` + `pending` containers of <1 vcore, 4 GB>. */
-function app(id: string, queue: string, running: number, pending: number): AppView {
-  return {
-    id,
-    name: id,
-    user: 'u',
-    queue,
-    state: 'RUNNING',
-    priority: 0,
-    submittedAtMs: 0,
-    pendingContainers: pending,
-    pendingContainerResource: { vcores: 1, memoryMB: 4096 },
-    runningContainers: running,
-    allocated: { vcores: running, memoryMB: running * 4096 },
-    tags: {},
-  };
-}
+/** Containers of <1 vcore, 4 GB>. */
+const { leaf, snapshotWith, app } = bopfQueues(C, 4096);
 
 // The LQ's burst needs the whole memory for 10 s and a fifth of the vcores: d/t = <409,600 MB, 20 vcores>.
 const specs: QueueSpec[] = [

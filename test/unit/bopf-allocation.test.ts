@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { AppView, QueueView } from '../../src/core/model.js';
-import { buildSnapshot } from '../../src/core/snapshot.js';
 import { allocate, type AllocQueue } from '../../src/policies/shared/queues/allocate.js';
 import { capacityDecision, largestRemainder, planCapacities } from '../../src/policies/shared/queues/capacities.js';
 import { bopfPolicy } from '../../src/policies/bopf/policy.js';
 import { nbopfPolicy } from '../../src/policies/bopf/nbopf.js';
 import type { QueueSpec } from '../../src/policies/bopf/spec.js';
+import { bopfQueues } from './bopf-queues.js';
 
 const C = { vcores: 10, memoryMB: 10240 };
 const r = (vcores: number, memoryMB = 0) => ({ vcores, memoryMB });
@@ -240,42 +239,7 @@ describe('capacities', () => {
 
 // ------------------------------------------------------------------------------------------------
 
-function leaf(path: string, capacityPct: number, maxCapacityPct = 100): QueueView {
-  return {
-    path,
-    name: path.split('.').pop()!,
-    state: 'RUNNING',
-    capacityPct,
-    maxCapacityPct,
-    absoluteCapacityPct: capacityPct,
-    absoluteMaxCapacityPct: maxCapacityPct,
-    usedCapacityPct: 0,
-    used: { memoryMB: 0, vcores: 0 },
-    numApplications: 0,
-    children: [],
-  };
-}
-function snapshotWith(leaves: QueueView[], apps: AppView[], nowMs = 0) {
-  const root: QueueView = { ...leaf('root', 100), name: 'root', children: leaves };
-  const node = { id: 'n1', state: 'RUNNING' as const, rack: '/r', capacity: C, physicalCapacity: C, used: { memoryMB: 0, vcores: 0 }, containerIds: [] };
-  return buildSnapshot({ nowMs, nodes: [node], apps, containers: [], rootQueue: root });
-}
-function app(id: string, queue: string, running: number, pending: number): AppView {
-  return {
-    id,
-    name: id,
-    user: 'u',
-    queue,
-    state: 'RUNNING',
-    priority: 0,
-    submittedAtMs: 0,
-    pendingContainers: pending,
-    pendingContainerResource: { vcores: 1, memoryMB: 0 },
-    runningContainers: running,
-    allocated: { vcores: running, memoryMB: 0 },
-    tags: {},
-  };
-}
+const { leaf, snapshotWith, app } = bopfQueues(C);
 
 describe('BoPF policy cycle', () => {
   const specs: QueueSpec[] = [
