@@ -11,6 +11,8 @@
  * a refusal (4xx, `{error, reason}`) → ShimRejectedError (an RmRejectedError with the shim's
  * error code); a 2xx body that does not match the contract → RmProtocolError.
  */
+import http from 'node:http';
+import https from 'node:https';
 import { hostname } from 'node:os';
 import axios, { type AxiosAdapter, type AxiosInstance, type Method } from 'axios';
 import type { Logger } from 'pino';
@@ -198,6 +200,16 @@ export class HttpNodeShim implements NodeShim {
   /** nodeId → base URL of the shim serving it (learned from /v1/containers and /v1/health). */
   private readonly nodeUrl = new Map<string, string>();
   private readonly epoch?: () => number | undefined;
+  /**
+   * Reads go through node:http with kept-alive connections rather than axios: a refresh reads
+   * one list per node shim, and axios cost about three times as much CPU per request
+   * (docs/decisions.md, "Running containers come from the NodeManager shims"). Not with a test adapter.
+   */
+  private readonly rawReads?: {
+    readonly agents: { http: http.Agent; https: https.Agent };
+    readonly headers: Record<string, string>;
+    readonly timeoutMs: number;
+  };
 
   constructor(opts: HttpNodeShimOptions) {
     if (opts.urls.length === 0) throw new RangeError('HttpNodeShim needs at least one shim URL');
@@ -216,6 +228,33 @@ export class HttpNodeShim implements NodeShim {
       // Shim bodies are JSON; parse ourselves so a non-JSON body becomes a protocol error.
       transformResponse: [(data: unknown) => data],
       responseType: 'text',
+    });
+    if (!opts.adapter) {
+      this.rawReads = {
+        agents: { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) },
+        headers: { Accept: 'application/json', ...(opts.secret ? { Authorization: `Bearer ${opts.secret}` } : {}) },
+        timeoutMs: opts.requestTimeoutMs ?? 5_000,
+      };
+    }
+  }
+
+  /** A GET's status and body text over a kept-alive connection; rejects on a network error or timeout. */
+  private rawGet(url: string): Promise<{ status: number; data: string }> {
+    const raw = this.rawReads!;
+    const secure = url.startsWith('https:');
+    return new Promise((resolve, reject) => {
+      const req = (secure ? https : http).get(
+        url,
+        { agent: secure ? raw.agents.https : raw.agents.http, headers: raw.headers, timeout: raw.timeoutMs },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, data: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`timeout of ${raw.timeoutMs} ms exceeded`)));
+      req.on('error', reject);
     });
   }
 
@@ -347,12 +386,15 @@ export class HttpNodeShim implements NodeShim {
     let res;
     try {
       const epoch = method === 'GET' ? undefined : this.epoch?.();
-      res = await this.http.request<string>({
-        url: base + path,
-        method,
-        data: body === undefined ? undefined : JSON.stringify(body),
-        ...(epoch !== undefined ? { headers: { [EPOCH_HEADER]: String(epoch) } } : {}),
-      });
+      res =
+        method === 'GET' && this.rawReads
+          ? await this.rawGet(base + path)
+          : await this.http.request<string>({
+              url: base + path,
+              method,
+              data: body === undefined ? undefined : JSON.stringify(body),
+              ...(epoch !== undefined ? { headers: { [EPOCH_HEADER]: String(epoch) } } : {}),
+            });
     } catch (err) {
       throw new RmUnavailableError(`shim unreachable: ${where}: ${(err as Error).message}`, { cause: err });
     }
