@@ -45,6 +45,8 @@ interface Written {
   readonly atMs: number;
   /** The node a suspended container is on. */
   readonly nodeId?: string;
+  /** What a node was set to, compared as numbers at every snapshot (the text only on a drift). */
+  readonly resource?: { readonly memoryMB: number; readonly vcores: number };
 }
 
 /** Every write is held when this target is held (`pause`). */
@@ -58,7 +60,7 @@ export class DriftTracker {
   /** Suspensions whose last view carried the shim's figures (so the shim listed them). */
   private readonly listedByShim = new Set<string>();
   /** Nodes of the previous snapshot: a node that leaves the RM's list after it was seen is gone. */
-  private previousNodeIds: ReadonlySet<string> = new Set();
+  private previousNodeIds: { has(id: string): boolean } = new Set();
 
   constructor(readonly options: DriftOptions = DEFAULT_DRIFT) {}
 
@@ -76,7 +78,14 @@ export class DriftTracker {
           put(`queue:${u.path}:max`, { kind: 'queueMaxCapacity', target: `queue:${u.path}`, value: pct(u.maxCapacityPct), atMs });
       }
     } else if (a.kind === 'setNodeResource') {
-      put(`node:${a.nodeId}`, { kind: 'nodeResource', target: `node:${a.nodeId}`, value: `${a.resource.memoryMB} MB / ${a.resource.vcores} vcores`, atMs });
+      const resource = { memoryMB: a.resource.memoryMB, vcores: a.resource.vcores };
+      put(`node:${a.nodeId}`, {
+        kind: 'nodeResource',
+        target: `node:${a.nodeId}`,
+        value: `${a.resource.memoryMB} MB / ${a.resource.vcores} vcores`,
+        atMs,
+        resource,
+      });
     } else if (a.kind === 'setAppPriority') {
       put(`app:${a.appId}`, { kind: 'appPriority', target: `app:${a.appId}`, value: String(a.priority), atMs });
     } else if (a.kind === 'suspendContainer') {
@@ -99,7 +108,9 @@ export class DriftTracker {
       }
       case 'nodeResource': {
         const n = s.nodes.get(id);
-        return n && `${n.capacity.memoryMB} MB / ${n.capacity.vcores} vcores`;
+        if (n === undefined) return undefined;
+        if (w.resource !== undefined && n.capacity.memoryMB === w.resource.memoryMB && n.capacity.vcores === w.resource.vcores) return w.value;
+        return `${n.capacity.memoryMB} MB / ${n.capacity.vcores} vcores`;
       }
       case 'appPriority': {
         const a = s.apps.get(id);
@@ -176,7 +187,8 @@ export class DriftTracker {
       if (this.options.policy === 'respect') this.held.set(w.target, { untilMs, reason: describe });
       if (this.options.policy === 'pause') this.held.set(ALL_TARGETS, { untilMs, reason: describe });
     }
-    this.previousNodeIds = new Set(s.nodes.keys());
+    // A snapshot's maps are never changed once served: the map itself stands for its ids.
+    this.previousNodeIds = s.nodes;
     for (const [nodeId, lost] of lostByNode) out.push(lostNodeDrift(nodeId, [...lost.states].join(', '), lost.containerIds, lost.writtenAtMs));
     return out;
   }
