@@ -130,44 +130,79 @@ export class NodeWakes implements WakeIndex {
 /** The keys of a state's entries one cycle changed, by field of the state. */
 export type ChangedEntries = ReadonlyMap<string, ReadonlySet<string>>;
 
+/**
+ * What a copy-on-write cycle changed in its state's dictionaries: the keys by field, and the
+ * changes themselves, which `adopt` writes into the dictionaries the kept state shares with the
+ * cycle's (until then they hold the kept state's entries).
+ */
+export class CycleEntries {
+  private adopted = false;
+
+  constructor(
+    readonly changed: ChangedEntries,
+    private readonly redo: readonly { entries: Record<string, unknown>; key: string; value: unknown }[],
+  ) {}
+
+  /** Writes the cycle's entries (the state the cycle returned becomes whole); the kept state is then gone. */
+  adopt(): void {
+    if (this.adopted) return;
+    this.adopted = true;
+    for (const r of this.redo) {
+      if (r.value === undefined) delete r.entries[r.key];
+      else r.entries[r.key] = r.value;
+    }
+  }
+}
+
+const NO_ENTRIES = new CycleEntries(new Map(), []);
+
 /** The service: wake-ups and kept structures, for the state they were handed over with. */
 export class ChangeTracker implements ChangeTracking {
   readonly wakes = new NodeWakes();
   private readonly structures = new Map<string, unknown>();
   private basis: object | undefined;
-  /** The engine's cycles copy an entry before it changes and note its key; a replay does neither. */
+  /** The engine's cycles copy an entry before it changes and note it; a replay does neither. */
   private copyOnWrite = false;
   private changed = new Map<string, Set<string>>();
+  /** Each entry a cycle changed, as it was before (undefined: none), in the order first changed. */
+  private undo: { entries: Record<string, unknown>; key: string; value: unknown }[] = [];
 
   /**
    * The state to hand to `policy.decide` for a cycle whose caller keeps `state` as it is (the
-   * engine, until it commits). With `stateEntries`, a copy of the state and of its dictionaries
-   * that shares their entries: `changing` copies an entry before the policy changes it. Otherwise
+   * engine, until it commits). With `stateEntries`, a copy of the state's fields that shares its
+   * dictionaries: `changing` copies an entry before the policy changes it, and `endCycle` puts the
+   * kept state's entries back, so the cycle costs what it changed, not the state's size. Otherwise
    * `copyStateFor`'s copy. The structures that went with `state` go with the copy.
    */
   beginCycle<S>(policy: AnyPolicy, state: S): S {
     this.changed = new Map();
+    this.undo = [];
     const fields = policy.updatesStateInPlace ? policy.stateEntries : undefined;
     let given: S;
     if (fields === undefined || typeof state !== 'object' || state === null) given = copyStateFor(policy, state);
     else {
-      const copy = { ...state } as Record<string, unknown>;
-      for (const f of fields) {
-        const entries = copy[f];
-        if (typeof entries === 'object' && entries !== null)
-          copy[f] = Object.assign(Object.create(Object.getPrototypeOf(entries) as object | null) as object, entries);
-      }
-      given = copy as S;
+      given = { ...state };
       this.copyOnWrite = true;
     }
     this.carry(state, given);
     return given;
   }
 
-  /** Ends the cycle begun by `beginCycle`: the keys of the entries it changed, added or deleted. */
-  endCycle(): ChangedEntries {
+  /**
+   * Ends the cycle begun by `beginCycle`: the dictionaries hold the kept state's entries again, and
+   * the returned changes make the cycle's state whole when adopted.
+   */
+  endCycle(): CycleEntries {
+    if (!this.copyOnWrite) return NO_ENTRIES;
     this.copyOnWrite = false;
-    return this.changed;
+    const redo = this.undo.map((u) => ({ entries: u.entries, key: u.key, value: u.entries[u.key] }));
+    for (let i = this.undo.length - 1; i >= 0; i--) {
+      const u = this.undo[i];
+      if (u.value === undefined) delete u.entries[u.key];
+      else u.entries[u.key] = u.value;
+    }
+    this.undo = [];
+    return new CycleEntries(this.changed, redo);
   }
 
   changing<E>(field: string, entries: Record<string, E>, key: string): E | undefined {
@@ -175,11 +210,10 @@ export class ChangeTracker implements ChangeTracking {
     if (!this.copyOnWrite) return entry;
     let keys = this.changed.get(field);
     if (keys === undefined) this.changed.set(field, (keys = new Set()));
-    if (keys.has(key) || entry === undefined) {
-      keys.add(key);
-      return entry;
-    }
+    if (keys.has(key)) return entry;
     keys.add(key);
+    this.undo.push({ entries: entries as Record<string, unknown>, key, value: entry });
+    if (entry === undefined) return entry;
     const copy = structuredClone(entry);
     entries[key] = copy;
     return copy;

@@ -976,7 +976,7 @@ export class Engine {
         error = r.rmUnavailable;
       }
       if (gen === this.generation) {
-        const next = st.output.state;
+        const next = st.adoptState();
         // Only the entries the cycle changed are written when the store holds the state it began from.
         const changed = this.savedState === state ? st.changedEntries : undefined;
         this.state = next;

@@ -14,7 +14,7 @@ import { dominantShare, type Resources } from '../core/resources.js';
 import type { AnyPolicy, PolicyOutput } from '../core/policy.js';
 import { isAlreadyTrue } from '../core/reconcile.js';
 import type { NewJournalEntry, SkipReason } from '../store/journal.js';
-import { ChangeTracker, type ChangedEntries } from './change-tracking.js';
+import { ChangeTracker, CycleEntries } from './change-tracking.js';
 import { heldBy } from './drift.js';
 import type { PublishedRanking } from '../store/store.js';
 
@@ -668,9 +668,20 @@ export class Statement {
     readonly output: PolicyOutput<unknown>,
     /** Seconds spent in the policy's decide and in planning (the cycle's phase metrics). */
     readonly timings: { readonly decideS: number; readonly planS: number } = { decideS: 0, planS: 0 },
-    /** The keys of the state's entries (`stateEntries`) the policy changed, by field. */
-    readonly changedEntries: ChangedEntries = new Map(),
+    /** The state's entries (`stateEntries`) the policy changed: `adoptState` writes them. */
+    private readonly entries: CycleEntries = new CycleEntries(new Map(), []),
   ) {}
+
+  /** The keys of the state's entries (`stateEntries`) the policy changed, by field. */
+  get changedEntries(): ReadonlyMap<string, ReadonlySet<string>> {
+    return this.entries.changed;
+  }
+
+  /** The state the policy returned, made whole: the state the engine kept for this cycle is gone after. */
+  adoptState(): unknown {
+    this.entries.adopt();
+    return this.output.state;
+  }
 
   get pending(): PlannedDecision[] {
     return this.planned.filter((p) => p.status === 'pending');
@@ -742,7 +753,7 @@ export class Session {
   /** Runs the policy (catching what it throws as PolicyError) and plans its decisions. */
   decide(policy: AnyPolicy, params: unknown, state: unknown): Statement {
     let output: PolicyOutput<unknown>;
-    let changedEntries: ChangedEntries;
+    let entries: CycleEntries;
     const t0 = performance.now();
     const tracking = this.ctx.tracking ?? new ChangeTracker();
     try {
@@ -751,7 +762,7 @@ export class Session {
       try {
         output = policy.decide({ snapshot: this.ctx.snapshot, params, state: given, tracking });
       } finally {
-        changedEntries = tracking.endCycle();
+        entries = tracking.endCycle();
       }
       if (!output || !Array.isArray(output.decisions)) throw new Error('decide() did not return { decisions, state }');
     } catch (e) {
@@ -761,6 +772,6 @@ export class Session {
     const refresh = rankingRefresh(this.ctx, output.decisions, policy.name);
     const planned = plan(this.ctx, refresh ? [...output.decisions, refresh] : output.decisions, policy.name);
     const timings = { decideS: (t1 - t0) / 1000, planS: (performance.now() - t1) / 1000 };
-    return new Statement(this.ctx, policy.name, planned, output, timings, changedEntries);
+    return new Statement(this.ctx, policy.name, planned, output, timings, entries);
   }
 }

@@ -140,21 +140,23 @@ describe('kairos through the engine-side tracking: entries copied on write', () 
             const before = JSON.stringify(state);
             const given = tracking.beginCycle(kairosPolicy, state);
             const out = kairosPolicy.decide({ snapshot, params, state: given, tracking });
-            const changedEntries = tracking.endCycle();
+            const cycle = tracking.endCycle();
+            const changedEntries = cycle.changed;
             expect(JSON.stringify(state)).toBe(before);
+            const prevNodes = json(state.nodes) as Record<string, unknown>;
 
+            // A discarded cycle keeps the state it began with (the engine's dry-run, standby).
+            if (discards[i]) continue;
+            cycle.adopt();
             const ref = kairosPolicy.decide({ snapshot, params, state: structuredClone(referenceState), tracking: reference });
             expect(out.decisions.map((d) => [d.action, d.rule])).toEqual(ref.decisions.map((d) => [d.action, d.rule]));
             expect(json(out.state)).toEqual(json(ref.state));
 
-            const prevNodes = json(state.nodes) as Record<string, unknown>;
             const nextNodes = json(out.state.nodes) as Record<string, unknown>;
             const keys = changedEntries.get('nodes') ?? new Set<string>();
             for (const id of new Set([...Object.keys(prevNodes), ...Object.keys(nextNodes)]))
               if (JSON.stringify(prevNodes[id]) !== JSON.stringify(nextNodes[id])) expect(keys.has(id)).toBe(true);
 
-            // A discarded cycle keeps the state it began with (the engine's dry-run, standby).
-            if (discards[i]) continue;
             await store.putPolicyState(
               'kairos',
               { state: out.state, savedAtMs: now, cycleId: `c${i}` },
