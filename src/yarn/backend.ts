@@ -766,6 +766,15 @@ export class YarnBackend implements ClusterBackend {
     }
   }
 
+  /** The containers of the shim serving `nodeId`: one list read when the backend knows that shim, else every shim's. */
+  private async shimContainersOfNode(nodeId: string): Promise<readonly ShimContainer[]> {
+    const shim = this.shim!;
+    if (this.perNodeShims) {
+      for (const [url, l] of this.shimLists) if (l.nodeKeys.has(nodeId)) return (await shim.nodeShimContainers!(url)).containers;
+    }
+    return shim.containers();
+  }
+
   private async shimContainers(): Promise<ShimContainer[]> {
     if (!this.shim) return [];
     try {
@@ -836,7 +845,7 @@ export class YarnBackend implements ClusterBackend {
         return buildSnapshot({ ...parts, nodes: [this.toNodeView(await this.client.node(action.nodeId), 0, [])] });
       case 'suspendContainer':
       case 'resumeContainer': {
-        const c = this.shim ? (await this.shim.containers()).find((x) => x.containerId === action.containerId) : undefined;
+        const c = this.shim ? (await this.shimContainersOfNode(action.nodeId)).find((x) => x.containerId === action.containerId) : undefined;
         if (!c) return undefined;
         const view: ContainerView = { id: c.containerId, appId: '', nodeId: c.nodeId, resource: ZERO, state: c.state, startedAtMs: c.runningSinceMs };
         return buildSnapshot({ ...parts, containers: [view] });

@@ -83,9 +83,15 @@ describe('on the recorded fixtures', () => {
                 appMaster: c.containerId!.endsWith('_000001'),
               }),
         }));
+    const suspended: string[] = [];
     const shim: NodeShim = {
-      containers: async () => nodes.flatMap(list),
-      suspend: async () => {},
+      containers: async () => {
+        reads.push('*');
+        return nodes.flatMap(list);
+      },
+      suspend: async (_nodeId: string, containerId: string) => {
+        suspended.push(containerId);
+      },
       resume: async () => {},
       renewLease: async () => {},
       publishRanking: async () => {},
@@ -97,7 +103,7 @@ describe('on the recorded fixtures', () => {
         return { nodes: [nodeId], containers: list(nodeId) };
       },
     };
-    return { shim, reads };
+    return { shim, reads, suspended };
   };
 
   it('gives the snapshot the RM per-app reads give, without reading any app from the RM', async () => {
@@ -115,6 +121,17 @@ describe('on the recorded fixtures', () => {
     expect(am.appMaster).toBe(true);
     expect(am.attainedServiceMs).toBe(1234);
     expect(backend.readStats).toMatchObject({ shimRequests: 2, shimFailures: 0, rmAppReads: 0, fallbackNodes: 0, fallbackApps: 0 });
+  });
+
+  it("a suspend checks the container on its node's shim only", async () => {
+    const { shim, reads, suspended } = recordedShims();
+    const backend = new YarnBackend({ rmUrl: rm.url, client: client(rm.url), shim });
+    await backend.snapshot();
+    reads.length = 0;
+    const id = 'container_1795254945306_0001_01_000002';
+    expect(await backend.apply({ kind: 'suspendContainer', containerId: id, nodeId: 'localhost:36195' })).toEqual({ status: 'applied' });
+    expect(reads).toEqual(['localhost:36195']);
+    expect(suspended).toEqual([id]);
   });
 
   it('an unchanged cluster reads no shim again until the lists are older than their maximum age', async () => {
