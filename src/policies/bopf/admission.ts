@@ -21,6 +21,8 @@
  */
 import type { Resources } from '../../core/resources.js';
 import { RateProfile } from '../shared/rate-profile.js';
+import { NameIndex } from '../shared/queues/name-index.js';
+import { SlotColumns } from '../shared/queues/slot-columns.js';
 import { fmt, resolveDemand } from './alpha.js';
 import type { AdmissionClass, BurstDemand, QueueSpec, Variant } from './spec.js';
 
@@ -84,8 +86,14 @@ const NO_DEMAND: BurstDemand = Object.freeze({ vcoreSeconds: 0, memoryMBSeconds:
 interface SafetyBound {
   /** Largest N' every committed queue tolerates. */
   readonly maxQueues: number;
-  readonly queue?: AdmittedQueue;
+  /** The committed queue it comes from: its slot, and what its text needs. */
+  readonly slot?: number;
+  readonly spec?: QueueSpec;
+  readonly cls?: AdmissionClass;
+  readonly demand?: BurstDemand;
   readonly resource?: Res;
+  /** Where the ledger keeps it (a slot records the bound its decision was judged against). */
+  readonly index: number;
 }
 
 /** What the resource condition found, kept to write its explanation when read. */
@@ -105,13 +113,87 @@ interface ResourceFinding {
   readonly capped?: boolean;
 }
 
+/** Admission classes of admitted queues, as stored in a slot. */
+const CLASSES: readonly Exclude<AdmissionClass, 'rejected'>[] = ['hard', 'soft', 'elastic'];
+const HARD = 0;
+const SOFT = 1;
+const ELASTIC = 2;
+
+/** A slot's ints and floats (`SlotColumns`), by offset. */
+const CLS = 0;
+const N = 1;
+const FLAGS = 2;
+const HARD_COUNT = 3;
+const BOUND = 4;
+const INTS = 5;
+const COMMITTED_VCORES = 0;
+const COMMITTED_MB = 1;
+const FLOATS = 2;
+
+/** Bits of a slot's `flags`: how its decision went, enough to write its reason again. */
+const FAIRNESS_EVALUATED = 1;
+const FAIRNESS_HELD = 2;
+const RESOURCE_EVALUATED = 4;
+const RESOURCE_HELD = 8;
+const PHASES_KNOWN = 16;
+const HORIZON_CAPPED = 32;
+const SHORT_VCORES = 64;
+const SHORT_MEMORY = 128;
+/** Inserted from a book: its reason is the book's. */
+const FROM_BOOK = 256;
+/** Its demand is not its spec's own (`Ledger.resolved`). */
+const DEMAND_APART = 512;
+
+/**
+ * The admitted queues by slot (one per admission, never reused): class and the numbers their
+ * decision was made on in typed columns, references in plain arrays. Nothing per queue is an
+ * object until it is read (`AdmittedView`, the decision rebuilt for its reason).
+ */
+class Ledger {
+  /** Per slot: ints CLS … BOUND; floats COMMITTED_VCORES, COMMITTED_MB. */
+  readonly cols = new SlotColumns(INTS, FLOATS);
+  readonly specs: QueueSpec[] = [];
+  /** Demands that are not the spec's own (alpha-strategy LQs), with how they were obtained. */
+  readonly resolved = new Map<number, { readonly demand: BurstDemand; readonly how?: string }>();
+  /** Phases known: where the resource condition decided (the point, and the burst or the stretch swept). */
+  readonly points = new Map<number, { readonly atMs: number; readonly burstStartMs?: number; readonly horizonMs?: number }>();
+  /** Every safety bound the control has had, by `index`. */
+  readonly bounds: SafetyBound[] = [];
+  /** The object handed out for a slot: the book's own, or the view made when first read. */
+  readonly entries: (AdmittedQueue | undefined)[] = [];
+
+  add(spec: QueueSpec, cls: Exclude<AdmissionClass, 'rejected'>, flags: number): number {
+    const slot = this.cols.add();
+    this.cols.setInt(slot, CLS, cls === 'hard' ? HARD : cls === 'soft' ? SOFT : ELASTIC);
+    this.cols.setInt(slot, FLAGS, flags);
+    this.specs.push(spec);
+    return slot;
+  }
+
+  /** The burst demand a slot was admitted on (zero for a TQ). */
+  demandOf(slot: number): BurstDemand {
+    return this.cols.int(slot, FLAGS) & DEMAND_APART ? this.resolved.get(slot)!.demand : (this.specs[slot].demand ?? NO_DEMAND);
+  }
+
+  /** A new safety bound (every bound has every field, so code reading them sees one shape). */
+  bound(maxQueues: number, slot?: number, spec?: QueueSpec, cls?: AdmissionClass, demand?: BurstDemand, resource?: Res): SafetyBound {
+    const bound: SafetyBound = { maxQueues, slot, spec, cls, demand, resource, index: this.bounds.length };
+    this.bounds.push(bound);
+    return bound;
+  }
+}
+
 export class AdmissionControl {
   readonly capacity: Resources;
   readonly variant: Variant;
   readonly maxHorizonMs: number;
-  private readonly order: AdmittedQueue[] = [];
-  private readonly byName = new Map<string, AdmittedQueue>();
-  private bound: SafetyBound = { maxQueues: Infinity };
+  private readonly ledger = new Ledger();
+  /** Slots in admission order. */
+  private readonly order: number[] = [];
+  private readonly byName = new NameIndex(this.ledger.specs);
+  /** `queues()` as last listed; cleared by any change. */
+  private listed: AdmittedQueue[] | undefined;
+  private bound: SafetyBound = this.ledger.bound(Infinity);
   /** Σ over hard LQs of d/t (per second), for the worst-case resource check. */
   private hardRateVcores = 0;
   private hardRateMB = 0;
@@ -137,7 +219,12 @@ export class AdmissionControl {
 
   /** The admitted queues as plain JSON (reasons written out). */
   toBook(): AdmissionBook {
-    return { capacity: this.capacity, variant: this.variant, queues: this.order.map((q) => (q instanceof Admitted ? q.toJSON() : q)) };
+    const { cols, entries } = this.ledger;
+    return {
+      capacity: this.capacity,
+      variant: this.variant,
+      queues: this.order.map((s) => (cols.int(s, FLAGS) & FROM_BOOK ? entries[s]! : (this.entry(s) as AdmittedView).toJSON())),
+    };
   }
 
   get size(): number {
@@ -145,21 +232,47 @@ export class AdmissionControl {
   }
 
   queues(): readonly AdmittedQueue[] {
-    return this.order;
+    return (this.listed ??= this.order.map((s) => this.entry(s)));
   }
 
   get(name: string): AdmittedQueue | undefined {
-    return this.byName.get(name);
+    const s = this.byName.get(name);
+    return s < 0 ? undefined : this.entry(s);
   }
 
   /** Decides the class of `spec` without admitting it. A queue of the same name is ignored. */
   evaluate(spec: QueueSpec): AdmissionDecision {
+    return this.evaluated(spec);
+  }
+
+  /** Evaluates and, unless rejected, admits (replacing a queue of the same name). */
+  admit(spec: QueueSpec): AdmissionDecision {
+    const d = this.evaluated(spec);
+    if (d.cls !== 'rejected') {
+      const slot = this.ledger.add(spec, d.cls, 0);
+      d.keep(this.ledger, slot);
+      const old = this.byName.get(spec.name);
+      this.attach(slot, old >= 0 ? this.detach(old) : this.order.length);
+    }
+    return d;
+  }
+
+  remove(name: string): boolean {
+    const s = this.byName.get(name);
+    if (s < 0) return false;
+    this.detach(s);
+    return true;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private evaluated(spec: QueueSpec): Judgement {
     const existing = this.byName.get(spec.name);
-    if (existing) {
+    if (existing >= 0) {
       // Re-evaluating a registered queue (update): judge it as if it were not there.
       const at = this.detach(existing);
       try {
-        return this.evaluate(spec);
+        return this.evaluated(spec);
       } finally {
         this.attach(existing, at);
       }
@@ -167,28 +280,50 @@ export class AdmissionControl {
     return this.judge(spec);
   }
 
-  /** Evaluates and, unless rejected, admits (replacing a queue of the same name). */
-  admit(spec: QueueSpec): AdmissionDecision {
-    const d = this.evaluate(spec);
-    if (d.cls !== 'rejected') {
-      const q = new Admitted(spec, d.cls, d.demand ?? NO_DEMAND, d);
-      const old = this.byName.get(spec.name);
-      this.attach(q, old ? this.detach(old) : this.order.length);
-    }
-    return d;
+  /** The object handed out for a slot, made when first asked for. */
+  private entry(slot: number): AdmittedQueue {
+    const l = this.ledger;
+    return (l.entries[slot] ??= new AdmittedView(l.specs[slot], CLASSES[l.cols.int(slot, CLS)], l.demandOf(slot), () => this.decisionOf(slot).reason));
   }
 
-  remove(name: string): boolean {
-    const q = this.byName.get(name);
-    if (!q) return false;
-    this.detach(q);
-    return true;
+  /** A slot's admission decision, made again from the numbers it was made on. */
+  private decisionOf(slot: number): AdmissionDecision {
+    const { cols, specs, bounds, resolved, points } = this.ledger;
+    const flags = cols.int(slot, FLAGS);
+    const spec = specs[slot];
+    const phased = (flags & PHASES_KNOWN) !== 0;
+    const held = (flags & RESOURCE_HELD) !== 0;
+    const resource: ResourceFinding | undefined =
+      flags & RESOURCE_EVALUATED
+        ? {
+            passed: held,
+            short: flags & SHORT_VCORES ? RES[0] : flags & SHORT_MEMORY ? RES[1] : undefined,
+            committedVcores: cols.float(slot, COMMITTED_VCORES),
+            committedMB: cols.float(slot, COMMITTED_MB),
+            ...(phased
+              ? held
+                ? { atMs: points.get(slot)!.atMs, horizonMs: points.get(slot)!.horizonMs, capped: (flags & HORIZON_CAPPED) !== 0 }
+                : { atMs: points.get(slot)!.atMs, burstStartMs: points.get(slot)!.burstStartMs }
+              : { hardCount: cols.int(slot, HARD_COUNT) }),
+          }
+        : undefined;
+    const lq = spec.kind === 'LQ';
+    return new Judgement(
+      this.capacity,
+      spec,
+      CLASSES[cols.int(slot, CLS)],
+      cols.int(slot, N),
+      bounds[cols.int(slot, BOUND)],
+      true,
+      lq ? this.ledger.demandOf(slot) : undefined,
+      lq ? (spec.demand ? 'declared demand' : resolved.get(slot)!.how) : undefined,
+      flags & FAIRNESS_EVALUATED ? (flags & FAIRNESS_HELD) !== 0 : undefined,
+      resource,
+    );
   }
-
-  // ---------------------------------------------------------------------------------------------
 
   /** The conditions in the paper's order; each later one only if the earlier ones leave it open. */
-  private judge(spec: QueueSpec): AdmissionDecision {
+  private judge(spec: QueueSpec): Judgement {
     const n = this.order.length + 1;
     const bound = this.bound;
     const safety = this.safetyHolds(n);
@@ -204,73 +339,96 @@ export class AdmissionControl {
   }
 
   private insert(q: AdmittedQueue): void {
-    this.attach(q, this.order.length);
+    const l = this.ledger;
+    const slot = l.add(q.spec, q.cls, FROM_BOOK);
+    l.entries[slot] = q;
+    // Only a demand other than the spec's (or a TQ's zero) is kept apart.
+    const own = q.spec.demand ?? NO_DEMAND;
+    if (own.vcoreSeconds !== q.demand.vcoreSeconds || own.memoryMBSeconds !== q.demand.memoryMBSeconds) {
+      l.resolved.set(slot, { demand: q.demand });
+      l.cols.setInt(slot, FLAGS, FROM_BOOK | DEMAND_APART);
+    }
+    this.attach(slot, this.order.length);
   }
 
-  /** Takes `q` out; returns where it was (admission order is kept for listing). */
-  private detach(q: AdmittedQueue): number {
-    const i = this.order.lastIndexOf(q);
+  /** Takes a slot out; returns where it was (admission order is kept for listing). */
+  private detach(slot: number): number {
+    const { cols, specs } = this.ledger;
+    const i = this.order.lastIndexOf(slot);
     this.order.splice(i, 1);
-    this.byName.delete(q.spec.name);
-    if (q.cls === 'hard') {
+    this.listed = undefined;
+    this.byName.delete(specs[slot].name);
+    if (cols.int(slot, CLS) === HARD) {
       this.profile.invalidate();
       this.hardCount--;
-      if (q.spec.firstArrivalMs === undefined) this.hardUnphased--;
-      const r = rateOf(q);
+      if (specs[slot].firstArrivalMs === undefined) this.hardUnphased--;
+      const r = rateOf(specs[slot], this.ledger.demandOf(slot));
       this.hardRateVcores -= r.vcores;
       this.hardRateMB -= r.memoryMB;
       if (this.hardCount === 0) this.hardRateVcores = this.hardRateMB = 0;
       this.hardPeriodLcm = 1;
-      for (const h of this.order) if (h.cls === 'hard') this.foldPeriod(h);
+      for (const h of this.order) if (cols.int(h, CLS) === HARD) this.foldPeriod(specs[h]);
     }
-    if (this.bound.queue === q) this.recomputeBound();
+    if (this.bound.slot === slot) this.recomputeBound();
     return i;
   }
 
-  private attach(q: AdmittedQueue, at: number): void {
-    if (at === this.order.length) this.order.push(q);
-    else this.order.splice(at, 0, q);
-    this.byName.set(q.spec.name, q);
-    if (q.cls === 'hard') {
+  private attach(slot: number, at: number): void {
+    const { cols, specs } = this.ledger;
+    const spec = specs[slot];
+    if (at === this.order.length) this.order.push(slot);
+    else this.order.splice(at, 0, slot);
+    this.listed = undefined;
+    this.byName.set(spec.name, slot);
+    if (cols.int(slot, CLS) === HARD) {
       this.hardCount++;
-      if (q.spec.firstArrivalMs === undefined) this.hardUnphased++;
-      const tS = q.spec.burstDeadlineMs! / 1000;
-      this.hardRateVcores += q.demand.vcoreSeconds / tS;
-      this.hardRateMB += q.demand.memoryMBSeconds / tS;
-      this.foldPeriod(q);
-      if (q.spec.firstArrivalMs !== undefined) this.profile.added(q);
+      if (spec.firstArrivalMs === undefined) this.hardUnphased++;
+      const tS = spec.burstDeadlineMs! / 1000;
+      const demand = this.ledger.demandOf(slot);
+      this.hardRateVcores += demand.vcoreSeconds / tS;
+      this.hardRateMB += demand.memoryMBSeconds / tS;
+      this.foldPeriod(spec);
+      if (spec.firstArrivalMs !== undefined) this.profile.added(spec, demand);
       else this.profile.invalidate();
     }
-    this.tighten(q);
+    this.tighten(slot);
   }
 
-  private foldPeriod(q: AdmittedQueue): void {
+  private foldPeriod(spec: QueueSpec): void {
     if (this.hardPeriodLcm === Infinity) return;
-    const l = lcm(this.hardPeriodLcm, roundedPeriod(q.spec));
+    const l = lcm(this.hardPeriodLcm, roundedPeriod(spec));
     this.hardPeriodLcm = l > this.maxHorizonMs ? Infinity : l;
   }
 
-  private tighten(q: AdmittedQueue): void {
-    if (q.cls !== 'hard' && q.cls !== 'soft') return;
-    const periodS = q.spec.periodMs! / 1000;
-    for (const r of RES) {
-      const d = q.demand[r.key];
-      if (d <= 0) continue;
-      const m = (this.capacity[r.cap] * periodS) / d;
-      if (m < this.bound.maxQueues) this.bound = { maxQueues: m, queue: q, resource: r };
+  private tighten(slot: number): void {
+    const cls = this.ledger.cols.int(slot, CLS);
+    if (cls !== HARD && cls !== SOFT) return;
+    const spec = this.ledger.specs[slot];
+    const demand = this.ledger.demandOf(slot);
+    const periodS = spec.periodMs! / 1000;
+    // Vcores, then memory (RES order), written out: this runs for every guaranteed LQ admitted.
+    const v = demand.vcoreSeconds;
+    if (v > 0) {
+      const m = (this.capacity.vcores * periodS) / v;
+      if (m < this.bound.maxQueues) this.bound = this.ledger.bound(m, slot, spec, CLASSES[cls], demand, RES[0]);
+    }
+    const mb = demand.memoryMBSeconds;
+    if (mb > 0) {
+      const m = (this.capacity.memoryMB * periodS) / mb;
+      if (m < this.bound.maxQueues) this.bound = this.ledger.bound(m, slot, spec, CLASSES[cls], demand, RES[1]);
     }
   }
 
   private recomputeBound(): void {
-    this.bound = { maxQueues: Infinity };
-    for (const q of this.order) this.tighten(q);
+    this.bound = this.ledger.bound(Infinity);
+    for (const s of this.order) this.tighten(s);
   }
 
   /** (1) Safety: the committed LQ with the tightest bound still gets its burst with N' queues. */
   private safetyHolds(n: number): boolean {
-    const { queue: q, resource: r } = this.bound;
-    if (!q || !r) return true;
-    return leq(q.demand[r.key], (this.capacity[r.cap] * (q.spec.periodMs! / 1000)) / n);
+    const { spec, demand, resource: r } = this.bound;
+    if (!spec || !demand || !r) return true;
+    return leq(demand[r.key], (this.capacity[r.cap] * (spec.periodMs! / 1000)) / n);
   }
 
   /** (2) Fairness: the candidate's burst within its long-term fair share C·period/N'. */
@@ -300,7 +458,7 @@ export class AdmissionControl {
     const horizon = capped ? this.maxHorizonMs : full;
     const s0 = spec.firstArrivalMs!;
     const len = spec.burstDeadlineMs!;
-    const steps = this.profile.covering(this.order, s0, s0 + horizon + len);
+    const steps = this.profile.covering(this.order, this.ledger, s0, s0 + horizon + len);
     const { times, vcores, memoryMB } = steps;
     const length = steps.length;
     let worstAt = s0;
@@ -337,21 +495,22 @@ function shortOf(capacity: Resources, rateV: number, rateM: number, committedV: 
   return !leq(rateV, capacity.vcores - committedV) ? RES[0] : !leq(rateM, capacity.memoryMB - committedM) ? RES[1] : undefined;
 }
 
-/** An admitted queue; the reason is its admission decision's, written when read. */
-class Admitted implements AdmittedQueue {
-  readonly #decision: AdmissionDecision;
+/** An admitted queue as handed out; the reason is its admission decision's, written when first read. */
+class AdmittedView implements AdmittedQueue {
+  readonly #reasonOf: () => string;
+  #reason: string | undefined;
 
   constructor(
     readonly spec: QueueSpec,
     readonly cls: Exclude<AdmissionClass, 'rejected'>,
     readonly demand: BurstDemand,
-    decision: AdmissionDecision,
+    reasonOf: () => string,
   ) {
-    this.#decision = decision;
+    this.#reasonOf = reasonOf;
   }
 
   get reason(): string {
-    return this.#decision.reason;
+    return (this.#reason ??= this.#reasonOf());
   }
 
   toJSON(): AdmittedQueue {
@@ -420,6 +579,36 @@ class Judgement implements AdmissionDecision {
     return (this.#reason ??= `${this.cls}${note}: ${summary(this.checks)}`);
   }
 
+  /** Writes what this decision was made on into an admitted queue's slot (`decisionOf` reads it back). */
+  keep(ledger: Ledger, slot: number): void {
+    const cols = ledger.cols;
+    const ints = cols.ints(slot);
+    const at = cols.intAt(slot);
+    const floats = cols.floats(slot);
+    const fAt = cols.floatAt(slot);
+    const r = this.#resource;
+    let flags = 0;
+    if (this.#fairness !== undefined) flags |= FAIRNESS_EVALUATED | (this.#fairness ? FAIRNESS_HELD : 0);
+    if (r) {
+      flags |= RESOURCE_EVALUATED | (r.passed ? RESOURCE_HELD : 0) | (r.capped ? HORIZON_CAPPED : 0);
+      if (r.short) flags |= r.short === RES[0] ? SHORT_VCORES : SHORT_MEMORY;
+      floats[fAt + COMMITTED_VCORES] = r.committedVcores;
+      floats[fAt + COMMITTED_MB] = r.committedMB;
+      if (r.hardCount !== undefined) ints[at + HARD_COUNT] = r.hardCount;
+      else {
+        flags |= PHASES_KNOWN;
+        ledger.points.set(slot, r.passed ? { atMs: r.atMs!, horizonMs: r.horizonMs! } : { atMs: r.atMs!, burstStartMs: r.burstStartMs! });
+      }
+    }
+    if (this.demand && this.demand !== this.#spec.demand) {
+      ledger.resolved.set(slot, { demand: this.demand, how: this.demandHow });
+      flags |= DEMAND_APART;
+    }
+    ints[at + FLAGS] |= flags;
+    ints[at + N] = this.queuesIfAdmitted;
+    ints[at + BOUND] = this.#bound.index;
+  }
+
   toJSON(): AdmissionDecision {
     const { name, kind, cls, queuesIfAdmitted, checks } = this;
     return { name, kind, cls, queuesIfAdmitted, checks, ...(this.demand ? { demand: this.demand, demandHow: this.demandHow } : {}), reason: this.reason };
@@ -427,15 +616,15 @@ class Judgement implements AdmissionDecision {
 }
 
 function safetyDetail(capacity: Resources, bound: SafetyBound, n: number): string {
-  const { queue: q, resource: r } = bound;
-  if (!q || !r) return `no LQ with a guarantee is committed; N' = ${n}`;
-  const periodS = q.spec.periodMs! / 1000;
+  const { spec, demand, cls, resource: r } = bound;
+  if (!spec || !demand || !r) return `no LQ with a guarantee is committed; N' = ${n}`;
+  const periodS = spec.periodMs! / 1000;
   const cap = capacity[r.cap];
   const limit = (cap * periodS) / n;
-  const need = q.demand[r.key];
+  const need = demand[r.key];
   const passed = leq(need, limit);
   return (
-    `${passed ? 'tightest committed' : 'committed'} ${q.cls} LQ ${q.spec.name} burst needs ${fmt(need)} ${r.unit} ` +
+    `${passed ? 'tightest committed' : 'committed'} ${cls} LQ ${spec.name} burst needs ${fmt(need)} ${r.unit} ` +
     `${passed ? '≤' : '>'} C·period/N' = ${fmt(cap)} ${r.capUnit} × ${fmt(periodS)} s / ${n} = ${fmt(limit)} ${r.unit}`
   );
 }
@@ -505,16 +694,16 @@ class CommittedProfile {
   }
 
   /** A hard LQ was admitted. */
-  added(q: AdmittedQueue): void {
+  added(spec: QueueSpec, demand: BurstDemand): void {
     if (!this.built) return;
     this.starts.length = this.ends.length = 0;
-    burstIntervals(q, this.steps.from, this.steps.to, this.starts, this.ends);
-    const r = rateOf(q);
+    burstIntervals(spec, this.steps.from, this.steps.to, this.starts, this.ends);
+    const r = rateOf(spec, demand);
     this.steps.addIntervals(this.starts, this.ends, r.vcores, r.memoryMB);
   }
 
-  /** Steps covering at least [from, to), from the hard LQs among `queues`. */
-  covering(queues: readonly AdmittedQueue[], from: number, to: number): RateProfile {
+  /** Steps covering at least [from, to), from the hard LQs among the slots `queues`. */
+  covering(queues: readonly number[], ledger: Ledger, from: number, to: number): RateProfile {
     const s = this.steps;
     if (!this.built || from < s.from || to > s.to) {
       // A stretch that must grow grows by a quarter more, so that candidates reaching a little
@@ -525,14 +714,14 @@ class CommittedProfile {
       s.reset(lo, hi);
       // Every hard burst's ends made points at once, then each hard LQ's rate added in
       // admission order (as merging them in one by one would).
-      const hard = queues.filter((q) => q.cls === 'hard');
+      const hard = queues.filter((q) => ledger.cols.int(q, CLS) === HARD);
       const points: number[] = [];
-      for (const q of hard) burstIntervals(q, lo, hi, points, points);
+      for (const q of hard) burstIntervals(ledger.specs[q], lo, hi, points, points);
       s.insertPoints(points.sort((x, y) => x - y));
       for (const q of hard) {
         this.starts.length = this.ends.length = 0;
-        burstIntervals(q, lo, hi, this.starts, this.ends);
-        const r = rateOf(q);
+        burstIntervals(ledger.specs[q], lo, hi, this.starts, this.ends);
+        const r = rateOf(ledger.specs[q], ledger.demandOf(q));
         for (let k = 0; k < this.starts.length; k++) s.addOn(this.starts[k], this.ends[k], r.vcores, r.memoryMB);
       }
       this.built = true;
@@ -541,11 +730,11 @@ class CommittedProfile {
   }
 }
 
-/** Appends the start and end of each of `q`'s bursts that overlap [from, to) (a start before `from` counts at `from`). */
-function burstIntervals(q: AdmittedQueue, from: number, to: number, starts: number[], ends: number[]): void {
-  const start = q.spec.firstArrivalMs!;
-  const period = q.spec.periodMs!;
-  const len = q.spec.burstDeadlineMs!;
+/** Appends the start and end of each of `spec`'s bursts that overlap [from, to) (a start before `from` counts at `from`). */
+function burstIntervals(spec: QueueSpec, from: number, to: number, starts: number[], ends: number[]): void {
+  const start = spec.firstArrivalMs!;
+  const period = spec.periodMs!;
+  const len = spec.burstDeadlineMs!;
   for (let k = Math.max(0, Math.ceil((from - start - len) / period)); start + k * period < to; k++) {
     const st = start + k * period;
     if (st + len <= from) continue;
@@ -554,15 +743,15 @@ function burstIntervals(q: AdmittedQueue, from: number, to: number, starts: numb
   }
 }
 
-function rateOf(q: AdmittedQueue): Resources {
-  if (q.spec.kind !== 'LQ') return { vcores: 0, memoryMB: 0 };
-  const tS = q.spec.burstDeadlineMs! / 1000;
-  return { vcores: q.demand.vcoreSeconds / tS, memoryMB: q.demand.memoryMBSeconds / tS };
+function rateOf(spec: QueueSpec, demand: BurstDemand): Resources {
+  if (spec.kind !== 'LQ') return { vcores: 0, memoryMB: 0 };
+  const tS = spec.burstDeadlineMs! / 1000;
+  return { vcores: demand.vcoreSeconds / tS, memoryMB: demand.memoryMBSeconds / tS };
 }
 
 /** Constant rate a hard LQ gets during a burst: d / t (vcores, MB). */
 export function burstRate(q: AdmittedQueue): Resources {
-  return rateOf(q);
+  return rateOf(q.spec, q.demand);
 }
 
 function roundedPeriod(spec: QueueSpec): number {

@@ -1,0 +1,76 @@
+/**
+ * Records kept as numbers in typed arrays, one slot per record: `intsPerSlot` Int32 values and
+ * `floatsPerSlot` Float64 values each. A structure that keeps tens of thousands of small records
+ * (BoPF's admitted queues) keeps their numbers here: typed arrays live outside the collected
+ * heap, so the garbage collector neither copies nor traces them, where one object per record is
+ * copied at young-generation collections until it is promoted. Objects are made from a slot only
+ * when someone reads it. Storage comes in chunks of `CHUNK_SLOTS` slots, so growing never copies.
+ */
+export const CHUNK_SHIFT = 12;
+export const CHUNK_SLOTS = 1 << CHUNK_SHIFT;
+const IN_CHUNK = CHUNK_SLOTS - 1;
+
+export class SlotColumns {
+  /** Chunk c holds slots c × CHUNK_SLOTS …; slot s's ints start at (s & IN_CHUNK) × intsPerSlot. */
+  readonly intChunks: Int32Array[] = [];
+  readonly floatChunks: Float64Array[] = [];
+  /** Slots in use: 0 … size − 1. */
+  size = 0;
+
+  constructor(
+    readonly intsPerSlot: number,
+    readonly floatsPerSlot: number,
+  ) {}
+
+  /** A new slot, all its values zero. Slots are never reused. */
+  add(): number {
+    if ((this.size & IN_CHUNK) === 0) {
+      // The first chunk small (most structures hold a few records), the others full size.
+      const n = this.size === 0 ? 64 : CHUNK_SLOTS;
+      this.intChunks.push(new Int32Array(n * this.intsPerSlot));
+      this.floatChunks.push(new Float64Array(n * this.floatsPerSlot));
+    } else if (this.size === 64) {
+      const ints = new Int32Array(CHUNK_SLOTS * this.intsPerSlot);
+      ints.set(this.intChunks[0]);
+      this.intChunks[0] = ints;
+      const floats = new Float64Array(CHUNK_SLOTS * this.floatsPerSlot);
+      floats.set(this.floatChunks[0]);
+      this.floatChunks[0] = floats;
+    }
+    return this.size++;
+  }
+
+  /** The chunk of ints holding `slot`; its values start at `intAt(slot)`. */
+  ints(slot: number): Int32Array {
+    return this.intChunks[slot >> CHUNK_SHIFT];
+  }
+
+  intAt(slot: number): number {
+    return (slot & IN_CHUNK) * this.intsPerSlot;
+  }
+
+  floats(slot: number): Float64Array {
+    return this.floatChunks[slot >> CHUNK_SHIFT];
+  }
+
+  floatAt(slot: number): number {
+    return (slot & IN_CHUNK) * this.floatsPerSlot;
+  }
+
+  /** One int of a slot. */
+  int(slot: number, k: number): number {
+    return this.intChunks[slot >> CHUNK_SHIFT][(slot & IN_CHUNK) * this.intsPerSlot + k];
+  }
+
+  setInt(slot: number, k: number, value: number): void {
+    this.intChunks[slot >> CHUNK_SHIFT][(slot & IN_CHUNK) * this.intsPerSlot + k] = value;
+  }
+
+  float(slot: number, k: number): number {
+    return this.floatChunks[slot >> CHUNK_SHIFT][(slot & IN_CHUNK) * this.floatsPerSlot + k];
+  }
+
+  setFloat(slot: number, k: number, value: number): void {
+    this.floatChunks[slot >> CHUNK_SHIFT][(slot & IN_CHUNK) * this.floatsPerSlot + k] = value;
+  }
+}

@@ -1,0 +1,597 @@
+/**
+ * The admission control as it was before its numbers moved to columns (commit 57b07b3),
+ * kept as the reference the columnar one must agree with bit for bit (bopf-admission-columns.test.ts).
+ */
+/**
+ * BoPF admission control (BoPF §3.3, conditions as written out in the design notes):
+ *
+ *   N' = |H| + |S| + |E| + 1  (queues once the candidate is in)
+ *   (1) safety    for every committed LQ j ∈ H ∪ S:  d_j ≤ C · P_j / N'
+ *   (2) fairness  for the candidate LQ i:            d_i ≤ C · P_i / N'
+ *   (3) resource  for the candidate LQ i, every t in its bursts:  d_i / t_i ≤ C − Σ_{j∈H} a_j(t)
+ *
+ * Vector inequalities hold per resource (vcores, memory). An LQ failing (1) is rejected; passing
+ * (1) but not (2) it is elastic; passing (1), (2) and (3) hard; (1) and (2) but not (3) soft —
+ * except in N-BoPF, which has no soft class and makes it elastic. A TQ is elastic when (1) holds.
+ *
+ * Every decision carries each condition it evaluated, passed or failed, with its numbers; the
+ * text is written when first read (a decision keeps the numbers it was made on), so admitting
+ * 20,000 queues formats nothing nobody reads.
+ *
+ * `AdmissionControl` is mutable for speed (admitting 20,000 queues is linear: the safety bound of
+ * the committed queues is kept as a running minimum, the hard rates as a running sum) and
+ * round-trips through plain JSON. With known phases the hard bursts are kept as a step function
+ * (`RateProfile`, shared policy code) that each hard LQ is merged into.
+ */
+import type { Resources } from '../../src/core/resources.js';
+import { RateProfile } from '../../src/policies/shared/rate-profile.js';
+import { fmt, resolveDemand } from '../../src/policies/bopf/alpha.js';
+import type { AdmissionClass, BurstDemand, QueueSpec, Variant } from '../../src/policies/bopf/spec.js';
+
+export type Condition = 'safety' | 'fairness' | 'resource';
+
+export interface ConditionCheck {
+  readonly condition: Condition;
+  readonly passed: boolean;
+  /** The inequality with its numbers, e.g. `LQ b burst needs 120 vcore·s ≤ C·period/N' = 96 vcore·s`. */
+  readonly detail: string;
+}
+
+export interface AdmissionDecision {
+  readonly name: string;
+  readonly kind: 'LQ' | 'TQ';
+  readonly cls: AdmissionClass;
+  /** N' used by the conditions. */
+  readonly queuesIfAdmitted: number;
+  readonly checks: readonly ConditionCheck[];
+  /** The demand the conditions used (LQ), and how it was obtained. */
+  readonly demand?: BurstDemand;
+  readonly demandHow?: string;
+  /** One line: class and the deciding condition(s). */
+  readonly reason: string;
+}
+
+export interface AdmittedQueue {
+  readonly spec: QueueSpec;
+  readonly cls: Exclude<AdmissionClass, 'rejected'>;
+  /** Burst demand in resource-seconds (LQ); zero for a TQ. */
+  readonly demand: BurstDemand;
+  /** Reason recorded when it was admitted. */
+  readonly reason: string;
+}
+
+export interface AdmissionOptions {
+  readonly variant?: Variant;
+  /** Longest stretch of time the resource condition steps through when phases are known (ms). */
+  readonly maxHorizonMs?: number;
+}
+
+/** Plain-JSON form (policy state, store). */
+export interface AdmissionBook {
+  readonly capacity: Resources;
+  readonly variant: Variant;
+  readonly queues: readonly AdmittedQueue[];
+}
+
+/** Relative tolerance of the inequalities (floating point). */
+const REL_EPS = 1e-9;
+const leq = (a: number, b: number) => a <= b + REL_EPS * Math.max(1, Math.abs(b));
+
+const RES = [
+  { key: 'vcoreSeconds', cap: 'vcores', unit: 'vcore·s', capUnit: 'vcores', rateUnit: 'vcores' },
+  { key: 'memoryMBSeconds', cap: 'memoryMB', unit: 'MB·s', capUnit: 'MB', rateUnit: 'MB' },
+] as const;
+type Res = (typeof RES)[number];
+
+const NO_DEMAND: BurstDemand = Object.freeze({ vcoreSeconds: 0, memoryMBSeconds: 0 });
+
+interface SafetyBound {
+  /** Largest N' every committed queue tolerates. */
+  readonly maxQueues: number;
+  readonly queue?: AdmittedQueue;
+  readonly resource?: Res;
+}
+
+/** What the resource condition found, kept to write its explanation when read. */
+interface ResourceFinding {
+  readonly passed: boolean;
+  /** The resource the candidate does not fit in (failed). */
+  readonly short?: Res;
+  /** Σ hard a_j(t) at the deciding point. */
+  readonly committedVcores: number;
+  readonly committedMB: number;
+  /** Phases unknown: how many hard LQs were assumed to overlap. */
+  readonly hardCount?: number;
+  /** Phases known: the deciding point, and the burst it is in (failed) or the stretch swept (held). */
+  readonly atMs?: number;
+  readonly burstStartMs?: number;
+  readonly horizonMs?: number;
+  readonly capped?: boolean;
+}
+
+export class AdmissionControl {
+  readonly capacity: Resources;
+  readonly variant: Variant;
+  readonly maxHorizonMs: number;
+  private readonly order: AdmittedQueue[] = [];
+  private readonly byName = new Map<string, AdmittedQueue>();
+  private bound: SafetyBound = { maxQueues: Infinity };
+  /** Σ over hard LQs of d/t (per second), for the worst-case resource check. */
+  private hardRateVcores = 0;
+  private hardRateMB = 0;
+  private hardCount = 0;
+  /** Hard LQs without a known first arrival (forces the worst-case resource check). */
+  private hardUnphased = 0;
+  /** Least common multiple of the hard LQs' periods (ms, rounded); Infinity past `maxHorizonMs`. */
+  private hardPeriodLcm = 1;
+  /** The hard LQs' bursts over time, for the resource condition when phases are known. */
+  private readonly profile = new CommittedProfile();
+
+  constructor(capacity: Resources, opts: AdmissionOptions = {}) {
+    this.capacity = { memoryMB: capacity.memoryMB, vcores: capacity.vcores };
+    this.variant = opts.variant ?? 'bopf';
+    this.maxHorizonMs = opts.maxHorizonMs ?? 86_400_000;
+  }
+
+  static fromBook(book: AdmissionBook, opts: Omit<AdmissionOptions, 'variant'> = {}): AdmissionControl {
+    const a = new AdmissionControl(book.capacity, { ...opts, variant: book.variant });
+    for (const q of book.queues) a.insert(q);
+    return a;
+  }
+
+  /** The admitted queues as plain JSON (reasons written out). */
+  toBook(): AdmissionBook {
+    return { capacity: this.capacity, variant: this.variant, queues: this.order.map((q) => (q instanceof Admitted ? q.toJSON() : q)) };
+  }
+
+  get size(): number {
+    return this.order.length;
+  }
+
+  queues(): readonly AdmittedQueue[] {
+    return this.order;
+  }
+
+  get(name: string): AdmittedQueue | undefined {
+    return this.byName.get(name);
+  }
+
+  /** Decides the class of `spec` without admitting it. A queue of the same name is ignored. */
+  evaluate(spec: QueueSpec): AdmissionDecision {
+    const existing = this.byName.get(spec.name);
+    if (existing) {
+      // Re-evaluating a registered queue (update): judge it as if it were not there.
+      const at = this.detach(existing);
+      try {
+        return this.evaluate(spec);
+      } finally {
+        this.attach(existing, at);
+      }
+    }
+    return this.judge(spec);
+  }
+
+  /** Evaluates and, unless rejected, admits (replacing a queue of the same name). */
+  admit(spec: QueueSpec): AdmissionDecision {
+    const d = this.evaluate(spec);
+    if (d.cls !== 'rejected') {
+      const q = new Admitted(spec, d.cls, d.demand ?? NO_DEMAND, d);
+      const old = this.byName.get(spec.name);
+      this.attach(q, old ? this.detach(old) : this.order.length);
+    }
+    return d;
+  }
+
+  remove(name: string): boolean {
+    const q = this.byName.get(name);
+    if (!q) return false;
+    this.detach(q);
+    return true;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /** The conditions in the paper's order; each later one only if the earlier ones leave it open. */
+  private judge(spec: QueueSpec): AdmissionDecision {
+    const n = this.order.length + 1;
+    const bound = this.bound;
+    const safety = this.safetyHolds(n);
+    if (spec.kind === 'TQ') return new Judgement(this.capacity, spec, safety ? 'elastic' : 'rejected', n, bound, safety);
+    let demand = spec.demand;
+    let how = 'declared demand';
+    if (!demand) ({ demand, how } = resolveDemand(spec));
+    if (!safety) return new Judgement(this.capacity, spec, 'rejected', n, bound, safety, demand, how);
+    if (!this.fairnessHolds(spec, demand, n)) return new Judgement(this.capacity, spec, 'elastic', n, bound, safety, demand, how, false);
+    const resource = this.resourceCheck(spec, demand);
+    const cls = resource.passed ? 'hard' : this.variant === 'nbopf' ? 'elastic' : 'soft';
+    return new Judgement(this.capacity, spec, cls, n, bound, safety, demand, how, true, resource);
+  }
+
+  private insert(q: AdmittedQueue): void {
+    this.attach(q, this.order.length);
+  }
+
+  /** Takes `q` out; returns where it was (admission order is kept for listing). */
+  private detach(q: AdmittedQueue): number {
+    const i = this.order.lastIndexOf(q);
+    this.order.splice(i, 1);
+    this.byName.delete(q.spec.name);
+    if (q.cls === 'hard') {
+      this.profile.invalidate();
+      this.hardCount--;
+      if (q.spec.firstArrivalMs === undefined) this.hardUnphased--;
+      const r = rateOf(q);
+      this.hardRateVcores -= r.vcores;
+      this.hardRateMB -= r.memoryMB;
+      if (this.hardCount === 0) this.hardRateVcores = this.hardRateMB = 0;
+      this.hardPeriodLcm = 1;
+      for (const h of this.order) if (h.cls === 'hard') this.foldPeriod(h);
+    }
+    if (this.bound.queue === q) this.recomputeBound();
+    return i;
+  }
+
+  private attach(q: AdmittedQueue, at: number): void {
+    if (at === this.order.length) this.order.push(q);
+    else this.order.splice(at, 0, q);
+    this.byName.set(q.spec.name, q);
+    if (q.cls === 'hard') {
+      this.hardCount++;
+      if (q.spec.firstArrivalMs === undefined) this.hardUnphased++;
+      const tS = q.spec.burstDeadlineMs! / 1000;
+      this.hardRateVcores += q.demand.vcoreSeconds / tS;
+      this.hardRateMB += q.demand.memoryMBSeconds / tS;
+      this.foldPeriod(q);
+      if (q.spec.firstArrivalMs !== undefined) this.profile.added(q);
+      else this.profile.invalidate();
+    }
+    this.tighten(q);
+  }
+
+  private foldPeriod(q: AdmittedQueue): void {
+    if (this.hardPeriodLcm === Infinity) return;
+    const l = lcm(this.hardPeriodLcm, roundedPeriod(q.spec));
+    this.hardPeriodLcm = l > this.maxHorizonMs ? Infinity : l;
+  }
+
+  private tighten(q: AdmittedQueue): void {
+    if (q.cls !== 'hard' && q.cls !== 'soft') return;
+    const periodS = q.spec.periodMs! / 1000;
+    for (const r of RES) {
+      const d = q.demand[r.key];
+      if (d <= 0) continue;
+      const m = (this.capacity[r.cap] * periodS) / d;
+      if (m < this.bound.maxQueues) this.bound = { maxQueues: m, queue: q, resource: r };
+    }
+  }
+
+  private recomputeBound(): void {
+    this.bound = { maxQueues: Infinity };
+    for (const q of this.order) this.tighten(q);
+  }
+
+  /** (1) Safety: the committed LQ with the tightest bound still gets its burst with N' queues. */
+  private safetyHolds(n: number): boolean {
+    const { queue: q, resource: r } = this.bound;
+    if (!q || !r) return true;
+    return leq(q.demand[r.key], (this.capacity[r.cap] * (q.spec.periodMs! / 1000)) / n);
+  }
+
+  /** (2) Fairness: the candidate's burst within its long-term fair share C·period/N'. */
+  private fairnessHolds(spec: QueueSpec, d: BurstDemand, n: number): boolean {
+    const r = worstFairnessResource(this.capacity, spec, d, n);
+    return leq(d[r.key], (this.capacity[r.cap] * (spec.periodMs! / 1000)) / n);
+  }
+
+  /** (3) Resource: the candidate's rate d/t fits beside the hard LQs' rates at every point of its bursts. */
+  private resourceCheck(spec: QueueSpec, d: BurstDemand): ResourceFinding {
+    const tS = spec.burstDeadlineMs! / 1000;
+    const rateV = d.vcoreSeconds / tS;
+    const rateM = d.memoryMBSeconds / tS;
+    const capacity = this.capacity;
+    const phased = spec.firstArrivalMs !== undefined && this.hardUnphased === 0 && this.hardCount > 0;
+    if (!phased) {
+      const v = this.hardRateVcores;
+      const m = this.hardRateMB;
+      const r = shortOf(capacity, rateV, rateM, v, m);
+      return { passed: !r, short: r, committedVcores: v, committedMB: m, hardCount: this.hardCount };
+    }
+    // Phases known: the committed rate is a step function that changes only where a hard burst
+    // starts or ends; each of the candidate's bursts over one hyperperiod (capped) is checked
+    // against every step inside the burst.
+    const full = this.hardPeriodLcm === Infinity ? Infinity : lcm(roundedPeriod(spec), this.hardPeriodLcm);
+    const capped = full > this.maxHorizonMs;
+    const horizon = capped ? this.maxHorizonMs : full;
+    const s0 = spec.firstArrivalMs!;
+    const len = spec.burstDeadlineMs!;
+    const steps = this.profile.covering(this.order, s0, s0 + horizon + len);
+    const { times, vcores, memoryMB } = steps;
+    const length = steps.length;
+    let worstAt = s0;
+    let worstV = 0;
+    let worstM = 0;
+    let worstDom = -1;
+    const capV = Math.max(1e-12, capacity.vcores);
+    const capM = Math.max(1e-12, capacity.memoryMB);
+    let i = steps.indexAt(s0);
+    for (let a = s0; a < s0 + horizon; a += spec.periodMs!) {
+      const b = a + len;
+      // The step in force at a, then every step that begins inside (a, b).
+      while (i + 1 < length && times[i + 1] <= a) i++;
+      for (let j = i; j < length && (j === i || times[j] < b); j++) {
+        const v = vcores[j];
+        const m = memoryMB[j];
+        const r = shortOf(capacity, rateV, rateM, v, m);
+        if (r) return { passed: false, short: r, committedVcores: v, committedMB: m, atMs: j === i ? a : times[j], burstStartMs: a };
+        const dom = Math.max(v / capV, m / capM);
+        if (dom > worstDom) {
+          worstDom = dom;
+          worstAt = j === i ? a : times[j];
+          worstV = v;
+          worstM = m;
+        }
+      }
+    }
+    return { passed: true, committedVcores: worstV, committedMB: worstM, atMs: worstAt, horizonMs: horizon, capped };
+  }
+}
+
+/** The resource a candidate of rate (`rateV`, `rateM`) does not fit in beside `committed`, if any. */
+function shortOf(capacity: Resources, rateV: number, rateM: number, committedV: number, committedM: number): Res | undefined {
+  return !leq(rateV, capacity.vcores - committedV) ? RES[0] : !leq(rateM, capacity.memoryMB - committedM) ? RES[1] : undefined;
+}
+
+/** An admitted queue; the reason is its admission decision's, written when read. */
+class Admitted implements AdmittedQueue {
+  readonly #decision: AdmissionDecision;
+
+  constructor(
+    readonly spec: QueueSpec,
+    readonly cls: Exclude<AdmissionClass, 'rejected'>,
+    readonly demand: BurstDemand,
+    decision: AdmissionDecision,
+  ) {
+    this.#decision = decision;
+  }
+
+  get reason(): string {
+    return this.#decision.reason;
+  }
+
+  toJSON(): AdmittedQueue {
+    return { spec: this.spec, cls: this.cls, demand: this.demand, reason: this.reason };
+  }
+}
+
+/**
+ * An admission decision: class and numbers at once, each condition's text (`checks`) and the
+ * one-line `reason` written when first read, from what the conditions found.
+ */
+class Judgement implements AdmissionDecision {
+  readonly name: string;
+  readonly kind: 'LQ' | 'TQ';
+  declare readonly demand?: BurstDemand;
+  declare readonly demandHow?: string;
+  readonly #capacity: Resources;
+  readonly #spec: QueueSpec;
+  readonly #bound: SafetyBound;
+  readonly #safety: boolean;
+  /** Undefined: not evaluated. */
+  readonly #fairness: boolean | undefined;
+  readonly #resource: ResourceFinding | undefined;
+  #checks: readonly ConditionCheck[] | undefined;
+  #reason: string | undefined;
+
+  constructor(
+    capacity: Resources,
+    spec: QueueSpec,
+    readonly cls: AdmissionClass,
+    readonly queuesIfAdmitted: number,
+    bound: SafetyBound,
+    safety: boolean,
+    demand?: BurstDemand,
+    demandHow?: string,
+    fairness?: boolean,
+    resource?: ResourceFinding,
+  ) {
+    this.name = spec.name;
+    this.kind = spec.kind;
+    if (demand) {
+      this.demand = demand;
+      this.demandHow = demandHow;
+    }
+    this.#capacity = capacity;
+    this.#spec = spec;
+    this.#bound = bound;
+    this.#safety = safety;
+    this.#fairness = fairness;
+    this.#resource = resource;
+  }
+
+  get checks(): readonly ConditionCheck[] {
+    if (this.#checks) return this.#checks;
+    const n = this.queuesIfAdmitted;
+    const out: ConditionCheck[] = [{ condition: 'safety', passed: this.#safety, detail: safetyDetail(this.#capacity, this.#bound, n) }];
+    if (this.#fairness !== undefined)
+      out.push({ condition: 'fairness', passed: this.#fairness, detail: fairnessDetail(this.#capacity, this.#spec, this.demand!, n, this.#fairness) });
+    if (this.#resource)
+      out.push({ condition: 'resource', passed: this.#resource.passed, detail: resourceDetail(this.#capacity, this.#spec, this.demand!, this.#resource) });
+    return (this.#checks = out);
+  }
+
+  get reason(): string {
+    const note = this.cls === 'elastic' && this.#resource && !this.#resource.passed ? ' (N-BoPF has no soft class)' : '';
+    return (this.#reason ??= `${this.cls}${note}: ${summary(this.checks)}`);
+  }
+
+  toJSON(): AdmissionDecision {
+    const { name, kind, cls, queuesIfAdmitted, checks } = this;
+    return { name, kind, cls, queuesIfAdmitted, checks, ...(this.demand ? { demand: this.demand, demandHow: this.demandHow } : {}), reason: this.reason };
+  }
+}
+
+function safetyDetail(capacity: Resources, bound: SafetyBound, n: number): string {
+  const { queue: q, resource: r } = bound;
+  if (!q || !r) return `no LQ with a guarantee is committed; N' = ${n}`;
+  const periodS = q.spec.periodMs! / 1000;
+  const cap = capacity[r.cap];
+  const limit = (cap * periodS) / n;
+  const need = q.demand[r.key];
+  const passed = leq(need, limit);
+  return (
+    `${passed ? 'tightest committed' : 'committed'} ${q.cls} LQ ${q.spec.name} burst needs ${fmt(need)} ${r.unit} ` +
+    `${passed ? '≤' : '>'} C·period/N' = ${fmt(cap)} ${r.capUnit} × ${fmt(periodS)} s / ${n} = ${fmt(limit)} ${r.unit}`
+  );
+}
+
+/** The resource the candidate's burst takes the largest part of its fair share of. */
+function worstFairnessResource(capacity: Resources, spec: QueueSpec, d: BurstDemand, n: number): Res {
+  const periodS = spec.periodMs! / 1000;
+  let worst: Res = RES[0];
+  let worstRatio = -1;
+  for (const r of RES) {
+    const limit = (capacity[r.cap] * periodS) / n;
+    const need = d[r.key];
+    const ratio = limit > 0 ? need / limit : need > 0 ? Infinity : 0;
+    if (ratio > worstRatio) {
+      worst = r;
+      worstRatio = ratio;
+    }
+  }
+  return worst;
+}
+
+function fairnessDetail(capacity: Resources, spec: QueueSpec, d: BurstDemand, n: number, passed: boolean): string {
+  const r = worstFairnessResource(capacity, spec, d, n);
+  const periodS = spec.periodMs! / 1000;
+  const cap = capacity[r.cap];
+  const limit = (cap * periodS) / n;
+  return (
+    `LQ ${spec.name} burst needs ${fmt(d[r.key])} ${r.unit} ${passed ? '≤' : '>'} C·period/N' = ` +
+    `${fmt(cap)} ${r.capUnit} × ${fmt(periodS)} s / ${n} = ${fmt(limit)} ${r.unit}`
+  );
+}
+
+function resourceDetail(capacity: Resources, spec: QueueSpec, d: BurstDemand, f: ResourceFinding): string {
+  const tS = spec.burstDeadlineMs! / 1000;
+  const rate = { vcores: d.vcoreSeconds / tS, memoryMB: d.memoryMBSeconds / tS };
+  const committed = { vcores: f.committedVcores, memoryMB: f.committedMB };
+  const when =
+    f.hardCount !== undefined
+      ? f.hardCount === 0
+        ? '(no hard LQ)'
+        : `(arrival phases unknown: every hard burst assumed to overlap, ${f.hardCount} hard LQ)`
+      : f.passed
+        ? `at the busiest point t = ${fmt(f.atMs! / 1000)} s over ${fmt(f.horizonMs! / 1000)} s${f.capped ? ' (horizon capped)' : ''}`
+        : `at t = ${fmt(f.atMs! / 1000)} s (burst starting ${fmt(f.burstStartMs! / 1000)} s)`;
+  // Failed: the resource that does not fit; held: the tighter one.
+  const slack = (x: Res) => (capacity[x.cap] - committed[x.cap] - rate[x.cap]) / Math.max(1e-12, capacity[x.cap]);
+  const r = f.short ?? (slack(RES[1]) < slack(RES[0]) ? RES[1] : RES[0]);
+  return (
+    `LQ ${spec.name} needs d/t = ${fmt(d[r.key])} ${r.unit} / ${fmt(tS)} s = ${fmt(rate[r.cap])} ${r.rateUnit} ${f.passed ? '≤' : '>'} ` +
+    `C − Σ hard a_j(t) = ${fmt(capacity[r.cap])} − ${fmt(committed[r.cap])} = ${fmt(capacity[r.cap] - committed[r.cap])} ${r.rateUnit} ${when}`
+  );
+}
+
+/**
+ * The hard LQs' bursts over a stretch of time as a step function (a burst's rate in force from
+ * its start to its end), each hard LQ admitted with known phases merged in as it comes; a
+ * removal, or a stretch not covered yet, rebuilds it from the hard LQs.
+ */
+class CommittedProfile {
+  private readonly steps = new RateProfile();
+  private built = false;
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
+
+  invalidate(): void {
+    this.built = false;
+  }
+
+  /** A hard LQ was admitted. */
+  added(q: AdmittedQueue): void {
+    if (!this.built) return;
+    this.starts.length = this.ends.length = 0;
+    burstIntervals(q, this.steps.from, this.steps.to, this.starts, this.ends);
+    const r = rateOf(q);
+    this.steps.addIntervals(this.starts, this.ends, r.vcores, r.memoryMB);
+  }
+
+  /** Steps covering at least [from, to), from the hard LQs among `queues`. */
+  covering(queues: readonly AdmittedQueue[], from: number, to: number): RateProfile {
+    const s = this.steps;
+    if (!this.built || from < s.from || to > s.to) {
+      // A stretch that must grow grows by a quarter more, so that candidates reaching a little
+      // further each time do not rebuild each time.
+      const span = (this.built ? Math.max(to, s.to) - Math.min(from, s.from) : to - from) / 4;
+      const lo = !this.built ? from : from < s.from ? Math.max(0, Math.min(from, s.from - span)) : s.from;
+      const hi = !this.built ? to : to > s.to ? Math.max(to, s.to + span) : s.to;
+      s.reset(lo, hi);
+      // Every hard burst's ends made points at once, then each hard LQ's rate added in
+      // admission order (as merging them in one by one would).
+      const hard = queues.filter((q) => q.cls === 'hard');
+      const points: number[] = [];
+      for (const q of hard) burstIntervals(q, lo, hi, points, points);
+      s.insertPoints(points.sort((x, y) => x - y));
+      for (const q of hard) {
+        this.starts.length = this.ends.length = 0;
+        burstIntervals(q, lo, hi, this.starts, this.ends);
+        const r = rateOf(q);
+        for (let k = 0; k < this.starts.length; k++) s.addOn(this.starts[k], this.ends[k], r.vcores, r.memoryMB);
+      }
+      this.built = true;
+    }
+    return s;
+  }
+}
+
+/** Appends the start and end of each of `q`'s bursts that overlap [from, to) (a start before `from` counts at `from`). */
+function burstIntervals(q: AdmittedQueue, from: number, to: number, starts: number[], ends: number[]): void {
+  const start = q.spec.firstArrivalMs!;
+  const period = q.spec.periodMs!;
+  const len = q.spec.burstDeadlineMs!;
+  for (let k = Math.max(0, Math.ceil((from - start - len) / period)); start + k * period < to; k++) {
+    const st = start + k * period;
+    if (st + len <= from) continue;
+    starts.push(Math.max(from, st));
+    ends.push(st + len);
+  }
+}
+
+function rateOf(q: AdmittedQueue): Resources {
+  if (q.spec.kind !== 'LQ') return { vcores: 0, memoryMB: 0 };
+  const tS = q.spec.burstDeadlineMs! / 1000;
+  return { vcores: q.demand.vcoreSeconds / tS, memoryMB: q.demand.memoryMBSeconds / tS };
+}
+
+/** Constant rate a hard LQ gets during a burst: d / t (vcores, MB). */
+export function burstRate(q: AdmittedQueue): Resources {
+  return rateOf(q);
+}
+
+function roundedPeriod(spec: QueueSpec): number {
+  return Math.max(1, Math.round(spec.periodMs!));
+}
+
+function gcd(a: number, b: number): number {
+  while (b) [a, b] = [b, a % b];
+  return a;
+}
+function lcm(a: number, b: number): number {
+  return (a / gcd(a, b)) * b;
+}
+
+function summary(checks: readonly ConditionCheck[]): string {
+  return checks.map((c) => `${c.condition} ${c.passed ? 'holds' : 'fails'} (${c.detail})`).join('; ');
+}
+
+/** Admits `specs` in order on a fresh cluster of capacity `capacity`. */
+export function admitAll(
+  capacity: Resources,
+  specs: readonly QueueSpec[],
+  opts: AdmissionOptions = {},
+): { control: AdmissionControl; decisions: AdmissionDecision[] } {
+  const control = new AdmissionControl(capacity, opts);
+  const decisions = specs.map((s) => control.admit(s));
+  return { control, decisions };
+}
