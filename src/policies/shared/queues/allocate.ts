@@ -105,6 +105,8 @@ function newWork(size: number) {
     outVcores: new Float64Array(size),
     given: new Int32Array(size),
     slot: new Int32Array(size),
+    rateMB: new Float64Array(size),
+    rateVcores: new Float64Array(size),
   };
 }
 let work = newWork(0);
@@ -277,7 +279,7 @@ function allocateBopf(capacity: Resources, queues: readonly AllocQueue[]): Alloc
   const r = newRound('bopf', capacity, n);
   const { tier, guaranteeMB: gM, guaranteeVcores: gV, usedMB: uM, usedVcores: uV } = r;
   if (work.given.length < n) work = newWork(2 * n);
-  const { demandMB, demandVcores, claimMB, claimVcores, outMB, outVcores, given, slot } = work;
+  const { demandMB, demandVcores, claimMB, claimVcores, outMB, outVcores, given, slot, rateMB, rateVcores } = work;
   // The queues read once: demand, and which tier each starts in (hard, soft, elastic pool, none).
   const soft: number[] = [];
   let committedM = 0;
@@ -292,8 +294,11 @@ function allocateBopf(capacity: Resources, queues: readonly AllocQueue[]): Alloc
     if (q.cls === 'none') tier[i] = NONE;
     else if (q.cls === 'hard' && q.burst && busy) {
       tier[i] = HARD;
-      committedM += q.burst.rate.memoryMB;
-      committedV += q.burst.rate.vcores;
+      // Kept for the hard tier below, which would otherwise read each queue's objects again.
+      rateMB[i] = q.burst.rate.memoryMB;
+      rateVcores[i] = q.burst.rate.vcores;
+      committedM += rateMB[i];
+      committedV += rateVcores[i];
     } else if (q.cls === 'soft' && q.burst && busy && !isZero(q.burst.remaining)) {
       tier[i] = SOFT;
       soft.push(i);
@@ -315,9 +320,8 @@ function allocateBopf(capacity: Resources, queues: readonly AllocQueue[]): Alloc
   let roomV = capacity.vcores;
   for (let i = 0; i < n; i++) {
     if (tier[i] !== HARD) continue;
-    const g = queues[i].burst!.rate;
-    gM[i] = g.memoryMB * k;
-    gV[i] = g.vcores * k;
+    gM[i] = rateMB[i] * k;
+    gV[i] = rateVcores[i] * k;
     const f = fitScale(demandMB[i], demandVcores[i], gM[i], gV[i]);
     uM[i] = demandMB[i] * f;
     uV[i] = demandVcores[i] * f;

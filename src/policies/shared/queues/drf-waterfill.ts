@@ -40,7 +40,9 @@ let work = newWork(0);
  * DRF allocation of (`capacityMB`, `capacityVcores`) to the claims `0..n-1` with demands
  * `demandMB[i]`, `demandVcores[i]`; writes claim i's allocation to `outMB[i]`, `outVcores[i]`
  * (zero for claims without demand). Returns the claims with demand in the order they were
- * filled (ascending dominant share of their demand, ties in claim order).
+ * filled (ascending dominant share of their demand, ties in claim order): a view of working
+ * memory, valid until the next call (the allocation round does not read it; a copy cost a
+ * fresh array per fill).
  */
 export function drfFill(
   capacityMB: number,
@@ -129,7 +131,7 @@ export function drfFill(
     outMB[i] = Math.min(demandMB[i], s * vm[k]);
     outVcores[i] = Math.min(demandVcores[i], s * vv[k]);
   }
-  return item.slice(0, count);
+  return item.subarray(0, count);
 }
 
 /**
