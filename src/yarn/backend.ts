@@ -265,6 +265,8 @@ export class YarnBackend implements ClusterBackend {
   /** Running apps' containers on complete shim lists, and every container the shims list, by id. */
   private readonly shimApps = new Map<string, ShimAppContainers>();
   private readonly shimById = new Map<string, ShimContainer>();
+  /** Node shims to read at the next refresh whatever the RM shows (the brain suspended or resumed there). */
+  private readonly shimsToReread = new Set<string>();
   /** Nodes left to the RM's per-app reads at the last refresh (logged when it changes). */
   private lastFallbackNodes = 0;
   readonly readStats: ContainerReadStats = { shimRequests: 0, shimFailures: 0, rmAppReads: 0, fallbackNodes: 0, fallbackApps: 0 };
@@ -617,12 +619,13 @@ export class YarnBackend implements ClusterBackend {
       rmNode.set(n.id, n);
     }
     const nowMs = Date.now();
-    const stale = (l: ShimList | undefined): boolean => {
-      if (!l || l.incompleteNodes.size > 0 || nowMs - l.readAtMs >= this.shimListMaxAgeMs) return true;
+    const stale = (url: string, l: ShimList | undefined): boolean => {
+      if (!l || this.shimsToReread.has(url) || l.incompleteNodes.size > 0 || nowMs - l.readAtMs >= this.shimListMaxAgeMs) return true;
       for (const [id, key] of l.nodeKeys) if (nodeKeys.get(id) !== key) return true;
       return false;
     };
-    const urls = shim.nodeShimUrls!().filter((u) => stale(this.shimLists.get(u)));
+    const urls = shim.nodeShimUrls!().filter((u) => stale(u, this.shimLists.get(u)));
+    for (const u of urls) this.shimsToReread.delete(u);
     const lists = await mapWithConcurrency(urls, this.shimReadConcurrency, (url) =>
       shim.nodeShimContainers!(url).then(
         (l) => l,
@@ -766,6 +769,11 @@ export class YarnBackend implements ClusterBackend {
     }
   }
 
+  private rereadShimOf(nodeId: string): void {
+    if (!this.perNodeShims) return;
+    for (const [url, l] of this.shimLists) if (l.nodeKeys.has(nodeId)) this.shimsToReread.add(url);
+  }
+
   /** The containers of the shim serving `nodeId`: one list read when the backend knows that shim, else every shim's. */
   private async shimContainersOfNode(nodeId: string): Promise<readonly ShimContainer[]> {
     const shim = this.shim!;
@@ -899,9 +907,12 @@ export class YarnBackend implements ClusterBackend {
         }
         return { status: 'applied' };
       case 'suspendContainer':
+        // No RM figure shows a suspension: the node's list is read again at the next refresh.
+        this.rereadShimOf(action.nodeId);
         await this.requireShim('suspend containers').suspend(action.nodeId, action.containerId);
         return { status: 'applied' };
       case 'resumeContainer':
+        this.rereadShimOf(action.nodeId);
         await this.requireShim('resume containers').resume(action.nodeId, action.containerId);
         return { status: 'applied' };
       case 'rankNodes': {

@@ -66,13 +66,14 @@ describe('on the recorded fixtures', () => {
     const recorded = fixture('containers.json').container as Array<Record<string, string>>;
     const nodes = (fixture('nodes.json').nodes.node as Array<{ id: string }>).map((n) => n.id);
     const reads: string[] = [];
+    const suspended: string[] = [];
     const list = (nodeId: string): ShimContainer[] =>
       recorded
         .filter((c) => c.assignedNodeId === nodeId)
         .map((c) => ({
           containerId: c.containerId!,
           nodeId,
-          state: 'RUNNING',
+          state: suspended.includes(c.containerId!) ? 'SUSPENDED' : 'RUNNING',
           attainedServiceMs: 1234,
           runningSinceMs: Number(c.startedTime) + 50,
           ...(opts.withAllocation === false
@@ -83,7 +84,6 @@ describe('on the recorded fixtures', () => {
                 appMaster: c.containerId!.endsWith('_000001'),
               }),
         }));
-    const suspended: string[] = [];
     const shim: NodeShim = {
       containers: async () => {
         reads.push('*');
@@ -123,15 +123,20 @@ describe('on the recorded fixtures', () => {
     expect(backend.readStats).toMatchObject({ shimRequests: 2, shimFailures: 0, rmAppReads: 0, fallbackNodes: 0, fallbackApps: 0 });
   });
 
-  it("a suspend checks the container on its node's shim only", async () => {
+  it("a suspend checks the container on its node's shim only, and that shim is read again at the next snapshot", async () => {
     const { shim, reads, suspended } = recordedShims();
-    const backend = new YarnBackend({ rmUrl: rm.url, client: client(rm.url), shim });
-    await backend.snapshot();
+    const backend = new YarnBackend({ rmUrl: rm.url, client: client(rm.url), shim, shimListMaxAgeMs: 3_600_000 });
+    const first = await backend.snapshot();
     reads.length = 0;
     const id = 'container_1795254945306_0001_01_000002';
     expect(await backend.apply({ kind: 'suspendContainer', containerId: id, nodeId: 'localhost:36195' })).toEqual({ status: 'applied' });
     expect(reads).toEqual(['localhost:36195']);
     expect(suspended).toEqual([id]);
+    // No RM figure moved, but the suspension shows.
+    const second = await backend.snapshot({ changesSince: first.changeMark });
+    expect(reads).toEqual(['localhost:36195', 'localhost:36195']);
+    expect(second.containers.get(id)!.state).toBe('SUSPENDED');
+    expect(sorted(second.changedNodeIds)).toEqual(['localhost:36195']);
   });
 
   it('an unchanged cluster reads no shim again until the lists are older than their maximum age', async () => {
