@@ -75,8 +75,8 @@ export class NameIndex {
   }
 
   // The last name hashed: a lookup is usually followed by an insert of the same name.
-  #lastName: string | undefined;
-  #lastHash = 0;
+  #lastName = '';
+  #lastHash = hash('');
 
   #hashOf(name: string): number {
     if (name !== this.#lastName) {

@@ -9,6 +9,7 @@
 export const CHUNK_SHIFT = 12;
 export const CHUNK_SLOTS = 1 << CHUNK_SHIFT;
 const IN_CHUNK = CHUNK_SLOTS - 1;
+const FIRST_CHUNK_SLOTS = 64;
 
 export class SlotColumns {
   /** Chunk c holds slots c × CHUNK_SLOTS …; slot s's ints start at (s & IN_CHUNK) × intsPerSlot. */
@@ -24,20 +25,27 @@ export class SlotColumns {
 
   /** A new slot, all its values zero. Slots are never reused. */
   add(): number {
-    if ((this.size & IN_CHUNK) === 0) {
-      // The first chunk small (most structures hold a few records), the others full size.
-      const n = this.size === 0 ? 64 : CHUNK_SLOTS;
-      this.intChunks.push(new Int32Array(n * this.intsPerSlot));
-      this.floatChunks.push(new Float64Array(n * this.floatsPerSlot));
-    } else if (this.size === 64) {
+    if ((this.size & IN_CHUNK) === 0 || this.size === FIRST_CHUNK_SLOTS) this.#grow();
+    return this.size++;
+  }
+
+  // Apart from `add`, which runs for every record: this runs once per chunk, too rarely for the
+  // optimizer to have seen it, and inlined it would drop `add`'s optimized code each time.
+  #grow(): void {
+    if (this.size === FIRST_CHUNK_SLOTS) {
+      // The first chunk grows to full size once its small start is used up.
       const ints = new Int32Array(CHUNK_SLOTS * this.intsPerSlot);
       ints.set(this.intChunks[0]);
       this.intChunks[0] = ints;
       const floats = new Float64Array(CHUNK_SLOTS * this.floatsPerSlot);
       floats.set(this.floatChunks[0]);
       this.floatChunks[0] = floats;
+      return;
     }
-    return this.size++;
+    // The first chunk small (most structures hold a few records), the others full size.
+    const n = this.size === 0 ? FIRST_CHUNK_SLOTS : CHUNK_SLOTS;
+    this.intChunks.push(new Int32Array(n * this.intsPerSlot));
+    this.floatChunks.push(new Float64Array(n * this.floatsPerSlot));
   }
 
   /** The chunk of ints holding `slot`; its values start at `intAt(slot)`. */
