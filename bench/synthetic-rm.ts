@@ -151,7 +151,8 @@ export class SyntheticRm {
   }
 
   containerId(app: App, seq: number): string {
-    return `container_${this.clusterTs}_${app.id.slice(-4)}_01_${String(seq).padStart(6, '0')}`;
+    // As the RM prints them: the app number as in its id (four digits at least, more past 9,999).
+    return `container_${this.clusterTs}_${app.id.slice(app.id.lastIndexOf('_') + 1)}_01_${String(seq).padStart(6, '0')}`;
   }
 
   /**
@@ -191,6 +192,20 @@ export class SyntheticRm {
     app.containers.push(this.newContainer(app, index % this.opts.nodes, Date.now()));
     app.containersBody = undefined;
     this.nodesChanged([index % this.opts.nodes]);
+  }
+
+  /**
+   * The last container of the `from`-th app ends and one of the same size of the `to`-th app
+   * starts on its node: no figure of the node moves (the swap only the lists show).
+   */
+  swapAcrossApps(from: number, to: number): void {
+    const a = this.apps[from]!;
+    const b = this.apps[to]!;
+    if (a.containers.length < 2) return;
+    const gone = a.containers.pop()!;
+    b.containers.push({ ...this.newContainer(b, gone.node, Date.now()), memoryMB: gone.memoryMB, vcores: gone.vcores });
+    a.containersBody = b.containersBody = undefined;
+    this.nodesChanged([gone.node]);
   }
 
   /** A capacity change through the scheduler configuration (bumps its version). */

@@ -364,7 +364,12 @@ export class YarnBackend implements ClusterBackend {
       this.perNodeShims ? [] : this.shimContainers(),
     ]);
     // The shims read after the RM: which to read depends on the nodes' figures the RM gives now.
-    const shimDirtyApps = this.perNodeShims ? await this.readNodeShims(rmNodes) : undefined;
+    const shimDirtyApps = this.perNodeShims
+      ? await this.readNodeShims(
+          rmNodes,
+          liveApps.filter((a) => a.state === 'RUNNING'),
+        )
+      : undefined;
     const nowMs = Date.now();
     this.finishedReadAtMs = startMs;
     for (const [id, a] of this.finishedApps) if ((a.finishedTime ?? 0) < startMs - RECENTLY_FINISHED_MS) this.finishedApps.delete(id);
@@ -543,11 +548,7 @@ export class YarnBackend implements ClusterBackend {
       const uncovered: RmAppInfo[] = [];
       for (const a of running) {
         const listed = this.shimApps.get(a.id) ?? NO_SHIM_CONTAINERS;
-        const covered =
-          listed.n === Math.max(0, a.runningContainers ?? 0) &&
-          listed.memoryMB === Math.max(0, a.allocatedMB ?? 0) &&
-          listed.vcores === Math.max(0, a.allocatedVCores ?? 0);
-        if (!covered) {
+        if (!shimCovers(listed, a)) {
           uncovered.push(a);
           continue;
         }
@@ -610,7 +611,7 @@ export class YarnBackend implements ClusterBackend {
    * `shimReadConcurrency` at a time. Keeps the running apps' containers on complete lists summed
    * and returns the apps whose containers there changed.
    */
-  private async readNodeShims(rmNodes: readonly RmNodeInfo[]): Promise<Set<string>> {
+  private async readNodeShims(rmNodes: readonly RmNodeInfo[], running: readonly RmAppInfo[]): Promise<Set<string>> {
     const shim = this.shim!;
     const nodeKeys = new Map<string, string>();
     const rmNode = new Map<string, RmNodeInfo>();
@@ -626,28 +627,47 @@ export class YarnBackend implements ClusterBackend {
     };
     const urls = shim.nodeShimUrls!().filter((u) => stale(u, this.shimLists.get(u)));
     for (const u of urls) this.shimsToReread.delete(u);
-    const lists = await mapWithConcurrency(urls, this.shimReadConcurrency, (url) =>
-      shim.nodeShimContainers!(url).then(
-        (l) => l,
-        (err: unknown) => err as Error,
-      ),
-    );
-    this.readStats.shimRequests += urls.length;
     const dirty = new Set<string>();
     const failed: string[] = [];
-    urls.forEach((url, i) => {
-      const got = lists[i]!;
-      const old = this.shimLists.get(url);
-      if (old) this.dropShimList(old, dirty);
-      if (got instanceof Error) {
-        failed.push(`${url}: ${got.message}`);
-        this.shimLists.delete(url);
-        return;
+    const read = async (batch: readonly string[]): Promise<void> => {
+      const lists = await mapWithConcurrency(batch, this.shimReadConcurrency, (url) =>
+        shim.nodeShimContainers!(url).then(
+          (l) => l,
+          (err: unknown) => err as Error,
+        ),
+      );
+      this.readStats.shimRequests += batch.length;
+      batch.forEach((url, i) => {
+        const got = lists[i]!;
+        const old = this.shimLists.get(url);
+        if (old) this.dropShimList(old, dirty);
+        if (got instanceof Error) {
+          failed.push(`${url}: ${got.message}`);
+          this.shimLists.delete(url);
+          return;
+        }
+        const list = completeShimList(got.nodes, got.containers, rmNode, nodeKeys, nowMs);
+        this.shimLists.set(url, list);
+        this.addShimList(list, dirty);
+      });
+    };
+    await read(urls);
+    // A swap on one node that leaves its figures as they were (a container of one app ended, one
+    // of the same size of another started) shows as apps whose listed containers no longer add up
+    // to their counters: the shims holding those apps' containers are read once more now.
+    const readNow = new Set(urls);
+    const nodeUrl = new Map<string, string>();
+    for (const [url, l] of this.shimLists) for (const id of l.nodeKeys.keys()) nodeUrl.set(id, url);
+    const again = new Set<string>();
+    for (const a of running) {
+      const listed = this.shimApps.get(a.id);
+      if (!listed || shimCovers(listed, a)) continue;
+      for (const c of listed.byId.values()) {
+        const url = nodeUrl.get(c.nodeId);
+        if (url !== undefined && !readNow.has(url)) again.add(url);
       }
-      const list = completeShimList(got.nodes, got.containers, rmNode, nodeKeys, nowMs);
-      this.shimLists.set(url, list);
-      this.addShimList(list, dirty);
-    });
+    }
+    if (again.size > 0) await read([...again]);
     this.readStats.shimFailures += failed.length;
     if (failed.length > 0)
       this.logger?.warn({ failed: failed.length, first: failed[0] }, "node shims unreachable: their nodes' containers are read from the RM per application");
@@ -1398,6 +1418,15 @@ function completeShimList(
     else incompleteNodes.add(id);
   }
   return { readAtMs: nowMs, containers, nodeKeys: keys, complete, incompleteNodes };
+}
+
+/** The app's containers on complete shim lists add up to its counters in the apps list. */
+function shimCovers(listed: ShimAppContainers, a: RmAppInfo): boolean {
+  return (
+    listed.n === Math.max(0, a.runningContainers ?? 0) &&
+    listed.memoryMB === Math.max(0, a.allocatedMB ?? 0) &&
+    listed.vcores === Math.max(0, a.allocatedVCores ?? 0)
+  );
 }
 
 /** A running app's entry from its containers on complete shim lists (views with the shims' figures). */

@@ -234,6 +234,24 @@ describe('on synthetic RM states', () => {
     }
   });
 
+  it("a swap across apps that leaves a node's figures as they were is found through the apps' counters", async () => {
+    const synthetic = await new SyntheticRm({ nodes: 20, apps: 30, containers: 120 }).start();
+    try {
+      const shim = new HttpNodeShim({ urls: synthetic.shimUrls(), retry: fastRetry });
+      const backend = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), shim, shimListMaxAgeMs: 3_600_000 });
+      await backend.snapshot();
+      synthetic.swapAcrossApps(2, 7);
+      synthetic.resetCounters();
+      const s = await backend.snapshot();
+      expect(content(s)).toEqual(content(await new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url) }).snapshot()));
+      // The node's shim, read again for the two apps whose lists no longer add up; no app from the RM.
+      expect(synthetic.shimRequests).toBeGreaterThanOrEqual(1);
+      expect(backend.readStats.rmAppReads).toBe(0);
+    } finally {
+      await synthetic.stop();
+    }
+  });
+
   it('shims down or of contract 4: the per-app reads for what they hold, the same snapshot', async () => {
     for (const shimContract of [4, 5] as const) {
       const synthetic = await new SyntheticRm({ nodes: 7, apps: 12, containers: 40, shimContract }).start();
