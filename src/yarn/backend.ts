@@ -640,13 +640,19 @@ export class YarnBackend implements ClusterBackend {
       batch.forEach((url, i) => {
         const got = lists[i]!;
         const old = this.shimLists.get(url);
-        if (old) this.dropShimList(old, dirty);
         if (got instanceof Error) {
+          if (old) this.dropShimList(old, new Set(), new Set(), dirty);
           failed.push(`${url}: ${got.message}`);
           this.shimLists.delete(url);
           return;
         }
-        const list = completeShimList(got.nodes, got.containers, rmNode, nodeKeys, nowMs);
+        // A container listed as before stays the same object: its app is not rebuilt.
+        const containers = got.containers.map((c) => {
+          const had = this.shimById.get(c.containerId);
+          return had !== undefined && sameShimContainer(had, c) ? had : c;
+        });
+        const list = completeShimList(got.nodes, containers, rmNode, nodeKeys, nowMs);
+        if (old) this.dropShimList(old, new Set(containers), new Set(list.complete), dirty);
         this.shimLists.set(url, list);
         this.addShimList(list, dirty);
       });
@@ -686,9 +692,11 @@ export class YarnBackend implements ClusterBackend {
     return dirty;
   }
 
-  private dropShimList(l: ShimList, dirty: Set<string>): void {
-    for (const c of l.containers) if (this.shimById.get(c.containerId) === c) this.shimById.delete(c.containerId);
+  /** Takes a list's containers out, but for those listed again as they were (`kept`; `keptComplete` on a complete node still). */
+  private dropShimList(l: ShimList, kept: ReadonlySet<ShimContainer>, keptComplete: ReadonlySet<ShimContainer>, dirty: Set<string>): void {
+    for (const c of l.containers) if (!kept.has(c) && this.shimById.get(c.containerId) === c) this.shimById.delete(c.containerId);
     for (const c of l.complete) {
+      if (keptComplete.has(c)) continue;
       const appId = appIdOfContainer(c.containerId)!;
       const a = this.shimApps.get(appId);
       if (a?.byId.get(c.containerId) !== c) continue;
@@ -708,6 +716,7 @@ export class YarnBackend implements ClusterBackend {
       let a = this.shimApps.get(appId);
       if (!a) this.shimApps.set(appId, (a = { byId: new Map(), n: 0, memoryMB: 0, vcores: 0 }));
       const had = a.byId.get(c.containerId);
+      if (had === c) continue;
       if (had) {
         a.n--;
         a.memoryMB -= had.allocated!.memoryMB;
@@ -1460,6 +1469,20 @@ function withShimFigures(e: AppContainers, shimById: ReadonlyMap<string, ShimCon
     out[i] = { ...c, state: s.state, attainedServiceMs: s.attainedServiceMs, runningSinceMs: s.runningSinceMs };
   });
   return out ? { ...e, containers: out } : e;
+}
+
+function sameShimContainer(a: ShimContainer, b: ShimContainer): boolean {
+  return (
+    a.containerId === b.containerId &&
+    a.nodeId === b.nodeId &&
+    a.state === b.state &&
+    a.attainedServiceMs === b.attainedServiceMs &&
+    a.runningSinceMs === b.runningSinceMs &&
+    a.createdAtMs === b.createdAtMs &&
+    a.appMaster === b.appMaster &&
+    a.allocated?.memoryMB === b.allocated?.memoryMB &&
+    a.allocated?.vcores === b.allocated?.vcores
+  );
 }
 
 function sameViews(a: readonly ContainerView[], b: readonly ContainerView[]): boolean {
