@@ -342,7 +342,10 @@ export class YarnBackend implements ClusterBackend {
    * One read of the cluster, building on the previous one: a constant number of list requests
    * (nodes, scheduler, live apps, apps ended since the last read, the shim's containers), plus a
    * containers read only for the running apps whose counters moved (or whose new containers the
-   * shim lists) and a few others in turn. See docs/decisions.md ("The YARN snapshot reads what changed").
+   * shim lists) and a few others in turn. With shims of contract 5, running apps take their
+   * containers from the node shims' lists (one request per shim whose nodes moved) and only the
+   * apps those lists do not cover are read per app. See docs/decisions.md ("The YARN snapshot reads
+   * what changed", "Running containers come from the NodeManager shims").
    */
   private async refresh(opts: SnapshotOptions): Promise<ClusterSnapshot> {
     await this.loadPhysical();
@@ -520,7 +523,9 @@ export class YarnBackend implements ClusterBackend {
   }
 
   /**
-   * Reads the containers of the running apps that need it: new ones, those whose counters
+   * With per-node shims, first takes the containers of the apps the shims' lists cover from there
+   * (`shimDirtyApps`: those whose listed containers changed). Then reads from the RM the
+   * containers of the other running apps that need it: new ones, those whose counters
    * (state, running containers, allocation, AM container) moved since their last read, those
    * holding a container the shim lists and the last snapshot did not, and `sweepPerSnapshot`
    * others in turn. The attempts read is skipped while the AM container stays the same. Returns
