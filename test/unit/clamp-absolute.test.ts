@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { ActionOf } from '../../src/core/actions.js';
 import type { QueueView } from '../../src/core/model.js';
 import type { Resources } from '../../src/core/resources.js';
-import { buildSnapshot } from '../../src/core/snapshot.js';
+import { oneNodeSnapshot, queueView } from './bopf-queues.js';
 import { clampQueueUpdate, DEFAULT_LIMITS, invariantViolation, plan } from '../../src/engine/session.js';
 
 type Update = ActionOf<'updateQueues'>['update'][number];
@@ -17,35 +17,8 @@ type Update = ActionOf<'updateQueues'>['update'][number];
 // 100 vcores, 100 × 4 GB.
 const C = { vcores: 100, memoryMB: 409_600 };
 
-function queue(path: string, capacityPct: number, capacityResource?: Resources, children: QueueView[] = []): QueueView {
-  return {
-    path,
-    name: path.split('.').pop()!,
-    state: 'RUNNING',
-    capacityPct,
-    ...(capacityResource ? { capacityResource } : {}),
-    maxCapacityPct: 100,
-    absoluteCapacityPct: capacityPct,
-    absoluteMaxCapacityPct: 100,
-    usedCapacityPct: 0,
-    used: { memoryMB: 0, vcores: 0 },
-    numApplications: 0,
-    children,
-  };
-}
-
-function snapshotOf(children: QueueView[], total: Resources = C) {
-  const node = {
-    id: 'n1',
-    state: 'RUNNING' as const,
-    rack: '/r',
-    capacity: total,
-    physicalCapacity: total,
-    used: { memoryMB: 0, vcores: 0 },
-    containerIds: [],
-  };
-  return buildSnapshot({ nowMs: 0, nodes: [node], apps: [], containers: [], rootQueue: queue('root', 100, undefined, children) });
-}
+const queue = queueView;
+const snapshotOf = (children: QueueView[], total: Resources = C) => oneNodeSnapshot(total, children);
 
 const v = (memoryMB: number, vcores: number): Resources => ({ memoryMB, vcores });
 const updateOf = (update: Update[]): ActionOf<'updateQueues'> => ({ kind: 'updateQueues', add: [], update });

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { AppView, QueueView } from '../../src/core/model.js';
-import { buildSnapshot } from '../../src/core/snapshot.js';
+import type { AppView } from '../../src/core/model.js';
+import { bopfQueues } from './bopf-queues.js';
 import { drfPolicy, drfWaterFill } from '../../src/policies/drf/index.js';
 
 const C = { vcores: 12, memoryMB: 12_288 };
+const { leaf, app: appOf, snapshotWith: snap } = bopfQueues(C, 1024);
+/** An app of `pending` containers, none running. */
+const app = (id: string, queue: string, pending: number): AppView => appOf(id, queue, 0, pending);
 
 describe('DRF progressive filling', () => {
   it('equalises dominant shares (the NSDI paper example: 9 CPUs, 18 GB; <1,4> and <3,1> tasks)', () => {
@@ -44,43 +47,6 @@ describe('DRF progressive filling', () => {
     expect(Math.max(v / 12, m / 12_288)).toBeCloseTo(1, 9);
   });
 });
-
-function leaf(path: string, capacityPct: number): QueueView {
-  return {
-    path,
-    name: path.split('.').pop()!,
-    state: 'RUNNING',
-    capacityPct,
-    maxCapacityPct: 100,
-    absoluteCapacityPct: capacityPct,
-    absoluteMaxCapacityPct: 100,
-    usedCapacityPct: 0,
-    used: { memoryMB: 0, vcores: 0 },
-    numApplications: 0,
-    children: [],
-  };
-}
-function app(id: string, queue: string, pending: number): AppView {
-  return {
-    id,
-    name: id,
-    user: 'u',
-    queue,
-    state: 'RUNNING',
-    priority: 0,
-    submittedAtMs: 0,
-    pendingContainers: pending,
-    pendingContainerResource: { vcores: 1, memoryMB: 1024 },
-    runningContainers: 0,
-    allocated: { vcores: 0, memoryMB: 0 },
-    tags: {},
-  };
-}
-function snap(leaves: QueueView[], apps: AppView[]) {
-  const root: QueueView = { ...leaf('root', 100), name: 'root', children: leaves };
-  const node = { id: 'n', state: 'RUNNING' as const, rack: '/r', capacity: C, physicalCapacity: C, used: { memoryMB: 0, vcores: 0 }, containerIds: [] };
-  return buildSnapshot({ nowMs: 0, nodes: [node], apps, containers: [], rootQueue: root });
-}
 
 describe('drf policy', () => {
   it('sets capacities to the DRF shares of the busy leaves, summing to 100', () => {

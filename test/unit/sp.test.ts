@@ -1,41 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { AppView, QueueView } from '../../src/core/model.js';
-import { buildSnapshot } from '../../src/core/snapshot.js';
+import type { AppView } from '../../src/core/model.js';
+import { bopfQueues } from './bopf-queues.js';
 import { spPolicy } from '../../src/policies/sp/index.js';
 
 const C = { vcores: 10, memoryMB: 10_240 };
-const leaf = (path: string, capacityPct: number): QueueView => ({
-  path,
-  name: path.split('.').pop()!,
-  state: 'RUNNING',
-  capacityPct,
-  maxCapacityPct: 100,
-  absoluteCapacityPct: capacityPct,
-  absoluteMaxCapacityPct: 100,
-  usedCapacityPct: 0,
-  used: { memoryMB: 0, vcores: 0 },
-  numApplications: 0,
-  children: [],
-});
-const app = (id: string, queue: string, pending: number): AppView => ({
-  id,
-  name: id,
-  user: 'u',
-  queue,
-  state: 'RUNNING',
-  priority: 0,
-  submittedAtMs: 0,
-  pendingContainers: pending,
-  pendingContainerResource: { vcores: 1, memoryMB: 0 },
-  runningContainers: 0,
-  allocated: { vcores: 0, memoryMB: 0 },
-  tags: {},
-});
-const snap = (apps: AppView[]) => {
-  const leaves = [leaf('root.lq', 34), leaf('root.lq2', 33), leaf('root.tq', 33)];
-  const node = { id: 'n', state: 'RUNNING' as const, rack: '/r', capacity: C, physicalCapacity: C, used: { memoryMB: 0, vcores: 0 }, containerIds: [] };
-  return buildSnapshot({ nowMs: 0, nodes: [node], apps, containers: [], rootQueue: { ...leaf('root', 100), name: 'root', children: leaves } });
-};
+const { leaf, app: appOf, snapshotWith } = bopfQueues(C);
+/** An app of `pending` containers, none running. */
+const app = (id: string, queue: string, pending: number): AppView => appOf(id, queue, 0, pending);
+const snap = (apps: AppView[]) => snapshotWith([leaf('root.lq', 34), leaf('root.lq2', 33), leaf('root.tq', 33)], apps);
 const caps = (out: ReturnType<typeof spPolicy.decide>) =>
   Object.fromEntries((out.decisions[0].action as { update: { path: string; capacityPct: number }[] }).update.map((u) => [u.path, u.capacityPct]));
 
