@@ -269,6 +269,8 @@ export class YarnBackend implements ClusterBackend {
   private readonly shimsToReread = new Set<string>();
   /** Nodes left to the RM's per-app reads at the last refresh (logged when it changes). */
   private lastFallbackNodes = 0;
+  /** Node shims found listing no allocations (warned once each). */
+  private readonly olderShims = new Set<string>();
   readonly readStats: ContainerReadStats = { shimRequests: 0, shimFailures: 0, rmAppReads: 0, fallbackNodes: 0, fallbackApps: 0 };
   private readonly changes = new ChangeLog();
   private previous: ClusterSnapshot | undefined;
@@ -657,6 +659,10 @@ export class YarnBackend implements ClusterBackend {
           return had !== undefined && sameShimContainer(had, c) ? had : c;
         });
         const list = completeShimList(got.nodes, containers, rmNode, nodeKeys, nowMs);
+        if (containers.length > 0 && containers.every((c) => c.allocated === undefined) && !this.olderShims.has(url)) {
+          this.olderShims.add(url);
+          this.logger?.warn({ url }, "node shim lists no allocations (contract before 5): its nodes' containers are read from the RM per application");
+        }
         if (old) this.dropShimList(old, new Set(containers), new Set(list.complete), dirty);
         this.shimLists.set(url, list);
         this.addShimList(list, dirty);
@@ -688,11 +694,10 @@ export class YarnBackend implements ClusterBackend {
     let fallbackNodes = 0;
     for (const n of rmNodes) if (n.numContainers > 0 && !covered.has(n.id)) fallbackNodes++;
     this.readStats.fallbackNodes += fallbackNodes;
-    if (fallbackNodes !== this.lastFallbackNodes) {
-      const msg = 'nodes whose containers no complete shim list covers: their apps are read from the RM per application';
-      if (fallbackNodes > 0) this.logger?.warn({ nodes: fallbackNodes }, msg);
-      else this.logger?.info({ nodes: 0 }, msg);
-    }
+    // A node disagrees for a moment whenever a container is allocated and not yet launched: the
+    // count is logged when it changes, at debug; shims that fail or are older warn (above, below).
+    if (fallbackNodes !== this.lastFallbackNodes)
+      this.logger?.debug({ nodes: fallbackNodes }, 'nodes whose containers no complete shim list covers: their apps are read from the RM per application');
     this.lastFallbackNodes = fallbackNodes;
     return dirty;
   }
