@@ -276,6 +276,8 @@ export class YarnBackend implements ClusterBackend {
   private previous: ClusterSnapshot | undefined;
   /** Container ids per node as in the last snapshot (nodes the RM no longer lists included); lists are replaced, never changed. */
   private nodeLists = new Map<string, string[]>();
+  /** Each node's container views, in its list's order, and the list they were read for (a list replaced is read again). */
+  private nodeViews = new Map<string, { ids: string[]; views: ContainerView[] }>();
   /** The last snapshot's containers came without the shim's figures: the next may build on its map. */
   private listedWithoutShim = false;
   /** Snapshots one at a time: each builds on the previous one's reads. */
@@ -424,7 +426,7 @@ export class YarnBackend implements ClusterBackend {
     for (let i = 0; i < rmNodes.length; i++) {
       if ((i & 255) === 0) await slicer.maybeNext();
       const n = rmNodes[i]!;
-      nodes.push(this.toNodeView(n, i, this.nodeLists.get(n.id) ?? []));
+      nodes.push(this.toNodeView(n, i, this.nodeLists.get(n.id) ?? [], containers));
     }
     const consistentApps = apps.map((a) => {
       const mine = counted.get(a.id);
@@ -449,6 +451,7 @@ export class YarnBackend implements ClusterBackend {
     const shimById = new Map(shimContainers.map((c) => [c.containerId, c]));
     const containers = new Map<string, ContainerView>();
     const containersByNode = new Map<string, string[]>();
+    const viewsByNode = new Map<string, { ids: string[]; views: ContainerView[] }>();
     let walked = 0;
     for (const a of running) {
       if ((walked++ & 63) === 0) await slicer.maybeNext();
@@ -461,11 +464,18 @@ export class YarnBackend implements ClusterBackend {
         }
         containers.set(c.id, c);
         const ids = containersByNode.get(c.nodeId);
-        if (ids) ids.push(c.id);
-        else containersByNode.set(c.nodeId, [c.id]);
+        if (ids) {
+          ids.push(c.id);
+          viewsByNode.get(c.nodeId)!.views.push(c);
+        } else {
+          const list = [c.id];
+          containersByNode.set(c.nodeId, list);
+          viewsByNode.set(c.nodeId, { ids: list, views: [c] });
+        }
       }
     }
     this.nodeLists = containersByNode;
+    this.nodeViews = viewsByNode;
     return containers;
   }
 
@@ -833,10 +843,23 @@ export class YarnBackend implements ClusterBackend {
     }
   }
 
-  private toNodeView(n: RmNodeInfo, index: number, containerIds: string[]): NodeView {
+  private toNodeView(n: RmNodeInfo, index: number, containerIds: string[], containers?: ReadonlyMap<string, ContainerView>): NodeView {
     if (!NODE_STATES.has(n.state)) throw new RmProtocolError(`GET /nodes: nodes.node.${index}.state: unknown node state ${n.state}`);
     const capacity = nodeCapacity(n);
     if (!this.physical.has(n.id)) this.physical.set(n.id, capacity);
+    // The views at hand spare a policy a lookup per container (`containerAt`); a list replaced since they were made is read again.
+    let views = containers && containerIds.length > 0 ? this.nodeViews.get(n.id) : undefined;
+    if (containers && containerIds.length > 0 && views?.ids !== containerIds) {
+      const read: ContainerView[] = [];
+      for (const id of containerIds) {
+        const c = containers.get(id);
+        if (c === undefined) break;
+        read.push(c);
+      }
+      views = read.length === containerIds.length ? { ids: containerIds, views: read } : undefined;
+      if (views) this.nodeViews.set(n.id, views);
+      else this.nodeViews.delete(n.id);
+    }
     return {
       id: n.id,
       state: n.state as NodeState,
@@ -845,6 +868,7 @@ export class YarnBackend implements ClusterBackend {
       physicalCapacity: this.physical.get(n.id)!,
       used: n.usedResource ? toResources(n.usedResource) : { memoryMB: n.usedMemoryMB, vcores: n.usedVirtualCores },
       containerIds,
+      ...(views ? { containers: views.views } : {}),
     };
   }
 

@@ -9,6 +9,7 @@ import type { ClusterSnapshot } from '../../src/core/model.js';
 import { appIdOfContainer, YarnBackend } from '../../src/yarn/backend.js';
 import { RmClient } from '../../src/yarn/client.js';
 import type { NodeShim, ShimContainer } from '../../src/yarn/shim-contract.js';
+import { viewsAtHand } from './node-views.js';
 import { FakeRm, fixture, fixtureText } from './yarn-fake-rm.js';
 
 const JSON_TYPE = 'application/json;charset=utf-8';
@@ -272,7 +273,7 @@ describe('appIdOfContainer', () => {
 describe('a snapshot built on the last one', () => {
   /** The snapshot's content, with each node's containers as a set (their order is the reads' history). */
   const content = (s: ClusterSnapshot) => ({
-    nodes: [...s.nodes.values()].map((n) => ({ ...n, containerIds: [...n.containerIds].sort() })).sort((a, b) => a.id.localeCompare(b.id)),
+    nodes: [...s.nodes.values()].map((n) => ({ ...viewsAtHand(s, n), containerIds: [...n.containerIds].sort() })).sort((a, b) => a.id.localeCompare(b.id)),
     apps: [...s.apps.values()].sort((a, b) => a.id.localeCompare(b.id)),
     containers: [...s.containers.values()].sort((a, b) => a.id.localeCompare(b.id)),
     size: s.containers.size,

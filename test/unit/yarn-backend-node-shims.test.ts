@@ -14,6 +14,7 @@ import { amContainerIdOf, YarnBackend } from '../../src/yarn/backend.js';
 import { RmClient } from '../../src/yarn/client.js';
 import { HttpNodeShim } from '../../src/yarn/shim-client.js';
 import type { NodeShim, NodeShimListing, ShimContainer } from '../../src/yarn/shim-contract.js';
+import { viewsAtHand } from './node-views.js';
 import { FakeRm, fixture, fixtureText } from './yarn-fake-rm.js';
 
 const JSON_TYPE = 'application/json;charset=utf-8';
@@ -27,7 +28,7 @@ const client = (url: string) =>
 
 /** The snapshot's content as the RM's reads give it: the shims' own figures (CPU accounting) left out. */
 const content = (s: ClusterSnapshot) => ({
-  nodes: [...s.nodes.values()].map((n) => ({ ...n, containerIds: [...n.containerIds].sort() })).sort((a, b) => a.id.localeCompare(b.id)),
+  nodes: [...s.nodes.values()].map((n) => ({ ...viewsAtHand(s, n), containerIds: [...n.containerIds].sort() })).sort((a, b) => a.id.localeCompare(b.id)),
   apps: [...s.apps.values()].sort((a, b) => a.id.localeCompare(b.id)),
   containers: [...s.containers.values()].map(({ attainedServiceMs: _a, runningSinceMs: _r, ...c }) => c).sort((a, b) => a.id.localeCompare(b.id)),
   totalCapacity: s.totalCapacity,
