@@ -19,10 +19,12 @@
  *
  * A decision's `rule` is the name of the function that made it.
  *
- * kairos-plus (not in the paper; `lasLimitMs`, `oldTaskCores`, `jobAgeLimitMs`) changes only the
- * LAS order the rules follow (`byAttainedAsc`): tasks of a job older than `jobAgeLimitMs` and the
- * node's first `oldTaskCores` old tasks first, then young tasks by attained service, then the other
- * old tasks, old ones in their jobs' order (`guaranteeOldTasks` marks them at each visit).
+ * kairos-plus (not in the paper; `lasLimitMs`, `oldTaskCores`, `jobAgeLimitMs`, `serviceAgingPct`)
+ * changes only the LAS order the rules follow (`byAttainedAsc`): tasks of a job older than
+ * `jobAgeLimitMs` and the node's first `oldTaskCores` old tasks first, then young tasks by attained
+ * service less `serviceAgingPct` % of their job's age (`agedService`, which names a swap plain LAS
+ * would not make), then the other old tasks, old ones in their jobs' order (`guaranteeOldTasks`
+ * marks them at each visit).
  *
  * Suspending and resuming on the node's cores is the shared mechanism (`shared/suspend-resume.ts`)
  * with the LAS orders. Attained service comes from the snapshot (`attainedServiceMs`); without it,
@@ -131,6 +133,8 @@ interface Work {
   tier: number;
   /** Submission of the task's job (orders old tasks). */
   jobSubmittedMs: number;
+  /** LAS key: attained service, less `serviceAgingPct` % of the job's age (`agedService`); the attained service without it. */
+  rankMs: number;
 }
 
 /**
@@ -161,7 +165,7 @@ const byJob = (a: Work, b: Work): number => a.jobSubmittedMs - b.jobSubmittedMs 
 const byAttainedAsc = (a: Work, b: Work): number => {
   if (a.tier !== b.tier) return a.tier - b.tier;
   if (a.tier !== YOUNG) return byJob(a, b);
-  return a.attainedMs - b.attainedMs || byId(a, b);
+  return a.rankMs - b.rankMs || byId(a, b);
 };
 const byAttainedDesc = (a: Work, b: Work): number => -byAttainedAsc(a, b);
 
@@ -178,6 +182,8 @@ const overCommitted = (a: OnContainer, running: number, N: number, newcomers: re
   `${running} tasks running on ${a.nodeId} > N=${N} cores${newcomers.length ? ` after ${newcomers.join(', ')} arrived` : ''}: ${a.containerId} has the most attained service (${tenthsText(attainedTenths)})`;
 const quantumExpired = (a: OnContainer, wTenths: number, attainedTenths: number, next: ContainerId, nextAttainedTenths: number): string =>
   `quantum W=${tenthsText(wTenths)} of ${a.containerId} expired: ${a.containerId} attained ${tenthsText(attainedTenths)} >= ${next} waiting with ${tenthsText(nextAttainedTenths)} plus the swap margin`;
+const agedOut = (a: OnContainer, attainedTenths: number, rankTenths: number, next: ContainerId, nextRankTenths: number): string =>
+  `quantum of ${a.containerId} expired: attained ${tenthsText(attainedTenths)} less its job's aging is ${tenthsText(rankTenths)}, ${next} waits with ${tenthsText(nextRankTenths)} (its job held back longer for its service)`;
 const takesCoreOf = (a: OnContainer, attainedTenths: number, prev: ContainerId): string =>
   `${a.containerId} (attained ${tenthsText(attainedTenths)}) is the youngest waiting task on ${a.nodeId}; takes the core of ${prev}`;
 const starvedFreeCore = (a: OnContainer, waitedTenths: number, params: KairosParams): string =>
@@ -381,6 +387,7 @@ function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev
   const work = v.work;
   const lasLimitMs = v.params.lasLimitMs;
   const jobAgeLimitMs = v.params.jobAgeLimitMs;
+  const agingPct = v.params.serviceAgingPct;
   const prevIds = prev !== undefined ? prev.ids : NO_IDS;
   const pt = prev !== undefined ? prev.t : NO_FIGURES;
   // Nothing was waiting at the last visit: every quantum timer that fired since then found no one
@@ -446,7 +453,8 @@ function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev
     const vcores = Math.max(1, c.resource.vcores);
     if (running) used += vcores;
     let w = work[count];
-    if (w === undefined) w = work[count] = { id, vcores, running, attainedMs: 0, at: b, justSuspended: false, fresh: false, tier: YOUNG, jobSubmittedMs: 0 };
+    if (w === undefined)
+      w = work[count] = { id, vcores, running, attainedMs: 0, at: b, justSuspended: false, fresh: false, tier: YOUNG, jobSubmittedMs: 0, rankMs: 0 };
     w.id = id;
     w.vcores = vcores;
     w.running = running;
@@ -454,14 +462,27 @@ function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev
     w.at = b;
     w.justSuspended = false;
     w.fresh = pk < 0;
+    const needsJob = (lasLimitMs !== undefined && w.attainedMs >= lasLimitMs) || jobAgeLimitMs !== undefined || agingPct > 0;
+    w.jobSubmittedMs = needsJob ? (snapshot.apps.get(c.appId)?.submittedAtMs ?? 0) : 0;
+    w.rankMs = agingPct > 0 ? agedService(w.attainedMs, now - w.jobSubmittedMs, agingPct) : w.attainedMs;
     w.tier = lasLimitMs !== undefined && w.attainedMs >= lasLimitMs ? OLD : YOUNG;
-    w.jobSubmittedMs = w.tier === OLD || jobAgeLimitMs !== undefined ? (snapshot.apps.get(c.appId)?.submittedAtMs ?? 0) : 0;
     if (jobAgeLimitMs !== undefined && now - w.jobSubmittedMs >= jobAgeLimitMs) w.tier = GUARANTEED;
     count++;
   }
   v.count = count;
   v.used = used;
   if (v.params.oldTaskCores > 0) guaranteeOldTasks(v);
+}
+
+/**
+ * Not in the paper (kairos-plus): LAS with aging. A task's place in the LAS order is its attained
+ * service less `agingPct` % of its job's age, so a job held back long relative to the service its
+ * tasks attained overtakes younger work: a task of a job of age A with attained service S goes
+ * before a new task once A > S · 100 / agingPct (a bound on the job's slowdown relative to its own
+ * attained service, not a fixed age).
+ */
+export function agedService(attainedMs: number, jobAgeMs: number, agingPct: number): number {
+  return attainedMs - (agingPct / 100) * Math.max(0, jobAgeMs);
 }
 
 /** Not in the paper (kairos-plus): the node's first `oldTaskCores` old tasks, in job order, go before the young ones. */
@@ -502,7 +523,7 @@ function yieldsTo(v: NodeVisit, t: Work, m: Work, marginMs: number): boolean {
   // With a core free for m, m takes that core (resumeOnFreeCore) and t keeps its own.
   if (m.vcores > t.vcores + (v.cores - v.used) || m.vcores <= v.cores - v.used) return false;
   if (m.tier !== YOUNG || t.tier !== YOUNG) return byAttainedAsc(m, t) < 0;
-  return m.attainedMs + marginMs <= t.attainedMs;
+  return m.rankMs + marginMs <= t.rankMs;
 }
 
 /** Alg. 1 l. 30-45: at its quantum's end a task yields to the youngest waiting task if that one has attained `swapMarginMs` less. */
@@ -521,21 +542,36 @@ function swapOnQuantumEnd(v: NodeVisit): void {
     const m = v.youngestWaiting();
     if (m && yieldsTo(v, t, m, marginMs)) {
       v.takeCore(t, now);
+      // A swap plain LAS would not make (the waiting task has not attained the margin less) is aging's.
+      const aged = m.tier === YOUNG && t.tier === YOUNG && m.attainedMs + marginMs > t.attainedMs;
       v.out.add(
-        decisionWithReasonOf(
-          suspendAction(t, v.nodeId),
-          POLICY_NAME,
-          'swapOnQuantumEnd',
-          quantumExpired,
-          tenthsOf(W),
-          tenthsOf(t.attainedMs),
-          m.id,
-          tenthsOf(m.attainedMs),
-        ),
+        aged
+          ? decisionWithReasonOf(
+              suspendAction(t, v.nodeId),
+              POLICY_NAME,
+              'agedService',
+              agedOut,
+              tenthsOf(t.attainedMs),
+              tenthsOf(t.rankMs),
+              m.id,
+              tenthsOf(m.rankMs),
+            )
+          : decisionWithReasonOf(
+              suspendAction(t, v.nodeId),
+              POLICY_NAME,
+              'swapOnQuantumEnd',
+              quantumExpired,
+              tenthsOf(W),
+              tenthsOf(t.attainedMs),
+              m.id,
+              tenthsOf(m.attainedMs),
+            ),
       );
       v.used -= t.vcores;
       v.giveCore(m, now, W);
-      v.out.add(decisionWithReasonOf(resumeAction(m, v.nodeId), POLICY_NAME, 'swapOnQuantumEnd', takesCoreOf, tenthsOf(m.attainedMs), t.id));
+      v.out.add(
+        decisionWithReasonOf(resumeAction(m, v.nodeId), POLICY_NAME, aged ? 'agedService' : 'swapOnQuantumEnd', takesCoreOf, tenthsOf(m.attainedMs), t.id),
+      );
       v.used += m.vcores;
     } else {
       // l. 43-45: no one younger waits; the task keeps its core for another quantum.

@@ -66,6 +66,12 @@ export const kairosParamsSchema = z
      */
     jobAgeLimitMs: z.number().int().min(1).max(DAY_MS).optional(),
     /**
+     * Not in the paper (kairos-plus): LAS with aging. Tasks are ordered by attained service less
+     * this percentage of their job's age, so a job's tasks overtake a new task once the job's age
+     * exceeds 100 / this times their attained service. 0 (default): plain LAS.
+     */
+    serviceAgingPct: z.number().min(0).max(100).default(0),
+    /**
      * Central dispatch tie-break among nodes holding the same number of tasks (paper Fig. 6):
      * `variance` (Kairos, §3.3.3) or its equivalent `stddev` (the prototype's heartbeat figure),
      * `random`, or `sum` (lowest total attained service).
