@@ -10,6 +10,7 @@
  */
 import type { z } from 'zod';
 import type { Decision } from './actions.js';
+import type { SolveSteps } from './milp.js';
 import type { ClusterSnapshot } from './model.js';
 import type { ChangeTracking } from './tracking.js';
 
@@ -46,6 +47,14 @@ export interface Policy<P = unknown, S = unknown> {
   readonly paramsSchema: z.ZodType<P, z.ZodTypeDef, unknown>;
   initialState(params: P): S;
   decide(input: PolicyInput<P, S>): PolicyOutput<S>;
+  /**
+   * For a policy whose cycle solves a mathematical programme: the same cycle as `decide`, written
+   * as steps that yield each solve to the runtime (`milp.ts`). The live engine runs the solves in
+   * a worker it can stop at their deadline, so a long solve does not hold the event loop; `decide`
+   * runs them on the caller's thread (the simulator, tests). Not with `stateEntries` (a cycle that
+   * waits may overlap another).
+   */
+  readonly decideInSteps?: (input: PolicyInput<P, S>) => SolveSteps<PolicyOutput<S>>;
   /**
    * decide() may update the state it is given and return it, instead of building a new one.
    * Whoever may still need the previous state passes a copy (`copyStateFor`): the engine does

@@ -14,11 +14,8 @@
  * frees is for SLO jobs only (§4.3.5: lower-priority jobs make room for deadlines), hence the
  * third set of rows.
  */
-import highsModule, { type Highs, type InitOptions } from 'highs';
-
-// The package's one declaration file is read as CommonJS (its default is then the module object);
-// Node's ESM resolution gives the loader itself. Either way, this is the loader.
-const loadHighs = ((highsModule as unknown as { default?: unknown }).default ?? highsModule) as (options?: InitOptions) => Promise<Highs>;
+import { loadHighs, runMilp, runStepsInline, type MilpModel, type MilpOutcome, type MilpRequest, type SolveSteps } from '../../core/milp.js';
+import type { Highs } from 'highs';
 
 export interface PlanOption {
   /** Index of the job (0-based, < `jobs`). */
@@ -200,8 +197,22 @@ function sizeOf(p: PlanProblem): { columns: number; rows: number; nonzeros: numb
   return { columns: p.options.length + p.preemptions.length, rows: p.jobs + p.slices * p.resources * (needsBestEffortRows(p) ? 2 : 1), nonzeros };
 }
 
-/** Solves the plan with HiGHS; falls back to the greedy packing when that gives no usable answer. */
+/** Solves the plan with HiGHS on this thread; falls back to the greedy packing when that gives no usable answer. */
 export function solvePlan(p: PlanProblem, limits: SolverLimits): PlanSolution {
+  return runStepsInline(solvePlanSteps(p, limits), solveInline);
+}
+
+/** HiGHS loaded with this module, run on the caller's thread (replays, tests, a runtime without a worker). */
+export function solveInline(request: MilpRequest): MilpOutcome {
+  if (!highs) return { solved: false, why: 'failed', error: `HiGHS unavailable: ${highsLoadError ?? 'not loaded'}`, solveMs: 0 };
+  return runMilp(highs, request);
+}
+
+/**
+ * The solve as steps: what needs no solver is answered here; otherwise the MILP is yielded to the
+ * runtime (`core/milp.ts`), and its outcome read back against the warm start.
+ */
+export function* solvePlanSteps(p: PlanProblem, limits: SolverLimits): SolveSteps<PlanSolution> {
   // Without options preempting only costs; when every job gets its best option packed greedily,
   // no plan earns more (preempting could only add cost): both need no solver.
   if (p.options.length === 0)
@@ -216,14 +227,21 @@ export function solvePlan(p: PlanProblem, limits: SolverLimits): PlanSolution {
     };
   const greedy = solveGreedy(p, 'optimal: every job has its best option');
   if (everyJobHasItsBestOption(p, greedy.chosen)) return greedy;
-  if (!highs) return solveGreedy(p, `HiGHS unavailable: ${highsLoadError ?? 'not loaded'}`);
   const start = startingPlan(p, greedy.chosen);
   if (limits.deadline && msLeft(limits.deadline) < limits.deadline.minSolveMs) return keepWarmStartWhenBudgetSpent(p, start, limits.deadline);
-  try {
-    return solveWithHighs(highs, p, limits, start);
-  } catch (e) {
-    return solveGreedy(p, `HiGHS failed: ${e instanceof Error ? e.message : String(e)}`);
-  }
+  const model = planModel(p);
+  const startValues = new Array<number>(model.numCols).fill(0);
+  for (const o of start.chosen) if (o >= 0) startValues[o] = 1;
+  const outcome: MilpOutcome = yield {
+    model,
+    run: {
+      options: { random_seed: 0, mip_max_nodes: limits.maxNodes, mip_rel_gap: limits.relativeGap, ...BOUNDED_EFFORT },
+      start: startValues,
+      ...(limits.timeLimitMs !== undefined ? { timeLimitMs: limits.timeLimitMs } : {}),
+    },
+    ...(limits.deadline ? { timeLeftMs: msLeft(limits.deadline), minSolveMs: limits.deadline.minSolveMs } : {}),
+  };
+  return planFromOutcome(p, outcome, start, { columns: model.numCols, rows: model.numRows, nonzeros: model.matrix.values.length });
 }
 
 function msLeft(d: SolveDeadline): number {
@@ -270,12 +288,12 @@ function startingPlan(p: PlanProblem, greedyChosen: readonly number[]): Starting
   return { chosen: greedyChosen, objective: greedyObjective, from: 'greedy packing' };
 }
 
-function solveWithHighs(h: Highs, p: PlanProblem, limits: SolverLimits, start: StartingPlan): PlanSolution {
+/** The plan's MILP (see the head of this file), column-wise: each option has its job's row and its capacity rows; each preemption its credits. */
+function planModel(p: PlanProblem): MilpModel {
   const rowsCap = p.slices * p.resources;
   const bestEffortRows = needsBestEffortRows(p);
   const numRows = p.jobs + rowsCap * (bestEffortRows ? 2 : 1);
   const numCols = p.options.length + p.preemptions.length;
-  // Column-wise: each option has its job's row and its capacity rows; each preemption its credits.
   const starts: number[] = [0];
   const indices: number[] = [];
   const values: number[] = [];
@@ -311,73 +329,57 @@ function solveWithHighs(h: Highs, p: PlanProblem, limits: SolverLimits, start: S
   for (let j = 0; j < p.jobs; j++) rowUpper[j] = 1;
   for (let r = 0; r < rowsCap; r++) rowUpper[p.jobs + r] = Math.max(0, p.capacity[r]);
   if (bestEffortRows) for (let r = 0; r < rowsCap; r++) rowUpper[p.jobs + rowsCap + r] = Math.max(0, p.capacity[r]);
-  const size = { columns: numCols, rows: numRows, nonzeros: values.length };
-
-  return h.withModel(
-    {
-      numCols,
-      numRows,
-      sense: h.constants.objectiveSense.maximize,
-      colCost,
-      colLower: new Array<number>(numCols).fill(0),
-      colUpper: new Array<number>(numCols).fill(1),
-      rowLower: new Array<number>(numRows).fill(-h.infinity),
-      rowUpper,
-      matrix: { format: 'csc', numRows, numCols, starts, indices, values },
-      integrality: new Array<0 | 1>(numCols).fill(h.constants.variableType.integer),
-    },
-    (model): PlanSolution => {
-      model.options.set({ output_flag: false, random_seed: 0, mip_max_nodes: limits.maxNodes, mip_rel_gap: limits.relativeGap, ...BOUNDED_EFFORT });
-      // Passing the model took time too: what is left of the budget is read just before the run.
-      const left = limits.deadline ? msLeft(limits.deadline) : Infinity;
-      if (limits.deadline && left < limits.deadline.minSolveMs) return keepWarmStartWhenBudgetSpent(p, start, limits.deadline);
-      const timeLimitMs = Math.min(limits.timeLimitMs ?? Infinity, left);
-      if (timeLimitMs !== Infinity) model.options.set('time_limit', timeLimitMs / 1000);
-      const startValues = new Array<number>(numCols).fill(0);
-      for (const o of start.chosen) if (o >= 0) startValues[o] = 1;
-      model.setSolution({ colValue: startValues });
-      const startedMs = performance.now();
-      const run = model.run();
-      const solveMs = performance.now() - startedMs;
-      const mipGap = mipGapOf(model);
-      const status = statusName(h, run.modelStatus);
-      const x = model.getSolution().colValue;
-      const chosen = new Array<number>(p.jobs).fill(-1);
-      const preempted = p.preemptions.map(() => false);
-      if (x.length === numCols) {
-        for (let o = 0; o < p.options.length; o++) if (x[o] > 0.5) chosen[p.options[o].job] = o;
-        for (let i = 0; i < p.preemptions.length; i++) preempted[i] = x[p.options.length + i] > 0.5;
-      }
-      const usable = x.length === numCols && isFeasible(p, chosen, preempted);
-      const objective = usable ? objectiveOf(p, chosen, preempted) : -Infinity;
-      // A solve cut short may hold nothing better than its start (or nothing at all): the start stands.
-      if (objective < start.objective - FEASIBILITY_TOLERANCE)
-        return {
-          chosen: [...start.chosen],
-          preempted: p.preemptions.map(() => false),
-          objective: start.objective,
-          solver: 'highs',
-          status: `${status}: ${start.from} kept`,
-          solveMs,
-          ...(mipGap !== undefined ? { mipGap } : {}),
-          ...size,
-        };
-      return { chosen, preempted, objective, solver: 'highs', status, solveMs, ...(mipGap !== undefined ? { mipGap } : {}), ...size };
-    },
-  );
+  return {
+    sense: 'maximize',
+    numCols,
+    numRows,
+    colCost,
+    colLower: new Array<number>(numCols).fill(0),
+    colUpper: new Array<number>(numCols).fill(1),
+    rowLower: new Array<number>(numRows).fill(-Infinity),
+    rowUpper,
+    matrix: { starts, indices, values },
+    integer: true,
+  };
 }
 
-/** HiGHS's relative MIP gap after a run; undefined when it gives none (no MIP solve, or an infinite gap). */
-function mipGapOf(model: { info: { get(name: string): number | bigint } }): number | undefined {
-  try {
-    const g = model.info.get('mip_gap');
-    return typeof g === 'number' && Number.isFinite(g) ? g : undefined;
-  } catch {
-    return undefined;
+/** The plan from the solver's outcome; the warm start stands when the solve gave nothing better (or nothing). */
+function planFromOutcome(p: PlanProblem, outcome: MilpOutcome, start: StartingPlan, size: { columns: number; rows: number; nonzeros: number }): PlanSolution {
+  if (!outcome.solved) {
+    if (outcome.why === 'failed') return solveGreedy(p, outcome.error);
+    const why = `cycle budget spent (${outcome.error}): ${start.from} kept, not solved`;
+    return {
+      chosen: [...start.chosen],
+      preempted: p.preemptions.map(() => false),
+      objective: start.objective,
+      solver: 'greedy',
+      status: why,
+      solveMs: outcome.solveMs,
+      budgetSpent: why,
+      ...sizeOf(p),
+    };
   }
-}
-
-function statusName(h: Highs, code: number): string {
-  for (const [name, value] of Object.entries(h.constants.modelStatus)) if (value === code) return name;
-  return String(code);
+  const { status, solveMs, mipGap, colValue: x } = outcome;
+  const numCols = p.options.length + p.preemptions.length;
+  const chosen = new Array<number>(p.jobs).fill(-1);
+  const preempted = p.preemptions.map(() => false);
+  if (x.length === numCols) {
+    for (let o = 0; o < p.options.length; o++) if (x[o] > 0.5) chosen[p.options[o].job] = o;
+    for (let i = 0; i < p.preemptions.length; i++) preempted[i] = x[p.options.length + i] > 0.5;
+  }
+  const usable = x.length === numCols && isFeasible(p, chosen, preempted);
+  const objective = usable ? objectiveOf(p, chosen, preempted) : -Infinity;
+  // A solve cut short may hold nothing better than its start (or nothing at all): the start stands.
+  if (objective < start.objective - FEASIBILITY_TOLERANCE)
+    return {
+      chosen: [...start.chosen],
+      preempted: p.preemptions.map(() => false),
+      objective: start.objective,
+      solver: 'highs',
+      status: `${status}: ${start.from} kept`,
+      solveMs,
+      ...(mipGap !== undefined ? { mipGap } : {}),
+      ...size,
+    };
+  return { chosen, preempted, objective, solver: 'highs', status, solveMs, ...(mipGap !== undefined ? { mipGap } : {}), ...size };
 }

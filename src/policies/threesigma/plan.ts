@@ -12,7 +12,8 @@
  * Demands and capacities are fractions of the cluster per resource (vcores, memory).
  */
 import { conditionalOnElapsed, longest, pointMass, scaled, survival, type RuntimeDistribution } from './distribution.js';
-import { solveGreedy, solvePlan, type PlanOption, type PlanProblem, type PlanSolution, type SolveDeadline } from './milp.js';
+import { runStepsInline, type SolveSteps } from '../../core/milp.js';
+import { solveGreedy, solveInline, solvePlanSteps, type PlanOption, type PlanProblem, type PlanSolution, type SolveDeadline } from './milp.js';
 import type { ThreeSigmaParams } from './params.js';
 import { chanceWithinWindow, expectedUtility, type UtilityCurve } from './utility.js';
 
@@ -242,6 +243,19 @@ export function planCycle(
   nodes?: PlanNodes,
   clock?: CycleClock,
 ): CyclePlan {
+  return runStepsInline(planCycleSteps(nowMs, pending, running, p, seed, nodes, clock), solveInline);
+}
+
+/** `planCycle` as steps: the solve is yielded to the runtime (`core/milp.ts`). */
+export function* planCycleSteps(
+  nowMs: number,
+  pending: readonly JobToPlan[],
+  running: readonly RunningJobToPlan[],
+  p: PlanParams,
+  seed: PlanSeed = { startMs: {} },
+  nodes?: PlanNodes,
+  clock?: CycleClock,
+): SolveSteps<CyclePlan> {
   const deadline = cycleDeadline(p, clock ?? { startedAtMs: performance.now(), nowMs: () => performance.now() });
   const { problem, slices, optionStart, optionPlacement, optionUtility, best, handled, runningPlans, preemptable } = cycleProblem(
     nowMs,
@@ -254,7 +268,7 @@ export function planCycle(
   const solution =
     p.solver.kind === 'greedy'
       ? solveGreedy(problem, 'greedy chosen')
-      : solvePlan(problem, {
+      : yield* solvePlanSteps(problem, {
           maxNodes: p.solver.maxNodes,
           relativeGap: p.solver.relativeGap,
           ...(p.solver.timeLimitMs !== null ? { timeLimitMs: p.solver.timeLimitMs } : {}),

@@ -16,14 +16,15 @@
  */
 import { decisionWithLazyReason, type Decision } from '../../core/actions.js';
 import { isActiveApp, type AppId, type AppView, type ClusterSnapshot, type ContainerView } from '../../core/model.js';
-import { definePolicy } from '../../core/policy.js';
+import { runStepsInline, type SolveSteps } from '../../core/milp.js';
+import { definePolicy, type PolicyInput, type PolicyOutput } from '../../core/policy.js';
 import { secondsText } from '../shared/durations.js';
 import { pointMass, type RuntimeDistribution } from './distribution.js';
 import type { JobDescription } from './features.js';
 import { describedForRun, isHeld, liveDemand, releaseToRunQueue, returnToHoldQueue, runOnLeftoverCapacity, runsForPlan, suspendForPlan } from './live.js';
 import { startAnywherePriority, threeSigmaParamsSchema, type ThreeSigmaParams } from './params.js';
 import {
-  planCycle,
+  planCycleSteps,
   type CyclePlan,
   type JobPlan,
   type JobToPlan,
@@ -34,6 +35,7 @@ import {
   type RunningPlan,
 } from './plan.js';
 import { emptyPredictor, learnRuntime, predictRuntime, type Prediction, type PredictorState } from './predictor.js';
+import { solveInline } from './milp.js';
 import { classDeadlineMs, sloClassOf, type SloClass } from './slo-classes.js';
 
 export const POLICY_NAME = 'threesigma';
@@ -357,231 +359,237 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
   paramsSchema: threeSigmaParamsSchema,
   updatesStateInPlace: true,
   initialState: () => ({ predictor: emptyPredictor(), jobs: {} }),
-  decide({ snapshot, params: p, state }) {
-    // The cycle's budget counts from here, on a monotonic clock (the snapshot's time is the cluster's, not this process's).
-    const cycleStartedMs = performance.now();
-    const now = snapshot.nowMs;
-    const notes: string[] = [];
-    const decisions: Decision[] = [];
-    const tasks = taskContainersByApp(snapshot);
+  decide(input) {
+    return runStepsInline(threeSigmaCycle(input), solveInline);
+  },
+  decideInSteps: threeSigmaCycle,
+});
 
-    // 1. Learn from finished applications; describe and predict new ones.
-    let learned = 0;
-    for (const app of snapshot.apps.values()) {
-      const job = Object.hasOwn(state.jobs, app.id) ? state.jobs[app.id] : undefined;
-      if (!isActiveApp(app)) {
-        if (job && app.state === 'FINISHED') {
-          const since = job.runningSinceMs ?? app.startedAtMs;
-          if (since !== undefined && now >= since) {
-            learnRuntime(state.predictor, job.description, now - since, p.predictor);
-            learned++;
-          }
+/** One cycle, its MILP yielded to the runtime (the live engine solves it off the event loop). */
+function* threeSigmaCycle({ snapshot, params: p, state }: PolicyInput<ThreeSigmaParams, ThreeSigmaState>): SolveSteps<PolicyOutput<ThreeSigmaState>> {
+  // The cycle's budget counts from here, on a monotonic clock (the snapshot's time is the cluster's, not this process's).
+  const cycleStartedMs = performance.now();
+  const now = snapshot.nowMs;
+  const notes: string[] = [];
+  const decisions: Decision[] = [];
+  const tasks = taskContainersByApp(snapshot);
+
+  // 1. Learn from finished applications; describe and predict new ones.
+  let learned = 0;
+  for (const app of snapshot.apps.values()) {
+    const job = Object.hasOwn(state.jobs, app.id) ? state.jobs[app.id] : undefined;
+    if (!isActiveApp(app)) {
+      if (job && app.state === 'FINISHED') {
+        const since = job.runningSinceMs ?? app.startedAtMs;
+        if (since !== undefined && now >= since) {
+          learnRuntime(state.predictor, job.description, now - since, p.predictor);
+          learned++;
         }
-        if (job) delete state.jobs[app.id];
-        continue;
       }
-      if (!job) {
-        const description = p.live ? describedForRun(describeApp(app), app, p.live) : describeApp(app);
-        const slo = sloOfNewJob(app, description, state, p);
-        state.jobs[app.id] = { description, kind: slo.deadlineMs !== undefined ? 'slo' : 'bestEffort', ...slo };
-      }
+      if (job) delete state.jobs[app.id];
+      continue;
     }
-    for (const id of Object.keys(state.jobs)) if (!snapshot.apps.has(id)) delete state.jobs[id];
+    if (!job) {
+      const description = p.live ? describedForRun(describeApp(app), app, p.live) : describeApp(app);
+      const slo = sloOfNewJob(app, description, state, p);
+      state.jobs[app.id] = { description, kind: slo.deadlineMs !== undefined ? 'slo' : 'bestEffort', ...slo };
+    }
+  }
+  for (const id of Object.keys(state.jobs)) if (!snapshot.apps.has(id)) delete state.jobs[id];
 
-    // 2. Jobs to plan: pending (no task container) and running. Nodes are told apart only when
-    // some application prefers some of them (its tag); otherwise the plan has one set, the cluster.
-    let nodeIndex: Map<string, number> | undefined;
-    let planNodes: PlanNodes | undefined;
-    for (const app of snapshot.apps.values()) {
-      if (!isActiveApp(app) || app.tags[p.preferredNodesTag] === undefined) continue;
-      nodeIndex = new Map();
-      const capacity: number[][] = [];
-      for (const n of snapshot.nodes.values()) {
-        nodeIndex.set(n.id, capacity.length);
-        capacity.push(n.state === 'RUNNING' ? shareOf(snapshot, n.capacity.vcores, n.capacity.memoryMB) : [0, 0]);
-      }
-      planNodes = { capacity };
-      break;
+  // 2. Jobs to plan: pending (no task container) and running. Nodes are told apart only when
+  // some application prefers some of them (its tag); otherwise the plan has one set, the cluster.
+  let nodeIndex: Map<string, number> | undefined;
+  let planNodes: PlanNodes | undefined;
+  for (const app of snapshot.apps.values()) {
+    if (!isActiveApp(app) || app.tags[p.preferredNodesTag] === undefined) continue;
+    nodeIndex = new Map();
+    const capacity: number[][] = [];
+    for (const n of snapshot.nodes.values()) {
+      nodeIndex.set(n.id, capacity.length);
+      capacity.push(n.state === 'RUNNING' ? shareOf(snapshot, n.capacity.vcores, n.capacity.memoryMB) : [0, 0]);
     }
-    const pendingApps: { app: AppView; job: TrackedJob; plan: JobToPlan }[] = [];
-    const runningApps: { app: AppView; job: TrackedJob; plan: RunningJobToPlan }[] = [];
-    for (const app of snapshot.apps.values()) {
-      if (!isActiveApp(app)) continue;
-      const job = state.jobs[app.id];
-      if (!job.prediction) {
-        const x = predictRuntime(state.predictor, job.description, p.predictor);
-        if (x) job.prediction = x;
-      }
-      const held = tasks.get(app.id);
-      const base = {
-        id: app.id,
-        kind: job.kind,
-        submittedAtMs: app.submittedAtMs,
-        ...(job.deadlineMs !== undefined ? { deadlineMs: job.deadlineMs } : {}),
-        ...(job.sloUtility !== undefined ? { sloUtility: job.sloUtility } : {}),
-        distribution: distributionFor(job, p),
-      };
-      const live = p.live ? liveDemand(app, p.live) : undefined;
-      if (p.live ? runsForPlan(app, job, held?.length ?? 0, p.live) : held && held.length > 0) {
-        // From its earliest task container: the RM's start time of an application is its acceptance.
-        if (job.runningSinceMs === undefined && held && held.length > 0) job.runningSinceMs = held.reduce((m, c) => Math.min(m, c.startedAtMs), now);
-        const demand = live ? shareOf(snapshot, live.vcores, live.memoryMB) : shareOf(snapshot, app.allocated.vcores, app.allocated.memoryMB);
-        const holdings =
-          nodeIndex && held
-            ? held.flatMap((c) => {
-                const n = nodeIndex.get(c.nodeId);
-                return n === undefined ? [] : [{ node: n, share: shareOf(snapshot, c.resource.vcores, c.resource.memoryMB) }];
-              })
-            : undefined;
-        // Live, a job released whose tasks have not started yet has its whole runtime ahead.
-        runningApps.push({ app, job, plan: { ...base, demand, runningSinceMs: job.runningSinceMs ?? now, ...(holdings ? { holdings } : {}) } });
-      } else {
-        job.runningSinceMs = undefined;
-        const r = app.pendingContainerResource;
-        const demand = live
-          ? shareOf(snapshot, live.vcores, live.memoryMB)
-          : shareOf(
-              snapshot,
-              app.allocated.vcores + (r ? r.vcores * app.pendingContainers : 0),
-              app.allocated.memoryMB + (r ? r.memoryMB * app.pendingContainers : 0),
-            );
-        const preferred = nodeIndex ? preferredNodesOf(app, nodeIndex, p) : undefined;
-        pendingApps.push({ app, job, plan: { ...base, demand, ...(preferred ? { preferred } : {}) } });
-      }
+    planNodes = { capacity };
+    break;
+  }
+  const pendingApps: { app: AppView; job: TrackedJob; plan: JobToPlan }[] = [];
+  const runningApps: { app: AppView; job: TrackedJob; plan: RunningJobToPlan }[] = [];
+  for (const app of snapshot.apps.values()) {
+    if (!isActiveApp(app)) continue;
+    const job = state.jobs[app.id];
+    if (!job.prediction) {
+      const x = predictRuntime(state.predictor, job.description, p.predictor);
+      if (x) job.prediction = x;
     }
-    if (p.ordering === 'sloFirst') {
-      const prio = strictPriorityCycle(pendingApps, runningApps, tasks, p, now);
-      const slo = pendingApps.filter((x) => x.job.kind === 'slo').length;
-      state.lastPlan = {
-        atMs: now,
-        solver: 'none',
-        status: 'strict priority',
-        objective: 0,
-        columns: 0,
-        rows: 0,
-        nonzeros: 0,
-        pending: pendingApps.length,
-        startNow: slo,
-        deferred: pendingApps.length - slo,
-        withoutUtility: 0,
-        running: runningApps.length,
-        preempted: prio.preempted,
-      };
-      if (learned > 0) notes.push(`learned ${learned} runtime(s)`);
-      notes.push(`strict priority: ${slo} SLO and ${pendingApps.length - slo} best-effort jobs waiting; ${prio.preempted} best-effort jobs preempted`);
-      return { decisions: prio.decisions, state, notes };
+    const held = tasks.get(app.id);
+    const base = {
+      id: app.id,
+      kind: job.kind,
+      submittedAtMs: app.submittedAtMs,
+      ...(job.deadlineMs !== undefined ? { deadlineMs: job.deadlineMs } : {}),
+      ...(job.sloUtility !== undefined ? { sloUtility: job.sloUtility } : {}),
+      distribution: distributionFor(job, p),
+    };
+    const live = p.live ? liveDemand(app, p.live) : undefined;
+    if (p.live ? runsForPlan(app, job, held?.length ?? 0, p.live) : held && held.length > 0) {
+      // From its earliest task container: the RM's start time of an application is its acceptance.
+      if (job.runningSinceMs === undefined && held && held.length > 0) job.runningSinceMs = held.reduce((m, c) => Math.min(m, c.startedAtMs), now);
+      const demand = live ? shareOf(snapshot, live.vcores, live.memoryMB) : shareOf(snapshot, app.allocated.vcores, app.allocated.memoryMB);
+      const holdings =
+        nodeIndex && held
+          ? held.flatMap((c) => {
+              const n = nodeIndex.get(c.nodeId);
+              return n === undefined ? [] : [{ node: n, share: shareOf(snapshot, c.resource.vcores, c.resource.memoryMB) }];
+            })
+          : undefined;
+      // Live, a job released whose tasks have not started yet has its whole runtime ahead.
+      runningApps.push({ app, job, plan: { ...base, demand, runningSinceMs: job.runningSinceMs ?? now, ...(holdings ? { holdings } : {}) } });
+    } else {
+      job.runningSinceMs = undefined;
+      const r = app.pendingContainerResource;
+      const demand = live
+        ? shareOf(snapshot, live.vcores, live.memoryMB)
+        : shareOf(
+            snapshot,
+            app.allocated.vcores + (r ? r.vcores * app.pendingContainers : 0),
+            app.allocated.memoryMB + (r ? r.memoryMB * app.pendingContainers : 0),
+          );
+      const preferred = nodeIndex ? preferredNodesOf(app, nodeIndex, p) : undefined;
+      pendingApps.push({ app, job, plan: { ...base, demand, ...(preferred ? { preferred } : {}) } });
     }
-    // SLO jobs by deadline, then best-effort jobs by submission; beyond the limit they wait.
-    pendingApps.sort((a, b) => {
-      const da = a.job.deadlineMs ?? Infinity;
-      const db = b.job.deadlineMs ?? Infinity;
-      return da - db || a.app.submittedAtMs - b.app.submittedAtMs || (a.app.id < b.app.id ? -1 : 1);
-    });
-    const planned = pendingApps.slice(0, p.maxPlannedJobs);
-    const beyond = pendingApps.slice(p.maxPlannedJobs);
-
-    // 3. The plan.
-    const seeds: Record<string, number> = {};
-    const seedPlacement: Record<string, Placement> = {};
-    for (const x of planned) {
-      if (x.job.plannedStartMs !== undefined) seeds[x.app.id] = x.job.plannedStartMs;
-      if (x.job.plannedPlacement !== undefined) seedPlacement[x.app.id] = x.job.plannedPlacement;
-    }
-    const planStartedMs = performance.now();
-    const plan: CyclePlan = planCycle(
-      now,
-      planned.map((x) => x.plan),
-      runningApps.map((x) => x.plan),
-      p,
-      { startMs: seeds, placement: seedPlacement },
-      planNodes,
-      { startedAtMs: cycleStartedMs, nowMs: () => performance.now() },
-    );
-    const planMs = performance.now() - planStartedMs;
-
-    // 4. Decisions.
-    let startNow = 0;
-    let deferred = 0;
-    let withoutUtility = 0;
-    let preempted = 0;
-    const leftoverCandidates: typeof planned = [];
-    planned.forEach((x, i) => {
-      const jp = plan.pending[i];
-      x.job.plannedStartMs = jp.startSlice === undefined ? undefined : now + jp.startSlice * p.sliceMs;
-      x.job.plannedPlacement = jp.placement;
-      if (jp.startSlice === 0) {
-        startNow++;
-        decisions.push(startPlannedNow(x.app, x.job, jp, p, now));
-        if (p.live && isHeld(x.app, p.live)) decisions.push(...releaseToRunQueue(x.app, x.job, tasks.get(x.app.id) ?? [], p.live, now));
-      } else if (jp.hasUtility) {
-        deferred++;
-        decisions.push(deferToPlannedStart(x.app, x.job, jp, p, now, p.sliceMs));
-      } else {
-        withoutUtility++;
-        decisions.push(deprioritiseWithoutUtility(x.app, x.job, p, now));
-        if (p.live && p.live.withoutUtility === 'leftover' && isHeld(x.app, p.live)) leftoverCandidates.push(x);
-      }
-    });
-    if (leftoverCandidates.length > 0 && p.live) {
-      // What the plan leaves free now: the cluster less running jobs it keeps and jobs it starts now.
-      const free = [1, 1];
-      runningApps.forEach((x, i) => {
-        if (!plan.running[i].preempt) x.plan.demand.forEach((d, r) => (free[r] -= d));
-      });
-      planned.forEach((x, i) => {
-        if (plan.pending[i].startSlice === 0) x.plan.demand.forEach((d, r) => (free[r] -= d));
-      });
-      for (const x of leftoverCandidates) {
-        if (x.plan.demand.some((d, r) => d > free[r] + 1e-9)) continue;
-        x.plan.demand.forEach((d, r) => (free[r] -= d));
-        decisions.push(runOnLeftoverCapacity(x.app, x.job, p.live, now));
-      }
-    }
-    for (const x of beyond) {
-      deferred++;
-      x.job.plannedStartMs = undefined;
-      decisions.push(deferToPlannedStart(x.app, x.job, undefined, p, now, p.sliceMs));
-    }
-    runningApps.forEach((x, i) => {
-      const rp = plan.running[i];
-      if (rp.preempt) {
-        preempted++;
-        const victimTasks = tasks.get(x.app.id) ?? [];
-        decisions.push(
-          ...(p.live?.preemption === 'suspend'
-            ? suspendForPlan(x.app, x.job, rp, victimTasks, p.priorities.defer)
-            : preemptForPlan(x.app, x.job, rp, victimTasks, p, now)),
-        );
-        if (p.live) decisions.push(returnToHoldQueue(x.app, x.job, p.live));
-        x.job.preemptedAtMs = now;
-        x.job.runningSinceMs = undefined;
-      } else decisions.push(keepRunning(x.app, x.job, rp, p, now));
-    });
-
-    const s = plan.solution;
+  }
+  if (p.ordering === 'sloFirst') {
+    const prio = strictPriorityCycle(pendingApps, runningApps, tasks, p, now);
+    const slo = pendingApps.filter((x) => x.job.kind === 'slo').length;
     state.lastPlan = {
       atMs: now,
-      solver: s.solver,
-      status: s.status,
-      objective: s.objective,
-      columns: s.columns,
-      rows: s.rows,
-      nonzeros: s.nonzeros,
+      solver: 'none',
+      status: 'strict priority',
+      objective: 0,
+      columns: 0,
+      rows: 0,
+      nonzeros: 0,
       pending: pendingApps.length,
-      startNow,
-      deferred,
-      withoutUtility,
+      startNow: slo,
+      deferred: pendingApps.length - slo,
+      withoutUtility: 0,
       running: runningApps.length,
-      preempted,
-      ...(s.mipGap !== undefined ? { mipGap: s.mipGap } : {}),
+      preempted: prio.preempted,
     };
-    planTimings.set(state, { planMs });
-    if (learned > 0) notes.push(`learned ${learned} runtime(s); history holds ${state.predictor.seq} runs over ${state.predictor.size} feature values`);
-    notes.push(
-      `plan (${s.solver}, ${s.status}): ${pendingApps.length} pending — ${startNow} start now, ${deferred} deferred, ${withoutUtility} without utility; ${runningApps.length} running, ${preempted} preempted; ` +
-        `${s.columns} columns × ${s.rows} rows, ${s.nonzeros} nonzeros, objective ${s.objective.toFixed(3)}`,
-    );
-    // Re-plan at the next slice while anything waits: deadlines move closer even if nothing else changes.
-    return { decisions, state, notes, ...(pendingApps.length > 0 ? { wakeAtMs: now + p.sliceMs } : {}) };
-  },
-});
+    if (learned > 0) notes.push(`learned ${learned} runtime(s)`);
+    notes.push(`strict priority: ${slo} SLO and ${pendingApps.length - slo} best-effort jobs waiting; ${prio.preempted} best-effort jobs preempted`);
+    return { decisions: prio.decisions, state, notes };
+  }
+  // SLO jobs by deadline, then best-effort jobs by submission; beyond the limit they wait.
+  pendingApps.sort((a, b) => {
+    const da = a.job.deadlineMs ?? Infinity;
+    const db = b.job.deadlineMs ?? Infinity;
+    return da - db || a.app.submittedAtMs - b.app.submittedAtMs || (a.app.id < b.app.id ? -1 : 1);
+  });
+  const planned = pendingApps.slice(0, p.maxPlannedJobs);
+  const beyond = pendingApps.slice(p.maxPlannedJobs);
+
+  // 3. The plan.
+  const seeds: Record<string, number> = {};
+  const seedPlacement: Record<string, Placement> = {};
+  for (const x of planned) {
+    if (x.job.plannedStartMs !== undefined) seeds[x.app.id] = x.job.plannedStartMs;
+    if (x.job.plannedPlacement !== undefined) seedPlacement[x.app.id] = x.job.plannedPlacement;
+  }
+  const planStartedMs = performance.now();
+  const plan: CyclePlan = yield* planCycleSteps(
+    now,
+    planned.map((x) => x.plan),
+    runningApps.map((x) => x.plan),
+    p,
+    { startMs: seeds, placement: seedPlacement },
+    planNodes,
+    { startedAtMs: cycleStartedMs, nowMs: () => performance.now() },
+  );
+  const planMs = performance.now() - planStartedMs;
+
+  // 4. Decisions.
+  let startNow = 0;
+  let deferred = 0;
+  let withoutUtility = 0;
+  let preempted = 0;
+  const leftoverCandidates: typeof planned = [];
+  planned.forEach((x, i) => {
+    const jp = plan.pending[i];
+    x.job.plannedStartMs = jp.startSlice === undefined ? undefined : now + jp.startSlice * p.sliceMs;
+    x.job.plannedPlacement = jp.placement;
+    if (jp.startSlice === 0) {
+      startNow++;
+      decisions.push(startPlannedNow(x.app, x.job, jp, p, now));
+      if (p.live && isHeld(x.app, p.live)) decisions.push(...releaseToRunQueue(x.app, x.job, tasks.get(x.app.id) ?? [], p.live, now));
+    } else if (jp.hasUtility) {
+      deferred++;
+      decisions.push(deferToPlannedStart(x.app, x.job, jp, p, now, p.sliceMs));
+    } else {
+      withoutUtility++;
+      decisions.push(deprioritiseWithoutUtility(x.app, x.job, p, now));
+      if (p.live && p.live.withoutUtility === 'leftover' && isHeld(x.app, p.live)) leftoverCandidates.push(x);
+    }
+  });
+  if (leftoverCandidates.length > 0 && p.live) {
+    // What the plan leaves free now: the cluster less running jobs it keeps and jobs it starts now.
+    const free = [1, 1];
+    runningApps.forEach((x, i) => {
+      if (!plan.running[i].preempt) x.plan.demand.forEach((d, r) => (free[r] -= d));
+    });
+    planned.forEach((x, i) => {
+      if (plan.pending[i].startSlice === 0) x.plan.demand.forEach((d, r) => (free[r] -= d));
+    });
+    for (const x of leftoverCandidates) {
+      if (x.plan.demand.some((d, r) => d > free[r] + 1e-9)) continue;
+      x.plan.demand.forEach((d, r) => (free[r] -= d));
+      decisions.push(runOnLeftoverCapacity(x.app, x.job, p.live, now));
+    }
+  }
+  for (const x of beyond) {
+    deferred++;
+    x.job.plannedStartMs = undefined;
+    decisions.push(deferToPlannedStart(x.app, x.job, undefined, p, now, p.sliceMs));
+  }
+  runningApps.forEach((x, i) => {
+    const rp = plan.running[i];
+    if (rp.preempt) {
+      preempted++;
+      const victimTasks = tasks.get(x.app.id) ?? [];
+      decisions.push(
+        ...(p.live?.preemption === 'suspend'
+          ? suspendForPlan(x.app, x.job, rp, victimTasks, p.priorities.defer)
+          : preemptForPlan(x.app, x.job, rp, victimTasks, p, now)),
+      );
+      if (p.live) decisions.push(returnToHoldQueue(x.app, x.job, p.live));
+      x.job.preemptedAtMs = now;
+      x.job.runningSinceMs = undefined;
+    } else decisions.push(keepRunning(x.app, x.job, rp, p, now));
+  });
+
+  const s = plan.solution;
+  state.lastPlan = {
+    atMs: now,
+    solver: s.solver,
+    status: s.status,
+    objective: s.objective,
+    columns: s.columns,
+    rows: s.rows,
+    nonzeros: s.nonzeros,
+    pending: pendingApps.length,
+    startNow,
+    deferred,
+    withoutUtility,
+    running: runningApps.length,
+    preempted,
+    ...(s.mipGap !== undefined ? { mipGap: s.mipGap } : {}),
+  };
+  planTimings.set(state, { planMs });
+  if (learned > 0) notes.push(`learned ${learned} runtime(s); history holds ${state.predictor.seq} runs over ${state.predictor.size} feature values`);
+  notes.push(
+    `plan (${s.solver}, ${s.status}): ${pendingApps.length} pending — ${startNow} start now, ${deferred} deferred, ${withoutUtility} without utility; ${runningApps.length} running, ${preempted} preempted; ` +
+      `${s.columns} columns × ${s.rows} rows, ${s.nonzeros} nonzeros, objective ${s.objective.toFixed(3)}`,
+  );
+  // Re-plan at the next slice while anything waits: deadlines move closer even if nothing else changes.
+  return { decisions, state, notes, ...(pendingApps.length > 0 ? { wakeAtMs: now + p.sliceMs } : {}) };
+}
