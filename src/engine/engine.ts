@@ -7,6 +7,7 @@ import { describeAction } from '../core/actions.js';
 import type { Capabilities, ClusterBackend, ReservationSystem } from '../core/backend.js';
 import { ConflictError, RmUnavailableError, SchedbrainError, ValidationError, zodToValidationError } from '../core/errors.js';
 import type { ClusterSnapshot } from '../core/model.js';
+import type { MilpSolver } from '../core/milp.js';
 import type { AnyPolicy, PolicyNeed } from '../core/policy.js';
 import { getPolicy, policyNames } from '../policies/index.js';
 import { DEFAULT_JOURNAL_MAX_BYTES, foldRepeatedSkips, type JournalEntry, type NewJournalEntry } from '../store/journal.js';
@@ -14,6 +15,7 @@ import type { PlanInFlight, PublishedRanking, Store } from '../store/store.js';
 import { RealClock, type Clock, type TimerHandle } from './clock.js';
 import { EngineMetrics } from './metrics.js';
 import { ChangeTracker } from './change-tracking.js';
+import { WorkerMilpSolver } from './milp-solver.js';
 import { DriftTracker, type DriftOptions } from './drift.js';
 import { accountForPlanInFlight } from './plan-in-flight.js';
 import type { LeaderElection, Leadership } from './leadership.js';
@@ -201,6 +203,8 @@ export class Engine {
   private readonly drift: DriftTracker;
   /** The policy's change tracking across cycles (rebuilt by the policy after a load, a swap or a discarded cycle). */
   private readonly tracking = new ChangeTracker();
+  /** Runs the solves of a policy that decides in steps (3Sigma's MILP) off the event loop; started when first needed. */
+  private solverWorker: WorkerMilpSolver | undefined;
   /** When each suspension and kill of the last minute was applied (the per-minute limits). */
   private disruptions: { atMs: number; kind: 'suspend' | 'kill' }[] = [];
   private lastPruneAtMs: number | undefined;
@@ -312,7 +316,7 @@ export class Engine {
     const previous = this.cfg;
     const sameParams = samePolicy && JSON.stringify(params) === JSON.stringify(this.cfg.params);
     const state = samePolicy ? this.state : policy.initialState(params);
-    if (this.lastSnapshot && this.capabilities) this.trialDecide(policy, params, state, this.lastSnapshot, this.capabilities);
+    if (this.lastSnapshot && this.capabilities) await this.trialDecide(policy, params, state, this.lastSnapshot, this.capabilities);
     const dryRun = req.dryRun ?? this.cfg.dryRun;
     if (this.opts.requireCapabilities && !dryRun) {
       const lack = await this.missingCapabilities(policy.name);
@@ -375,9 +379,9 @@ export class Engine {
   }
 
   /** Runs the policy once on a snapshot; a ValidationError it throws names a `params.` field. */
-  private trialDecide(policy: AnyPolicy, params: unknown, state: unknown, snapshot: ClusterSnapshot, caps: Capabilities): Statement | undefined {
+  private async trialDecide(policy: AnyPolicy, params: unknown, state: unknown, snapshot: ClusterSnapshot, caps: Capabilities): Promise<Statement | undefined> {
     try {
-      return this.session('trial', snapshot, caps).decide(policy, params, state);
+      return await this.session('trial', snapshot, caps).decideOffLoop(policy, params, state, this.solverFor(policy));
     } catch (e) {
       const cause = e instanceof PolicyError ? e.cause : e;
       if (cause instanceof ValidationError) {
@@ -483,7 +487,7 @@ export class Engine {
     const snapshot: ClusterSnapshot = { ...v.snapshot, changedNodeIds: undefined, changedAppIds: undefined };
     const advisory = !caps.queueWrites;
     try {
-      const st = this.session(cycleId, snapshot, caps).decide(policy, params, state);
+      const st = await this.session(cycleId, snapshot, caps).decideOffLoop(policy, params, state, this.solverFor(policy));
       return {
         cycleId,
         startedAtMs,
@@ -731,6 +735,20 @@ export class Engine {
     await this.leaderCheck?.catch(() => undefined);
     this.nextCycleAtMs = undefined;
     await this.whenIdle();
+    await this.solverWorker?.close();
+    this.solverWorker = undefined;
+  }
+
+  /** The solver for a policy that decides in steps; undefined for the others (they decide on this thread). */
+  private solverFor(policy: AnyPolicy): MilpSolver | undefined {
+    if (!policy.decideInSteps) return undefined;
+    this.solverWorker ??= new WorkerMilpSolver({
+      onStop: (why, detail) => {
+        this.metrics.solverStops.inc({ why });
+        this.log.warn({ policy: policy.name, why, detail }, why === 'deadline' ? "a policy's solve ran out of the cycle's time" : "a policy's solve failed");
+      },
+    });
+    return this.solverWorker;
   }
 
   private schedule(delayMs: number): void {
@@ -918,7 +936,7 @@ export class Engine {
     }
     let st: Statement;
     try {
-      st = this.session(cycleId, snapshot, caps).decide(cfg.policy, cfg.params, state);
+      st = await this.session(cycleId, snapshot, caps).decideOffLoop(cfg.policy, cfg.params, state, this.solverFor(cfg.policy));
     } catch (e) {
       const error = errMsg(e);
       this.log.error({ cycleId, policy: cfg.policy.name, err: e instanceof PolicyError ? e.cause : e }, 'policy threw; cycle discarded');

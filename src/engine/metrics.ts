@@ -79,6 +79,12 @@ export class EngineMetrics {
   );
   readonly rmErrors = new EngineCounter(this.registry, 'schedbrain_rm_errors_total', 'Times the ResourceManager could not be read or written.');
   readonly drift = new EngineCounter(this.registry, 'schedbrain_drift_total', 'Fields the brain wrote that were changed outside it, by kind.', ['kind']);
+  readonly solverStops = new EngineCounter(
+    this.registry,
+    'schedbrain_solver_stops_total',
+    "A policy's solves that did not give an answer: stopped or not started for lack of the cycle's time (deadline), or the solver worker failed (failed).",
+    ['why'],
+  );
   private lastSnapshotAtMs: number | undefined;
   readonly snapshotAge: Gauge;
   readonly advisory = new Gauge({

@@ -9,6 +9,7 @@
 import { actionSchema, actionTarget, LazyDecision, ListedRanking, type Action, type ActionOf, type Decision, type RankedNodeLists } from '../core/actions.js';
 import type { Capabilities, ClusterBackend } from '../core/backend.js';
 import { RmUnavailableError } from '../core/errors.js';
+import { runStepsOffThread, type MilpSolver } from '../core/milp.js';
 import { findQueue, type ClusterSnapshot, type QueueView } from '../core/model.js';
 import { dominantShare, type Resources } from '../core/resources.js';
 import type { AnyPolicy, PolicyOutput } from '../core/policy.js';
@@ -481,13 +482,14 @@ const SCANNED_TARGETS = 16;
 class TargetsSeen {
   /** The first `SCANNED_TARGETS` claims: group, id and decision, three entries each. */
   private readonly scanned: (TargetGroup | string | Decision)[] = [];
-  /** Beyond those: by group, then id. */
+  /** Once a plan has more claims: all of them, by group, then id (the scan is no longer made). */
   private maps?: Map<string, Decision>[];
 
   /** The earlier decision on `a`'s target, or undefined after recording `d` as its first. */
   claim(a: Action, d: Decision): Decision | undefined {
     const group = targetGroup(a);
     const id = targetId(a);
+    if (this.maps !== undefined) return firstClaim(this.maps, group, id, d);
     const scanned = this.scanned;
     // Ids of one kind share long prefixes (`container_0_…`): the length and the last character
     // rule most of them out before a comparison of the whole string.
@@ -498,18 +500,24 @@ class TargetsSeen {
       const other = scanned[i + 1] as string;
       if (other.length === id.length && (last < 0 || other.charCodeAt(last) === lastChar) && other === id) return scanned[i + 2] as Decision;
     }
-    if (this.maps === undefined) {
-      if (scanned.length < 3 * SCANNED_TARGETS) {
-        scanned.push(group, id, d);
-        return undefined;
-      }
-      this.maps = [];
+    if (scanned.length < 3 * SCANNED_TARGETS) {
+      scanned.push(group, id, d);
+      return undefined;
     }
-    const byId = (this.maps[group] ??= new Map());
-    const earlier = byId.get(id);
-    if (earlier === undefined) byId.set(id, d);
-    return earlier;
+    // The scanned claims move into the maps: a large plan would otherwise scan them at every claim.
+    const maps: Map<string, Decision>[] = (this.maps = []);
+    for (let i = 0; i < scanned.length; i += 3) firstClaim(maps, scanned[i] as TargetGroup, scanned[i + 1] as string, scanned[i + 2] as Decision);
+    scanned.length = 0;
+    return firstClaim(maps, group, id, d);
   }
+}
+
+/** The decision already in `maps` for the target, or undefined after recording `d` there. */
+function firstClaim(maps: Map<string, Decision>[], group: TargetGroup, id: string, d: Decision): Decision | undefined {
+  const byId = (maps[group] ??= new Map());
+  const earlier = byId.get(id);
+  if (earlier === undefined) byId.set(id, d);
+  return earlier;
 }
 
 /** Plans a policy's decisions against the session's snapshot. Pure. */
@@ -764,14 +772,44 @@ export class Session {
       } finally {
         entries = tracking.endCycle();
       }
-      if (!output || !Array.isArray(output.decisions)) throw new Error('decide() did not return { decisions, state }');
+      checkOutput(output);
     } catch (e) {
       throw new PolicyError(policy.name, e);
     }
+    return this.statement(policy, output, entries, t0);
+  }
+
+  /**
+   * `decide`, with a policy's solves (`decideInSteps`) run by `solver` off the event loop; a policy
+   * without steps, or one with `stateEntries` (whose cycle must not overlap another), decides as
+   * `decide` does.
+   */
+  async decideOffLoop(policy: AnyPolicy, params: unknown, state: unknown, solver: MilpSolver | undefined): Promise<Statement> {
+    const steps = policy.decideInSteps;
+    if (!solver || !steps || policy.stateEntries) return this.decide(policy, params, state);
+    let output: PolicyOutput<unknown>;
+    const t0 = performance.now();
+    const tracking = this.ctx.tracking ?? new ChangeTracker();
+    try {
+      const given = tracking.beginCycle(policy, state);
+      const entries = tracking.endCycle();
+      output = await runStepsOffThread(steps({ snapshot: this.ctx.snapshot, params, state: given, tracking }), solver);
+      checkOutput(output);
+      return this.statement(policy, output, entries, t0);
+    } catch (e) {
+      throw e instanceof PolicyError ? e : new PolicyError(policy.name, e);
+    }
+  }
+
+  private statement(policy: AnyPolicy, output: PolicyOutput<unknown>, entries: CycleEntries, t0: number): Statement {
     const t1 = performance.now();
     const refresh = rankingRefresh(this.ctx, output.decisions, policy.name);
     const planned = plan(this.ctx, refresh ? [...output.decisions, refresh] : output.decisions, policy.name);
     const timings = { decideS: (t1 - t0) / 1000, planS: (performance.now() - t1) / 1000 };
     return new Statement(this.ctx, policy.name, planned, output, timings, entries);
   }
+}
+
+function checkOutput(output: PolicyOutput<unknown>): void {
+  if (!output || !Array.isArray(output.decisions)) throw new Error('decide() did not return { decisions, state }');
 }

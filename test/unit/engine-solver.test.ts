@@ -1,0 +1,116 @@
+/**
+ * A policy that decides in steps (`decideInSteps`, 3Sigma's MILP) has its solves run by the
+ * engine off the event loop: the loop keeps answering while a cycle's solve runs, the cycle
+ * decides on the solve's outcome, and a solve that runs out of time gives the policy a `deadline`
+ * outcome, counted and logged.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { runStepsInline, type MilpModel, type MilpOutcome, type SolveSteps } from '../../src/core/milp.js';
+import { definePolicy, type AnyPolicy, type PolicyOutput } from '../../src/core/policy.js';
+import { Engine, type PolicyLookup } from '../../src/engine/engine.js';
+import { InMemoryBackend } from '../../src/engine/fake-backend.js';
+import { solveInline, solverAvailability } from '../../src/policies/threesigma/milp.js';
+import { useEngineFixture } from './engine-fixture.js';
+
+/** A multidimensional knapsack of 100 items in 10 rows: HiGHS does not close its gap within seconds. */
+function hardKnapsack(): MilpModel {
+  let x = 7;
+  const rnd = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const n = 100;
+  const m = 10;
+  const w = Array.from({ length: m }, () => Array.from({ length: n }, () => 1 + Math.floor(rnd() * 100)));
+  const starts = [0];
+  const indices: number[] = [];
+  const values: number[] = [];
+  for (let j = 0; j < n; j++) {
+    for (let i = 0; i < m; i++) {
+      indices.push(i);
+      values.push(w[i][j]);
+    }
+    starts.push(indices.length);
+  }
+  return {
+    sense: 'maximize',
+    numCols: n,
+    numRows: m,
+    colCost: Array.from({ length: n }, (_, j) => w.reduce((s, r) => s + r[j], 0) / m + Math.floor(rnd() * 50)),
+    colLower: new Array<number>(n).fill(0),
+    colUpper: new Array<number>(n).fill(1),
+    rowLower: new Array<number>(m).fill(-Infinity),
+    rowUpper: w.map((r) => r.reduce((a, b) => a + b, 0) / 2),
+    matrix: { starts, indices, values },
+    integer: true,
+  };
+}
+
+type Params = { timeLimitMs: number; timeLeftMs: number };
+const outcomes: MilpOutcome[] = [];
+/** Per solve: whether a timer set just before it fired before its outcome came (only if the solve left the event loop free). */
+const loopRanDuringSolve: boolean[] = [];
+
+function* solvingCycle(p: Params): SolveSteps<PolicyOutput<{ cycles: number }>> {
+  let loopRan = false;
+  setTimeout(() => (loopRan = true), 0);
+  const outcome = yield {
+    model: hardKnapsack(),
+    run: { options: { mip_rel_gap: 0, random_seed: 0 }, timeLimitMs: p.timeLimitMs },
+    timeLeftMs: p.timeLeftMs,
+    minSolveMs: 10,
+  };
+  outcomes.push(outcome);
+  loopRanDuringSolve.push(loopRan);
+  return { decisions: [], state: { cycles: 1 }, notes: [outcome.solved ? `solved: ${outcome.status}` : `not solved (${outcome.why}): ${outcome.error}`] };
+}
+
+const solving = definePolicy<Params, { cycles: number }>({
+  name: 'solving',
+  description: 'test policy: one MILP per cycle',
+  paramsSchema: z.object({ timeLimitMs: z.number().default(300), timeLeftMs: z.number().default(10_000) }),
+  initialState: () => ({ cycles: 0 }),
+  decide: ({ params }) => runStepsInline(solvingCycle(params), solveInline),
+  decideInSteps: ({ params }) => solvingCycle(params),
+});
+const table: Record<string, AnyPolicy> = { solving };
+const policies: PolicyLookup = { get: (n) => table[n], names: () => Object.keys(table) };
+
+describe('engine: a policy that decides in steps has its solves run off the event loop', () => {
+  const f = useEngineFixture('schedbrain-engine-solver-');
+
+  it('the event loop goes on while the cycle solves, and the cycle decides on the outcome', async (ctx) => {
+    if (!solverAvailability().available) ctx.skip();
+    outcomes.length = 0;
+    const backend = new InMemoryBackend({ now: () => f.clock.now() });
+    f.engine = new Engine({ backend, store: f.store, clock: f.clock, periodMs: 10_000, policies, initial: { policy: 'solving', params: {} } });
+    await f.engine.init();
+    loopRanDuringSolve.length = 0;
+    const report = await f.engine.runCycle();
+    expect(report.outcome).toBe('ok');
+    // HiGHS ran to its 300 ms time limit on this programme, and a 0 ms timer fired meanwhile.
+    expect(report.notes).toEqual(['solved: timeLimit']);
+    expect(loopRanDuringSolve).toEqual([true]);
+    expect(outcomes).toHaveLength(1);
+  });
+
+  it('a solve left less time than it needs is not started: the policy gets a deadline outcome, counted in the metrics', async (ctx) => {
+    if (!solverAvailability().available) ctx.skip();
+    outcomes.length = 0;
+    const backend = new InMemoryBackend({ now: () => f.clock.now() });
+    f.engine = new Engine({
+      backend,
+      store: f.store,
+      clock: f.clock,
+      periodMs: 10_000,
+      policies,
+      // 5 ms left, 10 ms the least a solve is worth starting with.
+      initial: { policy: 'solving', params: { timeLimitMs: 60_000, timeLeftMs: 5 } },
+    });
+    await f.engine.init();
+    const report = await f.engine.runCycle();
+    expect(report.outcome).toBe('ok');
+    expect(outcomes).toHaveLength(1);
+    expect(outcomes[0]).toMatchObject({ solved: false, why: 'deadline' });
+    expect(report.notes[0]).toMatch(/^not solved \(deadline\): \d+ ms left after \d+ ms waiting for the solver, a solve needs 10 ms$/);
+    expect(f.engine.metrics.solverStops.get({ why: 'deadline' })).toBe(1);
+  });
+});

@@ -1,0 +1,154 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadHighs, runMilp, runStepsOffThread, type MilpModel, type MilpRequest } from '../../src/core/milp.js';
+import { WorkerMilpSolver } from '../../src/engine/milp-solver.js';
+import { fromWeighted } from '../../src/policies/threesigma/distribution.js';
+import { solverAvailability } from '../../src/policies/threesigma/milp.js';
+import { threeSigmaParamsSchema } from '../../src/policies/threesigma/params.js';
+import { planCycle, planCycleSteps, type JobToPlan, type RunningJobToPlan } from '../../src/policies/threesigma/plan.js';
+
+const MIN = 60_000;
+
+/** A multidimensional knapsack (n items, m capacity rows) from a fixed linear congruential sequence. */
+function knapsack(n: number, m: number, seed: number): MilpModel {
+  let x = seed;
+  const rnd = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const w = Array.from({ length: m }, () => Array.from({ length: n }, () => 1 + Math.floor(rnd() * 100)));
+  const starts = [0];
+  const indices: number[] = [];
+  const values: number[] = [];
+  for (let j = 0; j < n; j++) {
+    for (let i = 0; i < m; i++) {
+      indices.push(i);
+      values.push(w[i][j]);
+    }
+    starts.push(indices.length);
+  }
+  return {
+    sense: 'maximize',
+    numCols: n,
+    numRows: m,
+    colCost: Array.from({ length: n }, (_, j) => w.reduce((s, r) => s + r[j], 0) / m + Math.floor(rnd() * 50)),
+    colLower: new Array<number>(n).fill(0),
+    colUpper: new Array<number>(n).fill(1),
+    rowLower: new Array<number>(m).fill(-Infinity),
+    rowUpper: w.map((r) => r.reduce((a, b) => a + b, 0) / 2),
+    matrix: { starts, indices, values },
+    integer: true,
+  };
+}
+
+const small: MilpRequest = { model: knapsack(12, 3, 7), run: { options: { mip_rel_gap: 0, random_seed: 0 } } };
+// 100 items in 10 rows: HiGHS does not close the gap within seconds.
+const hard = (timeLimitMs: number, timeLeftMs: number): MilpRequest => ({
+  model: knapsack(100, 10, 7),
+  run: { options: { mip_rel_gap: 0, random_seed: 0 }, timeLimitMs },
+  timeLeftMs,
+});
+
+describe('the engine solver: HiGHS in a worker thread', () => {
+  const solvers: WorkerMilpSolver[] = [];
+  const solver = (opts: ConstructorParameters<typeof WorkerMilpSolver>[0] = {}) => {
+    const s = new WorkerMilpSolver(opts);
+    solvers.push(s);
+    return s;
+  };
+  afterAll(async () => {
+    await Promise.all(solvers.map((s) => s.close()));
+  });
+
+  it('answers as HiGHS on this thread does', async (ctx) => {
+    if (!solverAvailability().available) ctx.skip();
+    const inline = runMilp(await loadHighs(), small);
+    const s = solver();
+    const off = await s.solve(small);
+    expect(off.solved && inline.solved).toBe(true);
+    if (!off.solved || !inline.solved) return;
+    expect(off.status).toBe('optimal');
+    expect(Array.from(off.colValue)).toEqual(Array.from(inline.colValue));
+    expect(s.stats).toMatchObject({ solves: 1, stoppedAtDeadline: 0, workerFailures: 0, workersStarted: 1 });
+  });
+
+  it('leaves the event loop free while it solves', async (ctx) => {
+    if (!solverAvailability().available) ctx.skip();
+    const s = solver();
+    await s.warm();
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 5);
+    const outcome = await s.solve(hard(300, 10_000));
+    clearInterval(ticker);
+    expect(outcome).toMatchObject({ solved: true, status: 'timeLimit' });
+    // Run on this thread, the solve would have held every tick back until it ended.
+    expect(ticks).toBeGreaterThan(1);
+  });
+
+  it('stops a solve still running when its time is up, and the next solve gets a fresh worker', async (ctx) => {
+    if (!solverAvailability().available) ctx.skip();
+    const stops: string[] = [];
+    // A grace below zero stands for a HiGHS that runs past its own time limit: the worker is stopped first.
+    const s = solver({ graceMs: -9_800, onStop: (why) => stops.push(why) });
+    await s.warm();
+    const cut = await s.solve(hard(10_000, 10_000));
+    expect(cut).toMatchObject({ solved: false, why: 'deadline' });
+    if (!cut.solved) expect(cut.error).toMatch(/^solve stopped after \d+ ms, at the end of the \d+ ms it had$/);
+    expect(stops).toEqual(['deadline']);
+    const next = await s.solve(small);
+    expect(next).toMatchObject({ solved: true, status: 'optimal' });
+    expect(s.stats).toMatchObject({ solves: 2, stoppedAtDeadline: 1, workersStarted: 2 });
+  });
+
+  it('does not start a solve whose time went on waiting for another', async (ctx) => {
+    if (!solverAvailability().available) ctx.skip();
+    const s = solver();
+    await s.warm();
+    const first = s.solve(hard(300, 10_000));
+    const second = s.solve({ ...small, timeLeftMs: 100, minSolveMs: 50 });
+    expect(await first).toMatchObject({ solved: true });
+    const late = await second;
+    expect(late).toMatchObject({ solved: false, why: 'deadline' });
+    if (!late.solved) expect(late.error).toMatch(/ms waiting for the solver, a solve needs 50 ms$/);
+    expect(s.stats.notStarted).toBe(1);
+  });
+
+  it('a closed solver answers failed', async () => {
+    const s = solver();
+    await s.close();
+    expect(await s.solve(small)).toMatchObject({ solved: false, why: 'failed', error: 'solver closed' });
+  });
+});
+
+describe('3Sigma plan steps solved off the thread', () => {
+  const pending: JobToPlan[] = Array.from({ length: 16 }, (_, j) => ({
+    id: `j${j}`,
+    kind: j % 2 === 0 ? 'slo' : 'bestEffort',
+    submittedAtMs: 0,
+    ...(j % 2 === 0 ? { deadlineMs: (8 + (j % 7) * 3) * MIN } : {}),
+    demand: [0.04 + (j % 5) * 0.01, 0.03 + (j % 3) * 0.02],
+    distribution: fromWeighted([(2 + (j % 4)) * MIN, (5 + (j % 6)) * MIN, (9 + (j % 3)) * MIN], [1 + (j % 2), 2, 1]),
+  }));
+  const running: RunningJobToPlan[] = Array.from({ length: 10 }, (_, j) => ({
+    id: `r${j}`,
+    kind: 'bestEffort',
+    submittedAtMs: 0,
+    demand: [0.025, 0.025],
+    distribution: fromWeighted([4 * MIN, 12 * MIN], [1, 1]),
+    runningSinceMs: 0,
+  }));
+
+  it('give the plan the same steps give on this thread (no time limit: a replay)', async (ctx) => {
+    if (!solverAvailability().available) ctx.skip();
+    const p = threeSigmaParamsSchema.parse({ sliceMs: 150_000, planAheadMs: 20 * MIN, solver: { timeLimitMs: null } });
+    const s = new WorkerMilpSolver();
+    try {
+      const off = await runStepsOffThread(planCycleSteps(MIN, pending, running, p), s);
+      const inline = planCycle(MIN, pending, running, p);
+      expect(off.solution.solver).toBe('highs');
+      const { solveMs: _a, ...offMeta } = off.solution;
+      const { solveMs: _b, ...inlineMeta } = inline.solution;
+      expect(offMeta).toEqual(inlineMeta);
+      expect(off.pending).toEqual(inline.pending);
+      expect(off.running).toEqual(inline.running);
+    } finally {
+      await s.close();
+    }
+  });
+});
