@@ -7,8 +7,9 @@
  *
  *   npx tsx scripts/reproduce-kairos.ts [--seeds 11-20] [--no-write]
  *
- * Seeds 1-5 of the generator were used while developing kairos-plus and choosing the testbed's
- * launch time; the tables report seeds 11-20 (`--seeds` changes them). Writes the `## Kairos`
+ * Seeds 1-5 of the generator were used while developing kairos-plus (and choosing among its
+ * variants, `PLUS_VARIANTS`) and the testbed's launch time; the tables report seeds 11-20
+ * (`--seeds` changes them; the variants' table also shows their tuning seeds). Writes the `## Kairos`
  * section of docs/results.md and docs/figures/kairos-*.svg.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -53,6 +54,17 @@ const KAIROS_ALG1 = K('Kairos, Alg. 1 swap (margin 0)', { swapMarginMs: 0 });
 const KAIROS_SIM_GUARD = K('Kairos + §6.2 guard (3 W suspended)', { starvationQuanta: 3 });
 const KAIROS_HEAD_GUARD = K("Kairos + head's guard (>3 preemptions: 2 W)", { preemptionsAllowed: 3 });
 const PLUS = K('kairos-plus (ours)', KAIROS_PLUS);
+/** Seeds of the generator kairos-plus and its variants were tuned on (never reported as results). */
+const TUNING_SEEDS = [1, 2, 3, 4, 5];
+/** Variants tried for kairos-plus (docs/decisions.md): chosen on TUNING_SEEDS, then reported on the report seeds. */
+const PLUS_VARIANTS: Config[] = [
+  PLUS,
+  K('LAS limit 50 s', { lasLimitMs: 50_000 }),
+  K('LAS limit 50 s, 1 old-task core', { lasLimitMs: 50_000, oldTaskCores: 1 }),
+  K('aging 80 %', { serviceAgingPct: 80 }),
+  K('aging 80 %, swap margin 50 s', { serviceAgingPct: 80, swapMarginMs: 50_000 }),
+  K('aging 50 %, LAS limit 50 s', { serviceAgingPct: 50, lasLimitMs: 50_000 }),
+];
 
 interface Run {
   p50: number;
@@ -116,6 +128,18 @@ function realisedLoad(wl: Workload, cores = 120): number {
   return work / (cores * spanMs);
 }
 
+/** A job's completion time alone on the cluster in the testbed model (FIFO, launch time on), s; one run per category. */
+const aloneByCategory = new Map<string, number>();
+function aloneTestbed(wl: Workload, job: Workload['jobs'][number]): number {
+  const cat = job.tags?.['schedbrain.category'] ?? job.name ?? '';
+  let s = aloneByCategory.get(cat);
+  if (s === undefined) {
+    s = run({ ...wl, jobs: [{ ...job, arrivalMs: 0 }] }, FIFO, TESTBED_LAUNCH_MS, 1).p50;
+    aloneByCategory.set(cat, s);
+  }
+  return s;
+}
+
 function plot(write: boolean, file: string, series: { label: string; values: number[] }[], title: string): string {
   const svg = cdfSvg(series, { title, xLabel: 'job completion time (s)' });
   if (write) {
@@ -154,6 +178,24 @@ function main(): void {
   const uniform = args.seeds.map((s) => resolveWorkload('kairos-uniform', { seed: s }));
   const uConfigs = [FIFO, { label: 'Big-C', policy: 'bigc', params: BIGC_UNIFORM }, KAIROS, PLUS];
   const uni = uConfigs.map((c) => ({ c, rs: uniform.map((wl, i) => run(wl, c, TESTBED_LAUNCH_MS, args.seeds[i])) }));
+
+  // 5. kairos-plus variants: tuning seeds, report seeds, the authors' sequence (testbed model).
+  const tuningWl = TUNING_SEEDS.map((s) => resolveWorkload('kairos-heavy', { seed: s }));
+  const fifoTuning = tuningWl.map((wl, i) => run(wl, FIFO, TESTBED_LAUNCH_MS, TUNING_SEEDS[i]));
+  const bothTargets = (rs: Run[], fifo: Run[]): number => rs.filter((r, i) => r.p50 <= 0.6 * fifo[i].p50 && r.p99 <= fifo[i].p99).length;
+  const fifoReport = gen[0].rs;
+  const variants = PLUS_VARIANTS.map((c) => ({
+    c,
+    tuning: bothTargets(
+      tuningWl.map((wl, i) => run(wl, c, TESTBED_LAUNCH_MS, TUNING_SEEDS[i])),
+      fifoTuning,
+    ),
+    report: bothTargets(
+      heavy.map((wl, i) => run(wl, c, TESTBED_LAUNCH_MS, args.seeds[i])),
+      fifoReport,
+    ),
+    paper: run(paper, c, TESTBED_LAUNCH_MS, 1),
+  }));
 
   const testbed = onPaper[1].rows;
   const fig = plot(
@@ -268,9 +310,12 @@ function main(): void {
   w(`| seed | ${args.seeds.join(' | ')} |`);
   w(`|---|${args.seeds.map(() => '---').join('|')}|`);
   w(`| load | ${heavy.map((wl) => realisedLoad(wl).toFixed(2)).join(' | ')} |`);
-  // No policy's median can go below the median of the jobs' times alone.
+  // No policy's median can go below the median of the jobs' times alone: Table 1's, and with the
+  // testbed's launches (each job run alone under FIFO with the launch time, one job per category).
   const aloneS = heavy.map((wl) => median(wl.jobs.map((j) => (j.idealMs ?? 0) / 1000)));
+  const aloneTestbedS = heavy.map((wl) => median(wl.jobs.map((j) => aloneTestbed(wl, j))));
   w(`| median time alone (s) | ${aloneS.map(f0).join(' | ')} |`);
+  w(`| median time alone, testbed model (s) | ${aloneTestbedS.map(f0).join(' | ')} |`);
   w(`| 0.6 × FIFO's p50 (s) | ${gen[0].rs.map((r) => f0(0.6 * r.p50)).join(' | ')} |`);
   w();
   w('p50 and p99 JCT (s): mean and median across seeds, and the seeds on which the system meets the targets against FIFO');
@@ -326,7 +371,8 @@ function main(): void {
   const plusPaper = testbed[testbed.length - 1].r;
   const kPaper = testbed[2].r;
   const fPaper = testbed[0].r;
-  const attainable = aloneS.filter((a, i) => a <= 0.6 * fifoGen[i].p50).length;
+  const attainable = aloneTestbedS.filter((a, i) => a <= 0.6 * fifoGen[i].p50).length;
+  const outOfReach = args.seeds.filter((_, i) => !(aloneTestbedS[i] <= 0.6 * fifoGen[i].p50));
   const plusBoth = gen[gen.length - 1].rs.filter((r, i) => r.p50 <= 0.6 * fifoGen[i].p50 && r.p99 <= fifoGen[i].p99).length;
   w('### kairos-plus (not in the paper)');
   w();
@@ -346,14 +392,41 @@ function main(): void {
   const loadOf = (seed: number): string => realisedLoad(heavy[args.seeds.indexOf(seed)]).toFixed(2);
   w(`- On the generator it meets both targets (p50 at least 40 % below FIFO, p99 no higher) on ${plusBoth} of ${args.seeds.length} seeds, not the 8 asked.`);
   w(`  It misses the median target on seeds ${missP50.join(', ') || 'none'} (loads ${missP50.map(loadOf).join(', ') || '–'}) and the p99 target on seeds`);
-  w(`  ${missP99.join(', ') || 'none'} (loads ${missP99.map(loadOf).join(', ') || '–'}). The times alone rule the median target out on`);
-  w(`  ${args.seeds.length - attainable} of ${args.seeds.length} seeds (table above). The age bound that protects long jobs also delays the short ones that`);
-  w("  arrive while it acts, which costs most where FIFO's median is already low (light draws) or where many jobs reach the");
-  w('  bound at once (the heaviest).');
+  w(
+    `  ${missP99.join(', ') || 'none'} (loads ${missP99.map(loadOf).join(', ') || '–'}). With the testbed's launches the times alone rule the median target out on`,
+  );
+  w(
+    `  ${args.seeds.length - attainable} of ${args.seeds.length} seeds (${outOfReach.join(', ') || 'none'}: a job alone takes its launch twice, once per stage; table above), so ${attainable} of ${args.seeds.length} is the most any system can meet.`,
+  );
+  w("  The age bound that protects long jobs also delays the short ones that arrive while it acts, which costs most where FIFO's");
+  w('  median is already low (light draws) or where many jobs reach the bound at once (the heaviest).');
   const idealBoth = genIdeal
     .slice(1)
     .map(({ c, rs }) => `${c.label} ${rs.filter((r, i) => r.p50 <= 0.6 * genIdeal[0].rs[i].p50 && r.p99 <= genIdeal[0].rs[i].p99).length}`);
   w(`- With the ideal node model (FIFO without launch time), seeds meeting both targets: ${idealBoth.join(', ')} of ${args.seeds.length}.`);
+  w();
+  w('Variants tried (testbed model; each chosen or rejected on the tuning seeds 1-5, where seed 2 is out of reach as above, then');
+  w("run once on the report seeds): seeds meeting both targets, and the authors' sequence against FIFO (p50 / p99):");
+  w();
+  w(`| variant | parameters | tuning seeds 1–5 | report ${seedsTxt} | kairos-paper vs FIFO |`);
+  w('|---|---|---|---|---|');
+  for (const v of variants) {
+    const params = Object.entries(v.c.params)
+      .map(([k, x]) => `\`${k}=${String(x)}\``)
+      .join(', ');
+    w(
+      `| ${v.c.label} | ${params} | ${v.tuning}/${TUNING_SEEDS.length} | ${v.report}/${args.seeds.length} | ${pct(v.paper.p50, fPaper.p50)} / ${pct(v.paper.p99, fPaper.p99)} |`,
+    );
+  }
+  w();
+  w("Aging (`serviceAgingPct`, rule `agedService`) ranks a task by its attained service less a share of its job's age, a bound");
+  w("on a job's slowdown relative to its own service rather than a fixed age. Strong aging (80 %) protects the long jobs' tail but");
+  w('turns the order towards FIFO at high load (the median target is missed on the heaviest tuning seed); with the LAS limit the');
+  w("old tasks run in their jobs' order and aging no longer reaches them, so a long job's last tasks still wait behind young");
+  w('work (the tail target is missed on tuning seed 1). No variant met more than 3 of the 4 tuning seeds within reach, and the misses');
+  w('are by a few per cent either way. The best on the tuning seeds (most targets met with a 5 % margin: aging 50 %, LAS limit');
+  w("50 s) meets as many report seeds as kairos-plus, with a p99 3 points less below FIFO's on the authors' sequence, so it was");
+  w('not made the default. kairos-plus itself meets 1 of the tuning seeds with the present generator and node model.');
   w();
   w("### Why our figures differ from the paper's");
   w();
