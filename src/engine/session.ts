@@ -9,6 +9,7 @@
 import { actionSchema, actionTarget, LazyDecision, ListedRanking, type Action, type ActionOf, type Decision, type RankedNodeLists } from '../core/actions.js';
 import type { Capabilities, ClusterBackend } from '../core/backend.js';
 import { RmUnavailableError } from '../core/errors.js';
+import { runStepsOffThread, type MilpSolver } from '../core/milp.js';
 import { findQueue, type ClusterSnapshot, type QueueView } from '../core/model.js';
 import { dominantShare, type Resources } from '../core/resources.js';
 import type { AnyPolicy, PolicyOutput } from '../core/policy.js';
@@ -771,14 +772,44 @@ export class Session {
       } finally {
         entries = tracking.endCycle();
       }
-      if (!output || !Array.isArray(output.decisions)) throw new Error('decide() did not return { decisions, state }');
+      checkOutput(output);
     } catch (e) {
       throw new PolicyError(policy.name, e);
     }
+    return this.statement(policy, output, entries, t0);
+  }
+
+  /**
+   * `decide`, with a policy's solves (`decideInSteps`) run by `solver` off the event loop; a policy
+   * without steps, or one with `stateEntries` (whose cycle must not overlap another), decides as
+   * `decide` does.
+   */
+  async decideOffLoop(policy: AnyPolicy, params: unknown, state: unknown, solver: MilpSolver | undefined): Promise<Statement> {
+    const steps = policy.decideInSteps;
+    if (!solver || !steps || policy.stateEntries) return this.decide(policy, params, state);
+    let output: PolicyOutput<unknown>;
+    const t0 = performance.now();
+    const tracking = this.ctx.tracking ?? new ChangeTracker();
+    try {
+      const given = tracking.beginCycle(policy, state);
+      const entries = tracking.endCycle();
+      output = await runStepsOffThread(steps({ snapshot: this.ctx.snapshot, params, state: given, tracking }), solver);
+      checkOutput(output);
+      return this.statement(policy, output, entries, t0);
+    } catch (e) {
+      throw e instanceof PolicyError ? e : new PolicyError(policy.name, e);
+    }
+  }
+
+  private statement(policy: AnyPolicy, output: PolicyOutput<unknown>, entries: CycleEntries, t0: number): Statement {
     const t1 = performance.now();
     const refresh = rankingRefresh(this.ctx, output.decisions, policy.name);
     const planned = plan(this.ctx, refresh ? [...output.decisions, refresh] : output.decisions, policy.name);
     const timings = { decideS: (t1 - t0) / 1000, planS: (performance.now() - t1) / 1000 };
     return new Statement(this.ctx, policy.name, planned, output, timings, entries);
   }
+}
+
+function checkOutput(output: PolicyOutput<unknown>): void {
+  if (!output || !Array.isArray(output.decisions)) throw new Error('decide() did not return { decisions, state }');
 }
