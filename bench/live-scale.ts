@@ -45,6 +45,7 @@ const POLICY_PARAMS: Record<string, unknown> = {
   'capacity-targets': { targets: { 'root.default': { capacityPct: 60 }, 'root.batch': { capacityPct: 40 } } },
   bopf: {},
   kairos: {},
+  threesigma: {},
 };
 
 interface Row {

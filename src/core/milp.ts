@@ -79,8 +79,39 @@ export type MilpOutcome =
       readonly solveMs: number;
     };
 
-/** The steps of a cycle that solves programmes: yields each request, receives its outcome, returns the result. */
-export type SolveSteps<R> = Generator<MilpRequest, R, MilpOutcome>;
+/**
+ * Yielded where a long cycle may let the event loop run: the live engine takes a turn there once
+ * the cycle has held the loop for `LOOP_SLICE_MS` (an HTTP request waiting is answered), as it
+ * does during a solve; on the caller's thread it is nothing. The cycle's state is its own
+ * throughout: nothing else runs the policy's cycle on it meanwhile.
+ */
+export interface LoopTurn {
+  readonly loopTurn: true;
+}
+
+/** How long a cycle run off the loop holds the event loop before it takes a turn, ms. */
+export const LOOP_SLICE_MS = 10;
+
+const LOOP_TURN: LoopTurn = { loopTurn: true };
+
+/** The steps of a cycle: yields each solve (and each turn of the loop), receives each outcome, returns the result. */
+export type SolveSteps<R> = Generator<MilpRequest | LoopTurn, R, MilpOutcome | undefined>;
+
+/** One solve, as a step: `const outcome = yield* solveStep(request)`. */
+export function* solveStep(request: MilpRequest): SolveSteps<MilpOutcome> {
+  const outcome = yield request;
+  if (outcome === undefined) throw new Error('a solve step was resumed without its outcome');
+  return outcome;
+}
+
+/** Where a cycle may let the event loop run, as a step: `yield* loopTurn()` in its long loops. */
+export function* loopTurn(): SolveSteps<void> {
+  yield LOOP_TURN;
+}
+
+function isLoopTurn(step: MilpRequest | LoopTurn): step is LoopTurn {
+  return (step as LoopTurn).loopTurn === true;
+}
 
 /** Solves one request where it is called (blocking). */
 export type InlineMilpSolver = (request: MilpRequest) => MilpOutcome;
@@ -93,14 +124,29 @@ export interface MilpSolver {
 /** Runs the steps to their end, each request solved by `solver` on this thread. */
 export function runStepsInline<R>(steps: SolveSteps<R>, solver: InlineMilpSolver): R {
   let next = steps.next();
-  while (!next.done) next = steps.next(solver(next.value));
+  while (!next.done) next = steps.next(isLoopTurn(next.value) ? undefined : solver(next.value));
   return next.value;
 }
 
-/** Runs the steps to their end, each request solved by `solver` while this thread goes on. */
+/**
+ * Runs the steps to their end, each request solved by `solver` while this thread goes on, and the
+ * event loop run at a turn once the steps have held it for `LOOP_SLICE_MS`.
+ */
 export async function runStepsOffThread<R>(steps: SolveSteps<R>, solver: MilpSolver): Promise<R> {
+  let heldSinceMs = performance.now();
   let next = steps.next();
-  while (!next.done) next = steps.next(await solver.solve(next.value));
+  while (!next.done) {
+    const step = next.value;
+    let outcome: MilpOutcome | undefined;
+    if (!isLoopTurn(step)) outcome = await solver.solve(step);
+    else if (performance.now() - heldSinceMs >= LOOP_SLICE_MS) await new Promise<void>((resolve) => setImmediate(resolve));
+    else {
+      next = steps.next(undefined);
+      continue;
+    }
+    heldSinceMs = performance.now();
+    next = steps.next(outcome);
+  }
   return next.value;
 }
 

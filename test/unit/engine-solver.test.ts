@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { runStepsInline, type MilpModel, type MilpOutcome, type SolveSteps } from '../../src/core/milp.js';
+import { runStepsInline, solveStep, type MilpModel, type MilpOutcome, type SolveSteps } from '../../src/core/milp.js';
 import { definePolicy, type AnyPolicy, type PolicyOutput } from '../../src/core/policy.js';
 import { Engine, type PolicyLookup } from '../../src/engine/engine.js';
 import { InMemoryBackend } from '../../src/engine/fake-backend.js';
@@ -52,12 +52,12 @@ const loopRanDuringSolve: boolean[] = [];
 function* solvingCycle(p: Params): SolveSteps<PolicyOutput<{ cycles: number }>> {
   let loopRan = false;
   setTimeout(() => (loopRan = true), 0);
-  const outcome = yield {
+  const outcome = yield* solveStep({
     model: hardKnapsack(),
     run: { options: { mip_rel_gap: 0, random_seed: 0 }, timeLimitMs: p.timeLimitMs },
     timeLeftMs: p.timeLeftMs,
     minSolveMs: 10,
-  };
+  });
   outcomes.push(outcome);
   loopRanDuringSolve.push(loopRan);
   return { decisions: [], state: { cycles: 1 }, notes: [outcome.solved ? `solved: ${outcome.status}` : `not solved (${outcome.why}): ${outcome.error}`] };

@@ -1,5 +1,15 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadHighs, runMilp, runStepsOffThread, type MilpModel, type MilpRequest } from '../../src/core/milp.js';
+import {
+  LOOP_SLICE_MS,
+  loadHighs,
+  loopTurn,
+  runMilp,
+  runStepsInline,
+  runStepsOffThread,
+  type MilpModel,
+  type MilpRequest,
+  type SolveSteps,
+} from '../../src/core/milp.js';
 import { WorkerMilpSolver } from '../../src/engine/milp-solver.js';
 import { fromWeighted } from '../../src/policies/threesigma/distribution.js';
 import { solverAvailability } from '../../src/policies/threesigma/milp.js';
@@ -150,5 +160,26 @@ describe('3Sigma plan steps solved off the thread', () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe('turns of the event loop in a long cycle', () => {
+  /** A cycle that holds the loop for twice the slice, then offers a turn: whether a callback queued at its start ran by then. */
+  function* longPhase(): SolveSteps<boolean> {
+    let timerRan = false;
+    setImmediate(() => (timerRan = true));
+    const from = performance.now();
+    while (performance.now() - from < 2 * LOOP_SLICE_MS);
+    yield* loopTurn();
+    return timerRan;
+  }
+  const noSolver = { solve: () => Promise.reject(new Error('no solve in this cycle')) };
+
+  it('run off the loop, a cycle that held the loop for a slice lets it run at its next turn', async () => {
+    expect(await runStepsOffThread(longPhase(), noSolver)).toBe(true);
+  });
+
+  it("run on the caller's thread (replays), a turn is nothing", () => {
+    expect(runStepsInline(longPhase(), () => ({ solved: false, why: 'failed', error: 'no solve in this cycle', solveMs: 0 }))).toBe(false);
   });
 });

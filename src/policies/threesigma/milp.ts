@@ -14,7 +14,7 @@
  * frees is for SLO jobs only (§4.3.5: lower-priority jobs make room for deadlines), hence the
  * third set of rows.
  */
-import { loadHighs, runMilp, runStepsInline, type MilpModel, type MilpOutcome, type MilpRequest, type SolveSteps } from '../../core/milp.js';
+import { loadHighs, runMilp, runStepsInline, solveStep, type MilpModel, type MilpOutcome, type MilpRequest, type SolveSteps } from '../../core/milp.js';
 import type { Highs } from 'highs';
 
 export interface PlanOption {
@@ -232,7 +232,7 @@ export function* solvePlanSteps(p: PlanProblem, limits: SolverLimits): SolveStep
   const model = planModel(p);
   const startValues = new Array<number>(model.numCols).fill(0);
   for (const o of start.chosen) if (o >= 0) startValues[o] = 1;
-  const outcome: MilpOutcome = yield {
+  const outcome = yield* solveStep({
     model,
     run: {
       options: { random_seed: 0, mip_max_nodes: limits.maxNodes, mip_rel_gap: limits.relativeGap, ...BOUNDED_EFFORT },
@@ -240,7 +240,7 @@ export function* solvePlanSteps(p: PlanProblem, limits: SolverLimits): SolveStep
       ...(limits.timeLimitMs !== undefined ? { timeLimitMs: limits.timeLimitMs } : {}),
     },
     ...(limits.deadline ? { timeLeftMs: msLeft(limits.deadline), minSolveMs: limits.deadline.minSolveMs } : {}),
-  };
+  });
   return planFromOutcome(p, outcome, start, { columns: model.numCols, rows: model.numRows, nonzeros: model.matrix.values.length });
 }
 

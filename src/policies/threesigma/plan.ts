@@ -12,7 +12,7 @@
  * Demands and capacities are fractions of the cluster per resource (vcores, memory).
  */
 import { conditionalOnElapsed, longest, pointMass, scaled, survival, type RuntimeDistribution } from './distribution.js';
-import { runStepsInline, type SolveSteps } from '../../core/milp.js';
+import { loopTurn, runStepsInline, type SolveSteps } from '../../core/milp.js';
 import { solveGreedy, solveInline, solvePlanSteps, type PlanOption, type PlanProblem, type PlanSolution, type SolveDeadline } from './milp.js';
 import type { ThreeSigmaParams } from './params.js';
 import { chanceWithinWindow, expectedUtility, type UtilityCurve } from './utility.js';
@@ -257,7 +257,7 @@ export function* planCycleSteps(
   clock?: CycleClock,
 ): SolveSteps<CyclePlan> {
   const deadline = cycleDeadline(p, clock ?? { startedAtMs: performance.now(), nowMs: () => performance.now() });
-  const { problem, slices, optionStart, optionPlacement, optionUtility, best, handled, runningPlans, preemptable } = cycleProblem(
+  const { problem, slices, optionStart, optionPlacement, optionUtility, best, handled, runningPlans, preemptable } = yield* cycleProblemSteps(
     nowMs,
     pending,
     running,
@@ -369,6 +369,18 @@ export function cycleProblem(
   seed: PlanSeed = { startMs: {} },
   nodes?: PlanNodes,
 ): CycleProblem {
+  return runStepsInline(cycleProblemSteps(nowMs, pending, running, p, seed, nodes), solveInline);
+}
+
+/** `cycleProblem` as steps: the live engine lets the event loop run while it counts thousands of running jobs. */
+function* cycleProblemSteps(
+  nowMs: number,
+  pending: readonly JobToPlan[],
+  running: readonly RunningJobToPlan[],
+  p: PlanParams,
+  seed: PlanSeed = { startMs: {} },
+  nodes?: PlanNodes,
+): SolveSteps<CycleProblem> {
   const slices = Math.max(1, Math.round(p.planAheadMs / p.sliceMs));
   const runningPlans: RunningPlan[] = [];
   const preemptions: { cost: number; credit: Float64Array }[] = [];
@@ -387,7 +399,8 @@ export function cycleProblem(
   );
   const runningUse: Float64Array[] = [];
   const survivalOf: Float64Array[] = [];
-  running.forEach((job, i) => {
+  for (const [i, job] of running.entries()) {
+    yield* loopTurn();
     const rest = remainingRuntime(job, nowMs, p);
     const elapsed = Math.max(0, nowMs - job.runningSinceMs);
     const use = expectedUse(rest.distribution, job.demand, 0, slices, p.sliceMs, elapsed);
@@ -408,7 +421,7 @@ export function cycleProblem(
       ...(rest.underestimateFinishMs !== undefined ? { underestimateFinishMs: rest.underestimateFinishMs } : {}),
       ...(cost !== undefined ? { preemptionCost: cost } : {}),
     });
-  });
+  }
 
   // Preferred sets: their capacity, and rows for those two or more jobs share.
   const setCapacity = nodes ? preferredSetCapacity(pending, running, survivalOf, nodes, slices) : new Map<string, Float64Array>();

@@ -16,7 +16,7 @@
  */
 import { decisionWithLazyReason, type Decision } from '../../core/actions.js';
 import { isActiveApp, type AppId, type AppView, type ClusterSnapshot, type ContainerView } from '../../core/model.js';
-import { runStepsInline, type SolveSteps } from '../../core/milp.js';
+import { loopTurn, runStepsInline, type SolveSteps } from '../../core/milp.js';
 import { definePolicy, type PolicyInput, type PolicyOutput } from '../../core/policy.js';
 import { secondsText } from '../shared/durations.js';
 import { pointMass, type RuntimeDistribution } from './distribution.js';
@@ -147,9 +147,10 @@ function shareOf(s: ClusterSnapshot, vcores: number, memoryMB: number): number[]
 }
 
 /** Task containers (not ApplicationMasters) of every application that holds any. */
-function taskContainersByApp(s: ClusterSnapshot): Map<AppId, ContainerView[]> {
+function* taskContainersByApp(s: ClusterSnapshot): SolveSteps<Map<AppId, ContainerView[]>> {
   const out = new Map<AppId, ContainerView[]>();
   for (const c of s.containers.values()) {
+    yield* loopTurn();
     if (c.appMaster) continue;
     let list = out.get(c.appId);
     if (!list) out.set(c.appId, (list = []));
@@ -372,11 +373,13 @@ function* threeSigmaCycle({ snapshot, params: p, state }: PolicyInput<ThreeSigma
   const now = snapshot.nowMs;
   const notes: string[] = [];
   const decisions: Decision[] = [];
-  const tasks = taskContainersByApp(snapshot);
+  // Live, the event loop runs during the cycle's long loops (`loopTurn`): at 10,000 applications each phase takes tens of ms.
+  const tasks = yield* taskContainersByApp(snapshot);
 
   // 1. Learn from finished applications; describe and predict new ones.
   let learned = 0;
   for (const app of snapshot.apps.values()) {
+    yield* loopTurn();
     const job = Object.hasOwn(state.jobs, app.id) ? state.jobs[app.id] : undefined;
     if (!isActiveApp(app)) {
       if (job && app.state === 'FINISHED') {
@@ -415,6 +418,7 @@ function* threeSigmaCycle({ snapshot, params: p, state }: PolicyInput<ThreeSigma
   const pendingApps: { app: AppView; job: TrackedJob; plan: JobToPlan }[] = [];
   const runningApps: { app: AppView; job: TrackedJob; plan: RunningJobToPlan }[] = [];
   for (const app of snapshot.apps.values()) {
+    yield* loopTurn();
     if (!isActiveApp(app)) continue;
     const job = state.jobs[app.id];
     if (!job.prediction) {
@@ -551,7 +555,8 @@ function* threeSigmaCycle({ snapshot, params: p, state }: PolicyInput<ThreeSigma
     x.job.plannedStartMs = undefined;
     decisions.push(deferToPlannedStart(x.app, x.job, undefined, p, now, p.sliceMs));
   }
-  runningApps.forEach((x, i) => {
+  for (const [i, x] of runningApps.entries()) {
+    yield* loopTurn();
     const rp = plan.running[i];
     if (rp.preempt) {
       preempted++;
@@ -565,7 +570,7 @@ function* threeSigmaCycle({ snapshot, params: p, state }: PolicyInput<ThreeSigma
       x.job.preemptedAtMs = now;
       x.job.runningSinceMs = undefined;
     } else decisions.push(keepRunning(x.app, x.job, rp, p, now));
-  });
+  }
 
   const s = plan.solution;
   state.lastPlan = {
