@@ -11,6 +11,7 @@
  *   npm run bench -- --live-scale      # the live cycle at 100 to 10,000 nodes (bench/live-scale.ts)
  *   npm run bench -- --darss           # DARSS admission and one cycle (bench/darss.ts)
  *   npm run bench -- --engine-state    # a committing Kairos at 10,000 nodes: state saved per cycle, event loop held (bench/engine-state.ts)
+ *   npm run bench -- --threesigma-engine  # 3Sigma in the engine: /healthz while its cycles solve (bench/threesigma-engine.ts)
  *   npm run bench -- --bopf            # BoPF admission (with and without known phases), one allocation round, one cycle (bench/bopf.ts)
  *   npm run bench -- --threesigma      # 3Sigma prediction, one plan, one cycle at the paper's scale (bench/threesigma.ts)
  *   npm run bench -- --tasklevel       # Pigeon, Eagle, Sparrow, Kairos §6.2 replays (bench/tasklevel.ts)
@@ -39,6 +40,11 @@ if (process.argv.includes('--bopf')) {
 if (process.argv.includes('--engine-state')) {
   const { runEngineStateBench } = await import('./engine-state.js');
   await runEngineStateBench(process.argv.slice(2).filter((a) => a !== '--engine-state'));
+  process.exit(0);
+}
+if (process.argv.includes('--threesigma-engine')) {
+  const { runThreeSigmaEngineBench } = await import('./threesigma-engine.js');
+  await runThreeSigmaEngineBench(process.argv.slice(2).filter((a) => a !== '--threesigma-engine'));
   process.exit(0);
 }
 if (process.argv.includes('--darss')) {

@@ -158,7 +158,7 @@ function timedSolve(problem: PlanProblem, limits: SolverLimits): SolveFigures {
 }
 
 /** 100,000 runtimes of 2,000 kinds of job (20 users, 100 names, 4 queues), learned in order. */
-function bigHistory(p: ThreeSigmaParams): { predictor: PredictorState; jobs: JobDescription[] } {
+export function bigHistory(p: ThreeSigmaParams): { predictor: PredictorState; jobs: JobDescription[] } {
   const rnd = random(11);
   const predictor = emptyPredictor();
   const jobs: JobDescription[] = [];
@@ -182,7 +182,7 @@ function bigHistory(p: ThreeSigmaParams): { predictor: PredictorState; jobs: Job
 }
 
 /** A snapshot at the paper's scale: 12,583 one-slot nodes, 4,000 jobs an hour at load 0.95. */
-function paperScaleSnapshot(pendingJobs: number): { snapshot: ReturnType<typeof buildSnapshot>; running: number; containers: number } {
+export function paperScaleSnapshot(pendingJobs: number): { snapshot: ReturnType<typeof buildSnapshot>; running: number; containers: number } {
   const NODES = 12_583;
   // Little's law: 4,000 jobs/h × 10 min mean = 667 jobs running; at load 0.95, 18 tasks each.
   const RUNNING = 667;

@@ -14,7 +14,17 @@
  * frees is for SLO jobs only (§4.3.5: lower-priority jobs make room for deadlines), hence the
  * third set of rows.
  */
-import { loadHighs, runMilp, runStepsInline, solveStep, type MilpModel, type MilpOutcome, type MilpRequest, type SolveSteps } from '../../core/milp.js';
+import {
+  loadHighs,
+  loopTurn,
+  runMilp,
+  runStepsInline,
+  solveStep,
+  type MilpModel,
+  type MilpOutcome,
+  type MilpRequest,
+  type SolveSteps,
+} from '../../core/milp.js';
 import type { Highs } from 'highs';
 
 export interface PlanOption {
@@ -227,8 +237,11 @@ export function* solvePlanSteps(p: PlanProblem, limits: SolverLimits): SolveStep
     };
   const greedy = solveGreedy(p, 'optimal: every job has its best option');
   if (everyJobHasItsBestOption(p, greedy.chosen)) return greedy;
+  // Live, the event loop runs between the steps of a large plan (each tens of ms at 200 jobs).
+  yield* loopTurn();
   const start = startingPlan(p, greedy.chosen);
   if (limits.deadline && msLeft(limits.deadline) < limits.deadline.minSolveMs) return keepWarmStartWhenBudgetSpent(p, start, limits.deadline);
+  yield* loopTurn();
   const model = planModel(p);
   const startValues = new Array<number>(model.numCols).fill(0);
   for (const o of start.chosen) if (o >= 0) startValues[o] = 1;

@@ -482,7 +482,8 @@ function* cycleProblemSteps(
   const handled: boolean[] = [];
   const seedChoice: number[] = [];
   const starts = startSlices(slices, p.fineStartSlices);
-  pending.forEach((job, j) => {
+  for (const [j, job] of pending.entries()) {
+    yield* loopTurn();
     const curve = utilityCurveOf(job, p);
     handled.push(curve.kind === 'slo' && curve.afterDeadline !== undefined);
     const bestEffort = curve.kind === 'bestEffort' ? { bestEffort: true } : {};
@@ -522,8 +523,9 @@ function* cycleProblemSteps(
       add(s, ua, expectedUse(slower, job.demand, s, slices, p.sliceMs), 'anywhere', 0);
     }
     best.push(top);
-  });
+  }
 
+  yield* loopTurn();
   const problem: PlanProblem = {
     jobs: pending.length,
     slices,
