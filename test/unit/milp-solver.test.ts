@@ -75,7 +75,7 @@ describe('the engine solver: HiGHS in a worker thread', () => {
     if (!off.solved || !inline.solved) return;
     expect(off.status).toBe('optimal');
     expect(Array.from(off.colValue)).toEqual(Array.from(inline.colValue));
-    expect(s.stats).toMatchObject({ solves: 1, stoppedAtDeadline: 0, workerFailures: 0, workersStarted: 1 });
+    expect(s.stats).toMatchObject({ solves: 1, leftBehind: 0, workerFailures: 0, workersStarted: 1 });
   });
 
   it('leaves the event loop free while it solves', async (ctx) => {
@@ -91,19 +91,39 @@ describe('the engine solver: HiGHS in a worker thread', () => {
     expect(ticks).toBeGreaterThan(1);
   });
 
-  it('stops a solve still running when its time is up, and the next solve gets a fresh worker', async (ctx) => {
+  it('goes on without a solve still running when its time is up; the next solve waits for the worker to finish it', async (ctx) => {
     if (!solverAvailability().available) ctx.skip();
     const stops: string[] = [];
-    // A grace below zero stands for a HiGHS that runs past its own time limit: the worker is stopped first.
-    const s = solver({ graceMs: -9_800, onStop: (why) => stops.push(why) });
+    // A grace below zero stands for a HiGHS that runs past its own time limit (here 600 ms): the answer is due at 200 ms.
+    const s = solver({ graceMs: -400, onStop: (why) => stops.push(why) });
     await s.warm();
-    const cut = await s.solve(hard(10_000, 10_000));
+    const cut = await s.solve(hard(600, 600));
     expect(cut).toMatchObject({ solved: false, why: 'deadline' });
-    if (!cut.solved) expect(cut.error).toMatch(/^solve stopped after \d+ ms, at the end of the \d+ ms it had$/);
+    if (!cut.solved) expect(cut.error).toMatch(/^solve left behind after \d+ ms, at the end of the \d+ ms it had$/);
     expect(stops).toEqual(['deadline']);
-    const next = await s.solve(small);
-    expect(next).toMatchObject({ solved: true, status: 'optimal' });
-    expect(s.stats).toMatchObject({ solves: 2, stoppedAtDeadline: 1, workersStarted: 2 });
+    // No time limit: it waits for HiGHS to end the solve left behind, then runs in the same worker.
+    expect(await s.solve(small)).toMatchObject({ solved: true, status: 'optimal' });
+    expect(s.stats).toMatchObject({ solves: 2, leftBehind: 1, notStarted: 0, terminated: 0, workersStarted: 1 });
+  });
+
+  it('does not start a solve whose time runs out while a solve left behind keeps the worker', async (ctx) => {
+    if (!solverAvailability().available) ctx.skip();
+    const s = solver({ graceMs: -9_800 });
+    await s.warm();
+    expect(await s.solve(hard(10_000, 10_000))).toMatchObject({ solved: false, why: 'deadline' });
+    const late = await s.solve({ ...small, timeLeftMs: 100 });
+    expect(late).toMatchObject({ solved: false, why: 'deadline' });
+    if (!late.solved) expect(late.error).toBe("the solver worker was still busy with a solve left behind when this one's 100 ms ran out");
+    expect(s.stats).toMatchObject({ leftBehind: 1, notStarted: 1 });
+  });
+
+  it('terminates a worker a solve left behind keeps past hungAfterMs; the next solve gets a fresh worker', async (ctx) => {
+    if (!solverAvailability().available) ctx.skip();
+    const s = solver({ graceMs: -9_800, hungAfterMs: 300 });
+    await s.warm();
+    expect(await s.solve(hard(10_000, 10_000))).toMatchObject({ solved: false, why: 'deadline' });
+    expect(await s.solve(small)).toMatchObject({ solved: true, status: 'optimal' });
+    expect(s.stats).toMatchObject({ solves: 2, leftBehind: 1, terminated: 1, workersStarted: 2 });
   });
 
   it('does not start a solve whose time went on waiting for another', async (ctx) => {
@@ -117,6 +137,17 @@ describe('the engine solver: HiGHS in a worker thread', () => {
     expect(late).toMatchObject({ solved: false, why: 'deadline' });
     if (!late.solved) expect(late.error).toMatch(/ms waiting for the solver, a solve needs 50 ms$/);
     expect(s.stats.notStarted).toBe(1);
+  });
+
+  it("does not wait past a solve's time for a worker still loading HiGHS", async () => {
+    const s = solver();
+    // Loading HiGHS (compiling its WebAssembly) takes far longer than 1 ms.
+    const late = await s.solve({ ...small, timeLeftMs: 1 });
+    expect(late).toMatchObject({ solved: false, why: 'deadline' });
+    if (!late.solved) expect(late.error).toBe("the solver worker was still loading HiGHS when the solve's 1 ms ran out");
+    // The worker goes on loading: the next solve with time to spare uses it.
+    expect(await s.solve(small)).toMatchObject({ solved: true, status: 'optimal' });
+    expect(s.stats).toMatchObject({ notStarted: 1, workersStarted: 1 });
   });
 
   it('a closed solver answers failed', async () => {
