@@ -247,18 +247,3 @@ function tsxBootstrap(entry: URL): string {
   const api = pathToFileURL(join(dirname(pkgPath), pkg.exports['./esm/api'].import.default)).href;
   return `(async () => { (await import(${JSON.stringify(api)})).register(); await import(${JSON.stringify(entry.href)}); })();`;
 }
-
-/** Whether `ready` settles fulfilled within `ms` (undefined: whenever it does); a rejection is thrown. */
-async function readyWithin(ready: Promise<void>, ms: number | undefined): Promise<boolean> {
-  if (ms === undefined) {
-    await ready;
-    return true;
-  }
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, ms))));
-  try {
-    return await Promise.race([ready.then(() => true as const), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
