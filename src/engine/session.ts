@@ -475,21 +475,39 @@ function targetId(a: Action): string {
   }
 }
 
-/** Plans of at most this many decisions find earlier targets by a scan; larger ones through maps. */
+/** Plans of at most this many decisions find earlier targets by a scan; larger ones through sets. */
 const SCANNED_TARGETS = 16;
 
 /** The decisions of a plan so far by target, found without building the target's string. */
 class TargetsSeen {
   /** The first `SCANNED_TARGETS` claims: group, id and decision, three entries each. */
   private readonly scanned: (TargetGroup | string | Decision)[] = [];
-  /** Once a plan has more claims: all of them, by group, then id (the scan is no longer made). */
+  /**
+   * Once a plan has more claims: the ids claimed, by group. One lookup tells a first claim (a
+   * replay plans cycles of a thousand suspensions and resumptions); a duplicate is rare, and its
+   * earlier decision is found in the plan so far.
+   */
+  private ids?: Set<string>[];
+  /** From a large plan's first duplicate on: every claim, by group, then id. */
   private maps?: Map<string, Decision>[];
 
-  /** The earlier decision on `a`'s target, or undefined after recording `d` as its first. */
-  claim(a: Action, d: Decision): Decision | undefined {
+  /** The earlier decision on `a`'s target, or undefined after recording `d` as its first (`planned`: the plan so far). */
+  claim(a: Action, d: Decision, planned: readonly PlannedDecision[]): Decision | undefined {
     const group = targetGroup(a);
     const id = targetId(a);
     if (this.maps !== undefined) return firstClaim(this.maps, group, id, d);
+    const ids = this.ids;
+    if (ids !== undefined) {
+      const byGroup = (ids[group] ??= new Set());
+      const before = byGroup.size;
+      if (byGroup.add(id).size !== before) return undefined;
+      // A duplicate: every claim so far goes into maps (each planned decision with an action was
+      // claimed, in order), which answer from now on.
+      const maps: Map<string, Decision>[] = (this.maps = []);
+      this.ids = undefined;
+      for (const p of planned) if (p.action !== undefined) firstClaim(maps, targetGroup(p.action), targetId(p.action), p.decision);
+      return firstClaim(maps, group, id, d);
+    }
     const scanned = this.scanned;
     // Ids of one kind share long prefixes (`container_0_…`): the length and the last character
     // rule most of them out before a comparison of the whole string.
@@ -504,11 +522,12 @@ class TargetsSeen {
       scanned.push(group, id, d);
       return undefined;
     }
-    // The scanned claims move into the maps: a large plan would otherwise scan them at every claim.
-    const maps: Map<string, Decision>[] = (this.maps = []);
-    for (let i = 0; i < scanned.length; i += 3) firstClaim(maps, scanned[i] as TargetGroup, scanned[i + 1] as string, scanned[i + 2] as Decision);
+    // The scanned claims move into the sets: a large plan would otherwise scan them at every claim.
+    const sets: Set<string>[] = (this.ids = []);
+    for (let i = 0; i < scanned.length; i += 3) (sets[scanned[i] as TargetGroup] ??= new Set()).add(scanned[i + 1] as string);
     scanned.length = 0;
-    return firstClaim(maps, group, id, d);
+    (sets[group] ??= new Set()).add(id);
+    return undefined;
   }
 }
 
@@ -524,7 +543,8 @@ function firstClaim(maps: Map<string, Decision>[], group: TargetGroup, id: strin
 export function plan(ctx: SessionContext, decisions: readonly Decision[], policyName = 'unknown'): PlannedDecision[] {
   const out: PlannedDecision[] = [];
   if (decisions.length === 0) return out;
-  const seen = new TargetsSeen();
+  // A plan of one decision has no earlier target (most of a replay's cycles plan one ranking).
+  const seen = decisions.length > 1 ? new TargetsSeen() : undefined;
   const advisory = !ctx.capabilities.queueWrites;
   let sendable = 0;
   const disrupted: Record<Disruption, number> = { suspend: 0, kill: 0 };
@@ -544,7 +564,7 @@ export function plan(ctx: SessionContext, decisions: readonly Decision[], policy
       out.push({ decision, clamped: false, status: 'failed', error: action });
       continue;
     }
-    const earlier = seen.claim(action, decision);
+    const earlier = seen?.claim(action, decision, out);
     if (earlier) {
       out.push({
         decision,

@@ -199,6 +199,28 @@ describe('plan', () => {
     expect(p.filter((x) => x.status === 'pending')).toHaveLength(30);
   });
 
+  it('names the first decision on a target in a large plan, past invalid ones and across kinds of target', () => {
+    const on = (kind: 'suspendContainer' | 'resumeContainer', id: string, rule: string): Decision => ({
+      action: { kind, containerId: id, nodeId: 'n1' },
+      policy: 'p',
+      rule,
+      reason: 'why',
+    });
+    const decisions = [
+      ...Array.from({ length: 20 }, (_, i) => on('suspendContainer', `c${i}`, `p.first${i}`)),
+      { action: { kind: 'suspendContainer', containerId: '' }, policy: 'p', rule: 'p.bad', reason: 'why' } as unknown as Decision,
+      d({ kind: 'killApp', appId: 'c18' }),
+      on('resumeContainer', 'c30', 'p.late'),
+      on('resumeContainer', 'c18', 'p.again'),
+      on('suspendContainer', 'c30', 'p.again'),
+      on('suspendContainer', 'c2', 'p.again'),
+      d({ kind: 'killApp', appId: 'c18' }),
+    ];
+    const p = plan(ctx(), decisions);
+    expect(p.map((x) => x.status).slice(20)).toEqual(['failed', 'pending', 'pending', 'skipped', 'skipped', 'skipped', 'skipped']);
+    expect(p.slice(23).map((x) => x.detail?.match(/\(rule (\S+)\)/)?.[1])).toEqual(['p.first18', 'p.late', 'p.first2', 'p.r']);
+  });
+
   it('tells targets apart that share their length and last character, and finds a second ranking', () => {
     const suspend = (id: string) => d({ kind: 'suspendContainer', containerId: id, nodeId: 'n1' });
     const rank = (n: number) => d({ kind: 'rankNodes', scores: { n1: n }, leastLoadedFirst: false, partial: true });
