@@ -201,6 +201,8 @@ export class Simulator {
   readonly actionStats: ActionStats = { applied: 0, noop: 0, failed: 0, skipped: 0, byKind: {} };
   /** The counters of actionStats.byKind, by kind (see `count`). */
   private readonly countsByKind = new Map<string, { applied: number; noop: number; failed: number; skipped: number }>();
+  /** The same counters of the kinds a replay counts most (`kindSlot`). */
+  private readonly countsBySlot: ({ applied: number; noop: number; failed: number; skipped: number } | undefined)[] = [undefined, undefined, undefined];
   readonly warnings: string[] = [];
 
   /** Sum of RUNNING nodes' advertised capacity. */
@@ -646,12 +648,15 @@ export class Simulator {
   }
 
   private countOutcome(kind: string, status: ApplyOutcome['status'] | PlannedDecision['status']): void {
-    // The counters of a kind are found through a Map (the same objects as in byKind): a replay
-    // counts millions of actions, and a lookup by a varying key in a plain object is slow.
-    let k = this.countsByKind.get(kind);
+    // The counters of a kind are found by the kind's number, else through a Map (the same objects
+    // as in byKind): a replay counts millions of actions, and a lookup by a varying key in a plain
+    // object is slow.
+    const slot = kindSlot(kind);
+    let k = slot >= 0 ? this.countsBySlot[slot] : this.countsByKind.get(kind);
     if (k === undefined) {
       k = this.actionStats.byKind[kind] = { applied: 0, noop: 0, failed: 0, skipped: 0 };
       this.countsByKind.set(kind, k);
+      if (slot >= 0) this.countsBySlot[slot] = k;
     }
     const stats = this.actionStats;
     switch (status) {
@@ -1260,6 +1265,20 @@ export class Simulator {
       if (pend !== app.pendingContainers) fail(`app ${app.id} pending ${app.pendingContainers} != ${pend}`);
     }
     if (inApps !== live) fail(`containers held by apps ${inApps} != live ${live}`);
+  }
+}
+
+/** The slot of an action kind among `countsBySlot` (-1: counted through the Map). */
+function kindSlot(kind: string): number {
+  switch (kind) {
+    case 'suspendContainer':
+      return 0;
+    case 'resumeContainer':
+      return 1;
+    case 'rankNodes':
+      return 2;
+    default:
+      return -1;
   }
 }
 
