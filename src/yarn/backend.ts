@@ -280,6 +280,13 @@ export class YarnBackend implements ClusterBackend {
   private nodeViews = new Map<string, { ids: string[]; views: ContainerView[] }>();
   /** The last snapshot's containers came without the shim's figures: the next may build on its map. */
   private listedWithoutShim = false;
+  /**
+   * The last snapshot's node and app views with the RM items they were made from. The RM list
+   * parser hands back the very item of the last answer when it did not change (list-parser.ts),
+   * so such an item's view is the last one: at 1 % of apps changed most views are not made again.
+   */
+  private lastNodeViews = new Map<string, { rm: RmNodeInfo; view: NodeView }>();
+  private lastAppViews = new Map<string, { rm: RmAppInfo; base: AppView; view: AppView }>();
   /** Snapshots one at a time: each builds on the previous one's reads. */
   private refreshing: Promise<unknown> = Promise.resolve();
   /** The scheduler-conf version behind the last queueWrites answer (re-read when it moves). */
@@ -391,7 +398,9 @@ export class YarnBackend implements ClusterBackend {
     const apps: AppView[] = [];
     for (let i = 0; i < rmApps.length; i++) {
       if ((i & 255) === 0) await slicer.maybeNext();
-      apps.push(toAppView(rmApps[i]!, i, leafPaths));
+      const a = rmApps[i]!;
+      const last = this.lastAppViews.get(a.id);
+      apps.push(last?.rm === a && last.base.queue === resolveQueuePath(a.queue, leafPaths) ? last.base : toAppView(a, i, leafPaths));
     }
 
     const running = rmApps.filter((a) => a.state === 'RUNNING');
@@ -423,15 +432,33 @@ export class YarnBackend implements ClusterBackend {
         : await this.allContainers(running, shimContainers, touched, slicer);
     this.listedWithoutShim = shimContainers.length === 0;
     const nodes: NodeView[] = [];
+    const nodeViews = new Map<string, { rm: RmNodeInfo; view: NodeView }>();
     for (let i = 0; i < rmNodes.length; i++) {
       if ((i & 255) === 0) await slicer.maybeNext();
       const n = rmNodes[i]!;
-      nodes.push(this.toNodeView(n, i, this.nodeLists.get(n.id) ?? [], containers));
+      const ids = this.nodeLists.get(n.id) ?? [];
+      const last = this.lastNodeViews.get(n.id);
+      const view = last?.rm === n && this.sameNodeInputs(last.view, ids) ? last.view : this.toNodeView(n, i, ids, containers);
+      nodeViews.set(n.id, { rm: n, view });
+      nodes.push(view);
     }
-    const consistentApps = apps.map((a) => {
-      const mine = counted.get(a.id);
-      return mine ? { ...a, runningContainers: mine.n, allocated: { memoryMB: mine.memoryMB, vcores: mine.vcores } } : a;
-    });
+    const consistentApps: AppView[] = [];
+    const appViews = new Map<string, { rm: RmAppInfo; base: AppView; view: AppView }>();
+    for (let i = 0; i < apps.length; i++) {
+      const base = apps[i]!;
+      const mine = counted.get(base.id);
+      const last = this.lastAppViews.get(base.id);
+      let view = base;
+      if (mine) {
+        const same =
+          last?.base === base && last.view.runningContainers === mine.n && equals(last.view.allocated, { memoryMB: mine.memoryMB, vcores: mine.vcores });
+        view = same ? last.view : { ...base, runningContainers: mine.n, allocated: { memoryMB: mine.memoryMB, vcores: mine.vcores } };
+      }
+      appViews.set(base.id, { rm: rmApps[i]!, base, view });
+      consistentApps.push(view);
+    }
+    this.lastNodeViews = nodeViews;
+    this.lastAppViews = appViews;
     const snapshot = await buildSnapshotSliced({ nowMs, nodes, apps: consistentApps, containers, rootQueue }, slicer);
     const changeMark = await this.recordChanges(snapshot, touched, slicer);
     const changed = this.changes.since(opts.changesSince);
@@ -761,6 +788,8 @@ export class YarnBackend implements ClusterBackend {
       for (const n of snapshot.nodes.values()) {
         if ((walked++ & 255) === 0) await slicer.maybeNext();
         const p = prev.nodes.get(n.id);
+        // The last view kept (sameNodeInputs): same RM item, same container list and views.
+        if (p === n) continue;
         let same = p !== undefined && sameNode(p, n);
         for (let i = 0; same && touched.has(n.id) && i < n.containerIds.length; i++) {
           const id = n.containerIds[i]!;
@@ -774,7 +803,7 @@ export class YarnBackend implements ClusterBackend {
       for (const a of snapshot.apps.values()) {
         if ((walked++ & 255) === 0) await slicer.maybeNext();
         const p = prev.apps.get(a.id);
-        if (p === undefined || !sameApp(p, a)) changedApps.push(a.id);
+        if (p !== a && (p === undefined || !sameApp(p, a))) changedApps.push(a.id);
       }
       for (const id of prev.apps.keys()) if (!snapshot.apps.has(id)) changedApps.push(id);
     }
@@ -841,6 +870,14 @@ export class YarnBackend implements ClusterBackend {
       this.logger?.warn({ err: (err as Error).message }, 'shim unreachable, snapshot without container accounting');
       return [];
     }
+  }
+
+  /** A node's last view still holds: the same container list, its views as read for it, the same physical capacity. */
+  private sameNodeInputs(last: NodeView, containerIds: string[]): boolean {
+    if (last.containerIds !== containerIds || last.physicalCapacity !== this.physical.get(last.id)) return false;
+    if (containerIds.length === 0) return last.containers === undefined;
+    const views = this.nodeViews.get(last.id);
+    return views !== undefined && views.ids === containerIds && last.containers === views.views;
   }
 
   private toNodeView(n: RmNodeInfo, index: number, containerIds: string[], containers?: ReadonlyMap<string, ContainerView>): NodeView {
