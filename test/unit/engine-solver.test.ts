@@ -6,43 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { runStepsInline, solveStep, type MilpModel, type MilpOutcome, type SolveSteps } from '../../src/core/milp.js';
+import { runStepsInline, solveStep, type MilpOutcome, type SolveSteps } from '../../src/core/milp.js';
 import { definePolicy, type AnyPolicy, type PolicyOutput } from '../../src/core/policy.js';
 import { Engine, type PolicyLookup } from '../../src/engine/engine.js';
 import { InMemoryBackend } from '../../src/engine/fake-backend.js';
 import { solveInline, solverAvailability } from '../../src/policies/threesigma/milp.js';
 import { useEngineFixture } from './engine-fixture.js';
-
-/** A multidimensional knapsack of 100 items in 10 rows: HiGHS does not close its gap within seconds. */
-function hardKnapsack(): MilpModel {
-  let x = 7;
-  const rnd = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
-  const n = 100;
-  const m = 10;
-  const w = Array.from({ length: m }, () => Array.from({ length: n }, () => 1 + Math.floor(rnd() * 100)));
-  const starts = [0];
-  const indices: number[] = [];
-  const values: number[] = [];
-  for (let j = 0; j < n; j++) {
-    for (let i = 0; i < m; i++) {
-      indices.push(i);
-      values.push(w[i][j]);
-    }
-    starts.push(indices.length);
-  }
-  return {
-    sense: 'maximize',
-    numCols: n,
-    numRows: m,
-    colCost: Array.from({ length: n }, (_, j) => w.reduce((s, r) => s + r[j], 0) / m + Math.floor(rnd() * 50)),
-    colLower: new Array<number>(n).fill(0),
-    colUpper: new Array<number>(n).fill(1),
-    rowLower: new Array<number>(m).fill(-Infinity),
-    rowUpper: w.map((r) => r.reduce((a, b) => a + b, 0) / 2),
-    matrix: { starts, indices, values },
-    integer: true,
-  };
-}
+import { knapsack } from './milp-fixtures.js';
 
 type Params = { timeLimitMs: number; timeLeftMs: number };
 const outcomes: MilpOutcome[] = [];
@@ -53,7 +23,7 @@ function* solvingCycle(p: Params): SolveSteps<PolicyOutput<{ cycles: number }>> 
   let loopRan = false;
   setTimeout(() => (loopRan = true), 0);
   const outcome = yield* solveStep({
-    model: hardKnapsack(),
+    model: knapsack(100, 10, 7),
     run: { options: { mip_rel_gap: 0, random_seed: 0 }, timeLimitMs: p.timeLimitMs },
     timeLeftMs: p.timeLeftMs,
     minSolveMs: 10,

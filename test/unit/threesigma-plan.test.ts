@@ -16,6 +16,7 @@ import {
   type RunningJobToPlan,
 } from '../../src/policies/threesigma/plan.js';
 import { expectedUtility, utilityAt } from '../../src/policies/threesigma/utility.js';
+import { sixteenPending, tenRunning } from './milp-fixtures.js';
 
 const MIN = 60_000;
 // The paper's §2.3 / §4.3.2 example: one node, 2.5 min slices, a window of [0, 20) min.
@@ -205,22 +206,8 @@ describe('3Sigma MILP', () => {
 
   /** Sixteen jobs on a cluster a quarter taken: more options than fit, so the plan is a real search. */
   const crowded = (): PlanProblem => {
-    const pending: JobToPlan[] = Array.from({ length: 16 }, (_, j) => ({
-      id: `j${j}`,
-      kind: j % 2 === 0 ? 'slo' : 'bestEffort',
-      submittedAtMs: 0,
-      ...(j % 2 === 0 ? { deadlineMs: (8 + (j % 7) * 3) * MIN } : {}),
-      demand: [0.04 + (j % 5) * 0.01, 0.03 + (j % 3) * 0.02],
-      distribution: fromWeighted([(2 + (j % 4)) * MIN, (5 + (j % 6)) * MIN, (9 + (j % 3)) * MIN], [1 + (j % 2), 2, 1]),
-    }));
-    const running: RunningJobToPlan[] = Array.from({ length: 10 }, (_, j) => ({
-      id: `r${j}`,
-      kind: 'bestEffort',
-      submittedAtMs: 0,
-      demand: [0.025, 0.025],
-      distribution: fromWeighted([4 * MIN, 12 * MIN], [1, 1]),
-      runningSinceMs: 0,
-    }));
+    const pending = sixteenPending;
+    const running = tenRunning;
     return cycleProblem(MIN, pending, running, params).problem;
   };
 
@@ -364,23 +351,8 @@ describe('3Sigma equivalence sets: preferred nodes and anywhere (§4.3.3, §5)',
 });
 
 describe('3Sigma cycle budget (solver.cycleBudgetMs)', () => {
-  // Sixteen jobs on a cluster a quarter taken: more options than fit, so the solver has work to do.
-  const pending: JobToPlan[] = Array.from({ length: 16 }, (_, j) => ({
-    id: `j${j}`,
-    kind: j % 2 === 0 ? 'slo' : 'bestEffort',
-    submittedAtMs: 0,
-    ...(j % 2 === 0 ? { deadlineMs: (8 + (j % 7) * 3) * MIN } : {}),
-    demand: [0.04 + (j % 5) * 0.01, 0.03 + (j % 3) * 0.02],
-    distribution: fromWeighted([(2 + (j % 4)) * MIN, (5 + (j % 6)) * MIN, (9 + (j % 3)) * MIN], [1 + (j % 2), 2, 1]),
-  }));
-  const running: RunningJobToPlan[] = Array.from({ length: 10 }, (_, j) => ({
-    id: `r${j}`,
-    kind: 'bestEffort',
-    submittedAtMs: 0,
-    demand: [0.025, 0.025],
-    distribution: fromWeighted([4 * MIN, 12 * MIN], [1, 1]),
-    runningSinceMs: 0,
-  }));
+  const pending = sixteenPending;
+  const running = tenRunning;
   const withSolver = (solver: Record<string, unknown>) => threeSigmaParamsSchema.parse({ sliceMs: 150_000, planAheadMs: 20 * MIN, solver });
   const budgeted = withSolver({ timeLimitMs: 500, cycleBudgetMs: 1_000 });
   // Clocks of a cycle that started at 0: one read 5 s later (a 1 s budget long spent), one still at its start.

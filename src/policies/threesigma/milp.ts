@@ -266,15 +266,20 @@ function msLeft(d: SolveDeadline): number {
  * the warm start is the plan — feasible, and never less than the last plan or the greedy packing.
  */
 export function keepWarmStartWhenBudgetSpent(p: PlanProblem, start: StartingPlan, d: SolveDeadline): PlanSolution {
-  const why = `cycle budget spent (${Math.max(0, msLeft(d)).toFixed(0)} ms left, a solve needs ${d.minSolveMs} ms): ${start.from} kept, not solved`;
+  return warmStartKept(p, start, `${Math.max(0, msLeft(d)).toFixed(0)} ms left, a solve needs ${d.minSolveMs} ms`, 0);
+}
+
+/** The warm start as the plan, the budget having run out before (or during) the solve; `why` says how. */
+function warmStartKept(p: PlanProblem, start: StartingPlan, why: string, solveMs: number): PlanSolution {
+  const status = `cycle budget spent (${why}): ${start.from} kept, not solved`;
   return {
     chosen: [...start.chosen],
     preempted: p.preemptions.map(() => false),
     objective: start.objective,
     solver: 'greedy',
-    status: why,
-    solveMs: 0,
-    budgetSpent: why,
+    status,
+    solveMs,
+    budgetSpent: status,
     ...sizeOf(p),
   };
 }
@@ -359,18 +364,7 @@ function planModel(p: PlanProblem): MilpModel {
 /** The plan from the solver's outcome; the warm start stands when the solve gave nothing better (or nothing). */
 function planFromOutcome(p: PlanProblem, outcome: MilpOutcome, start: StartingPlan, size: { columns: number; rows: number; nonzeros: number }): PlanSolution {
   if (!outcome.solved) {
-    if (outcome.why === 'failed') return solveGreedy(p, outcome.error);
-    const why = `cycle budget spent (${outcome.error}): ${start.from} kept, not solved`;
-    return {
-      chosen: [...start.chosen],
-      preempted: p.preemptions.map(() => false),
-      objective: start.objective,
-      solver: 'greedy',
-      status: why,
-      solveMs: outcome.solveMs,
-      budgetSpent: why,
-      ...sizeOf(p),
-    };
+    return outcome.why === 'failed' ? solveGreedy(p, outcome.error) : warmStartKept(p, start, outcome.error, outcome.solveMs);
   }
   const { status, solveMs, mipGap, colValue: x } = outcome;
   const numCols = p.options.length + p.preemptions.length;

@@ -234,16 +234,8 @@ export interface PlanSeed {
  * (§4.3.6) where it is still an option; `nodes`: the nodes' capacities, needed when jobs prefer some;
  * `clock`: when the cycle started, for its budget (unset: now, on `performance.now`).
  */
-export function planCycle(
-  nowMs: number,
-  pending: readonly JobToPlan[],
-  running: readonly RunningJobToPlan[],
-  p: PlanParams,
-  seed: PlanSeed = { startMs: {} },
-  nodes?: PlanNodes,
-  clock?: CycleClock,
-): CyclePlan {
-  return runStepsInline(planCycleSteps(nowMs, pending, running, p, seed, nodes, clock), solveInline);
+export function planCycle(...args: Parameters<typeof planCycleSteps>): CyclePlan {
+  return runStepsInline(planCycleSteps(...args), solveInline);
 }
 
 /** `planCycle` as steps: the solve is yielded to the runtime (`core/milp.ts`). */
@@ -361,15 +353,8 @@ function preferredSetCapacity(
  * in it are left out instead (the same constraint, fewer rows). Options left out as dominated: "anywhere" at a start where the preferred set is
  * open (no rows of its own, fits) and earns at least as much, since it also uses less.
  */
-export function cycleProblem(
-  nowMs: number,
-  pending: readonly JobToPlan[],
-  running: readonly RunningJobToPlan[],
-  p: PlanParams,
-  seed: PlanSeed = { startMs: {} },
-  nodes?: PlanNodes,
-): CycleProblem {
-  return runStepsInline(cycleProblemSteps(nowMs, pending, running, p, seed, nodes), solveInline);
+export function cycleProblem(...args: Parameters<typeof cycleProblemSteps>): CycleProblem {
+  return runStepsInline(cycleProblemSteps(...args), solveInline);
 }
 
 /** `cycleProblem` as steps: the live engine lets the event loop run while it counts thousands of running jobs. */
