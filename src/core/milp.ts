@@ -90,7 +90,7 @@ export interface LoopTurn {
 }
 
 /** How long a cycle run off the loop holds the event loop before it takes a turn, ms. */
-export const LOOP_SLICE_MS = 10;
+export const LOOP_SLICE_MS = 5;
 
 const LOOP_TURN: LoopTurn = { loopTurn: true };
 
