@@ -84,8 +84,11 @@ describe.skipIf(!url)('a brain killed while it holds the cluster changed', () =>
     const reconciled = await eventually('the second brain to reconcile', async () => (await journal()).find((e) => e.rule === 'engine.reconcile'), 60_000, 250);
     expect(reconciled.result, reconciled.reason).toBe('applied');
     // Its own write, journaled, and the nodes over-committed again: the reconciliation is journaled
-    // at once, the cycle's writes only after they are sent, so the nodes can show them first.
-    const writtenAgain = (entries: Entry[]) => entries.findIndex((e) => e.result === 'applied' && e.rule !== 'engine.reconcile');
+    // at once, the cycle's writes only after they are sent, so the nodes can show them first. A plan
+    // the first brain was sending when it was killed is journaled by the second at its first
+    // snapshot (`engine.plan-in-flight`, before it leads): the dead brain's writes, not its own.
+    const writtenAgain = (entries: Entry[]) =>
+      entries.findIndex((e) => e.result === 'applied' && e.rule !== 'engine.reconcile' && e.rule !== 'engine.plan-in-flight');
     await eventually('the second brain to over-commit again', async () => writtenAgain(await journal()) >= 0 && (await overCommitted()), 60_000, 250);
     const entries = await journal();
     const firstWrite = writtenAgain(entries);
