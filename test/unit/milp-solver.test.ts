@@ -1,14 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  LOOP_SLICE_MS,
-  loadHighs,
-  loopTurn,
-  runMilp,
-  runStepsInline,
-  runStepsOffThread,
-  type MilpRequest,
-  type SolveSteps,
-} from '../../src/core/milp.js';
+import { LOOP_SLICE_MS, loadHighs, loopTurn, runMilp, runStepsInline, runStepsOffThread, type MilpRequest, type SolveSteps } from '../../src/core/milp.js';
 import { WorkerMilpSolver } from '../../src/engine/milp-solver.js';
 import { solverAvailability } from '../../src/policies/threesigma/milp.js';
 import { threeSigmaParamsSchema } from '../../src/policies/threesigma/params.js';
