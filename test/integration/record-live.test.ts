@@ -87,14 +87,42 @@ async function startTimelineServer(dir: string, port: number): Promise<{ url: st
     { stdio: ['ignore', out, out] },
   );
   const url = `http://localhost:${port}`;
-  await eventually(
-    'the timeline server to answer',
-    async () => proc.exitCode === null && (await fetch(`${url}/ws/v1/timeline`, { headers: { Accept: 'application/json' } })).ok,
-    120_000,
-    500,
-    () => readFileSync(log, 'utf8').split('\n').slice(-30).join('\n'),
-  );
+  const tail = () => readFileSync(log, 'utf8').split('\n').slice(-30).join('\n');
+  // A server that exits (e.g. its port taken before it bound it) ends the wait at once.
+  let onExit: (() => void) | undefined;
+  const exited = new Promise<never>((_, reject) => {
+    onExit = () => reject(new Error(`the timeline server exited before it answered\n${tail()}`));
+    proc.once('exit', onExit);
+  });
+  try {
+    await Promise.race([
+      eventually(
+        'the timeline server to answer',
+        async () => proc.exitCode === null && (await fetch(`${url}/ws/v1/timeline`, { headers: { Accept: 'application/json' } })).ok,
+        120_000,
+        500,
+        tail,
+      ),
+      exited,
+    ]);
+  } finally {
+    if (onExit) proc.off('exit', onExit);
+  }
   return { url, proc, log };
+}
+
+/**
+ * The timeline server on a port found free; on another one when that port was taken between the
+ * check and the server's bind (the shared cluster's JVMs open ports all the time).
+ */
+async function startTimelineServerOnFreePort(dir: string): Promise<Awaited<ReturnType<typeof startTimelineServer>>> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startTimelineServer(join(dir, `attempt-${attempt}`), await freePort());
+    } catch (e) {
+      if (attempt >= 3 || !/Port in use|BindException/.test(e instanceof Error ? e.message : String(e))) throw e;
+    }
+  }
 }
 
 async function record(argv: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -116,7 +144,7 @@ describe('schedbrain record on a real YARN with a timeline server', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'record-live-'));
     await ensureAdapterBuilt();
-    timeline = await startTimelineServer(join(dir, 'timeline'), await freePort());
+    timeline = await startTimelineServerOnFreePort(join(dir, 'timeline'));
     mini = await startMiniCluster({ nodes: 1, nmMemoryMB: 4096, nmVcores: 4, timelineAddress: new URL(timeline.url).host, startTimeoutMs: 180_000 });
     for (const j of JOBS) {
       const r = await submitJob(mini.confDir, {
