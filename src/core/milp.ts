@@ -19,6 +19,24 @@ export function loadHighs(): Promise<Highs> {
   return highsLoader();
 }
 
+/** HiGHS loaded for this thread, or why it could not be. */
+export type LoadedHighs = { readonly highs: Highs } | { readonly highs?: undefined; readonly error: string };
+
+/** Loads HiGHS, keeping a failure as its reason so that each solve can answer with it instead of throwing. */
+export async function loadHighsOrReason(): Promise<LoadedHighs> {
+  try {
+    return { highs: await highsLoader() };
+  } catch (e) {
+    return { error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** Runs the request on the loaded HiGHS; without one, a failed outcome saying why (`where`: whose HiGHS). */
+export function runLoadedMilp(loaded: LoadedHighs, request: MilpRequest, where: string): MilpOutcome {
+  if (loaded.highs) return runMilp(loaded.highs, request);
+  return { solved: false, why: 'failed', error: `HiGHS unavailable${where}: ${loaded.error}`, solveMs: 0 };
+}
+
 /** A programme, column-wise (compressed sparse columns). Bounds may be ±Infinity. */
 export interface MilpModel {
   readonly sense: 'maximize' | 'minimize';

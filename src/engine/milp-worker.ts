@@ -3,25 +3,16 @@
  * a time. Mechanism only: what to solve and what the answer means are the policy's.
  */
 import { parentPort } from 'node:worker_threads';
-import type { Highs } from 'highs';
-import { loadHighs, runMilp, type MilpOutcome } from '../core/milp.js';
+import { loadHighsOrReason, runLoadedMilp } from '../core/milp.js';
 import type { SolveReply, SolveTask } from './milp-solver.js';
 
 const port = parentPort;
 if (!port) throw new Error('milp-worker.ts runs as a worker thread');
 
-let highs: Highs | undefined;
-let loadError: string | undefined;
-try {
-  highs = await loadHighs();
-} catch (e) {
-  loadError = e instanceof Error ? e.message : String(e);
-}
+const loaded = await loadHighsOrReason();
 
 port.postMessage({ ready: true });
 port.on('message', (task: SolveTask) => {
-  const outcome: MilpOutcome = highs
-    ? runMilp(highs, task.request)
-    : { solved: false, why: 'failed', error: `HiGHS unavailable in the solver worker: ${loadError ?? 'not loaded'}`, solveMs: 0 };
+  const outcome = runLoadedMilp(loaded, task.request, ' in the solver worker');
   port.postMessage({ id: task.id, outcome } satisfies SolveReply);
 });

@@ -15,9 +15,9 @@
  * third set of rows.
  */
 import {
-  loadHighs,
+  loadHighsOrReason,
   loopTurn,
-  runMilp,
+  runLoadedMilp,
   runStepsInline,
   solveStep,
   type MilpModel,
@@ -25,7 +25,6 @@ import {
   type MilpRequest,
   type SolveSteps,
 } from '../../core/milp.js';
-import type { Highs } from 'highs';
 
 export interface PlanOption {
   /** Index of the job (0-based, < `jobs`). */
@@ -119,19 +118,13 @@ const NEGLIGIBLE_USE = 1e-9;
 /** Tolerance of the capacity check on a solution (the solver's own is 1e-7 on rows). */
 const FEASIBILITY_TOLERANCE = 1e-6;
 
-let highs: Highs | undefined;
-let highsLoadError: string | undefined;
-try {
-  // Loaded once when the module is imported, so that `decide` stays synchronous and every
-  // cycle of a replay solves the same way.
-  highs = await loadHighs();
-} catch (e) {
-  highsLoadError = e instanceof Error ? e.message : String(e);
-}
+// Loaded once when the module is imported, so that `decide` stays synchronous and every cycle of
+// a replay solves the same way.
+const loaded = await loadHighsOrReason();
 
 /** Whether HiGHS loaded; otherwise why not. */
 export function solverAvailability(): { available: boolean; error?: string } {
-  return highs ? { available: true } : { available: false, error: highsLoadError };
+  return loaded.highs ? { available: true } : { available: false, error: loaded.error };
 }
 
 /** Whether the choice respects one option per job and every capacity row. */
@@ -214,8 +207,7 @@ export function solvePlan(p: PlanProblem, limits: SolverLimits): PlanSolution {
 
 /** HiGHS loaded with this module, run on the caller's thread (replays, tests, a runtime without a worker). */
 export function solveInline(request: MilpRequest): MilpOutcome {
-  if (!highs) return { solved: false, why: 'failed', error: `HiGHS unavailable: ${highsLoadError ?? 'not loaded'}`, solveMs: 0 };
-  return runMilp(highs, request);
+  return runLoadedMilp(loaded, request, '');
 }
 
 /**
