@@ -5,12 +5,13 @@
  *
  *   npx tsx scripts/reproduce-3sigma.ts [--figs 7,8,10,11] [--seeds 4-13] [--nodes 256] [--duration-ms 18000000]
  *       [--period-ms 60000] [--slacks 20,60,100,140,180] [--loads 1.0,1.2,1.4,1.6] [--samples 5,10,25,50,100]
- *       [--json FILE] [--from FILE,FILE] [--no-hold]
+ *       [--systems 3sigma,prio,...] [--json FILE] [--from FILE,FILE] [--no-hold]
  *
  * Fig. 7: 3Sigma, PointPerfEst, PointRealEst, Prio on the default E2E (slack 20–80 %, load 1.4).
  * Fig. 8: constant slack, with the ablations NoDist, NoOE, NoAdapt. Fig. 10: load. Fig. 11: history
  * samples per job template. Prints one markdown table per figure: per x and system, the mean over
  * the seeds of the SLO miss rate, goodput (machine-hours) and mean best-effort latency (s).
+ * `--systems` runs only those of each figure's systems (variant names, as `--policy` takes them).
  * `--duration-ms` is the arrival window (`--hours` is deprecated: converted, with a notice; both
  * given is an error). `--json FILE` saves every run as it ends (a cut-short reproduction keeps what it did). The plan's
  * variants hold jobs in a hold queue until the plan starts them (`runE2E`); `--no-hold` applies
@@ -38,6 +39,7 @@ const { values: args } = parseArgs({
     json: { type: 'string' },
     from: { type: 'string' },
     'no-hold': { type: 'boolean', default: false },
+    systems: { type: 'string' },
   },
 });
 const range = (s: string): number[] => {
@@ -108,6 +110,13 @@ const durationMs = ((): number => {
   return Number(args.hours) * HOUR_MS;
 })();
 const periodMs = Number(args['period-ms']);
+const onlySystems = args.systems?.split(',');
+const unknownSystem = onlySystems?.find((v) => !(v in LABEL));
+if (unknownSystem !== undefined) {
+  log(`--systems: unknown system '${unknownSystem}'; known: ${Object.keys(LABEL).join(', ')}`);
+  process.exit(2);
+}
+const chosen = (variants: ThreeSigmaVariant[]): ThreeSigmaVariant[] => (onlySystems ? variants.filter((v) => onlySystems.includes(v)) : variants);
 const experiments: Experiment[] = [
   { fig: 7, xs: [0], variants: SYSTEMS, options: () => ({}) },
   { fig: 8, xs: numbers(args.slacks), variants: ABLATIONS, options: (x) => ({ slackPct: [x] }) },
@@ -124,7 +133,7 @@ if (!args.from) {
     for (const e of experiments.filter((x) => figs.has(x.fig))) {
       for (const x of e.xs) {
         const e2e = threeSigmaE2EWorkload({ seed, nodes, durationMs, ...e.options(x) });
-        for (const v of e.variants) {
+        for (const v of chosen(e.variants)) {
           const m = runE2E(e2e, v, { seed, periodMs, holdQueue: !args['no-hold'] });
           const row: Row = { fig: e.fig, x, seed, nodes, durationMs, m };
           rows.push(row);
