@@ -7,6 +7,7 @@
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { orderByKey } from '../../src/policies/shared/order-by-key.js';
+import { orderByKeyInBuckets } from '../../src/policies/shared/queues/bucket-order.js';
 import { allocate, type AllocQueue, type Mode } from '../../src/policies/shared/queues/allocate.js';
 import { drfWaterFill } from '../../src/policies/shared/queues/drf-waterfill.js';
 import { referenceAllocate, referenceDrfWaterFill } from './bopf-allocation-reference.js';
@@ -72,6 +73,30 @@ describe('allocation on typed arrays', () => {
           const k = Float64Array.from(keys);
           const want = keys.map((_, i) => i).sort((a, b) => keys[a] - keys[b] || a - b);
           expect(Array.from(orderByKey(k, k.length))).toEqual(want);
+        },
+      ),
+      { numRuns: 300, seed: 22 },
+    );
+  });
+
+  it('orders by key stably in buckets, as a comparator sort does (spread, clustered, tied and reversed keys)', () => {
+    // Keys alike in their high bits or far out of order within a bucket take the radix sort.
+    const spread = fc.oneof(fc.constantFrom(0, -0, 1, 2, 1e-300, Infinity), fc.double({ min: 0, max: 1e6, noNaN: true }));
+    const clustered = fc.integer({ min: 0, max: 2 ** 20 }).map((k) => 0.5 + k * 2 ** -53);
+    const tied = fc.integer({ min: 0, max: 5 }).map((k) => k / 7);
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.array(spread, { maxLength: 400 }), fc.array(fc.oneof(clustered, tied, spread), { maxLength: 400 })),
+        fc.boolean(),
+        (draw, reversed) => {
+          const keys = reversed ? [...draw].sort((a, b) => b - a) : draw;
+          const k = Float64Array.from(keys);
+          const order = new Int32Array(k.length);
+          const sorted = new Float64Array(k.length);
+          orderByKeyInBuckets(k, k.length, order, sorted);
+          const want = keys.map((_, i) => i).sort((a, b) => keys[a] - keys[b] || a - b);
+          expect(Array.from(order)).toEqual(want);
+          expect(Array.from(sorted)).toEqual(want.map((i) => (keys[i] === 0 ? 0 : keys[i])));
         },
       ),
       { numRuns: 300, seed: 22 },

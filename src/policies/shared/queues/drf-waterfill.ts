@@ -9,7 +9,7 @@
  * 20,000 queues runs it twice); `drfWaterFill` is the same fill over objects.
  */
 import type { Resources } from '../../../core/resources.js';
-import { orderByKey } from '../order-by-key.js';
+import { orderByKeyInBuckets } from './bucket-order.js';
 
 export interface DrfClaim {
   readonly id: string;
@@ -54,8 +54,27 @@ export function drfFill(
   outVcores: Float64Array,
 ): Int32Array {
   if (work.claim.length < n) work = newWork(2 * n);
-  const { claim, domOf, byDom, item, dom, vm, vv, frozenAt, active } = work;
-  // Claims with demand, in claim order; then their fill order by dominant share.
+  const { claim, domOf, byDom, item, dom } = work;
+  const count = claimsWithDemand(capacityMB, capacityVcores, demandMB, demandVcores, n, outMB, outVcores);
+  // Fill order by dominant share, the shares in that order written to `dom`.
+  orderByKeyInBuckets(domOf, count, byDom, dom);
+  for (let k = 0; k < count; k++) item[k] = claim[byDom[k]];
+  const level = fill(capacityMB, capacityVcores, demandMB, demandVcores, count);
+  writeFilled(demandMB, demandVcores, count, level, outMB, outVcores);
+  return item.subarray(0, count);
+}
+
+/** Claims with demand, in claim order, to `claim` and their dominant shares to `domOf`; every output zeroed. Returns their count. */
+function claimsWithDemand(
+  capacityMB: number,
+  capacityVcores: number,
+  demandMB: Float64Array,
+  demandVcores: Float64Array,
+  n: number,
+  outMB: Float64Array,
+  outVcores: Float64Array,
+): number {
+  const { claim, domOf } = work;
   let count = 0;
   for (let i = 0; i < n; i++) {
     const m = capacityMB > 0 ? demandMB[i] / capacityMB : 0;
@@ -67,19 +86,24 @@ export function drfFill(
     claim[count] = i;
     domOf[count++] = dom;
   }
-  orderByKey(domOf, count, byDom);
-  // Item k (fill order): its claim, dominant share, and direction with dominant share 1
-  // (allocation at level s is s·v).
+  return count;
+}
+
+/**
+ * Progressive filling over items `0..count-1` in fill order (`item`, `dom`): each item's
+ * direction (allocation at level s is s·v), then the level raised to the next item's own demand
+ * or a resource's saturation, whichever comes first. Writes `frozenAt`; returns the last level.
+ */
+function fill(capacityMB: number, capacityVcores: number, demandMB: Float64Array, demandVcores: Float64Array, count: number): number {
+  const { item, dom, vm, vv, frozenAt, active } = work;
   frozenAt.fill(NaN, 0, count);
   active.fill(1, 0, count);
   let activeCount = count;
   let sumM = 0;
   let sumV = 0;
   for (let k = 0; k < count; k++) {
-    const i = claim[byDom[k]];
-    const d = domOf[byDom[k]];
-    item[k] = i;
-    dom[k] = d;
+    const i = item[k];
+    const d = dom[k];
     vm[k] = demandMB[i] / d;
     vv[k] = demandVcores[i] / d;
     sumM += vm[k];
@@ -91,14 +115,6 @@ export function drfFill(
   let satM = false;
   let satV = false;
   let next = 0; // the next item to reach its own demand
-  const freeze = (k: number) => {
-    if (!active[k]) return;
-    active[k] = 0;
-    activeCount--;
-    frozenAt[k] = level;
-    sumM -= vm[k];
-    sumV -= vv[k];
-  };
   while (activeCount > 0) {
     while (next < count && !active[next]) next++;
     const capLevel = next < count ? dom[next] : Infinity;
@@ -109,21 +125,47 @@ export function drfFill(
     usedM += (target - level) * sumM;
     usedV += (target - level) * sumV;
     level = target;
+    // An item stops (freezes) at the current level: every active item needing a saturated
+    // resource, then the items whose own demand the level has reached, in fill order.
     if (target === levelM) {
       satM = true;
-      for (let k = 0; k < count; k++) if (active[k] && vm[k] > EPS) freeze(k);
+      for (let k = 0; k < count; k++) {
+        if (!active[k] || !(vm[k] > EPS)) continue;
+        active[k] = 0;
+        activeCount--;
+        frozenAt[k] = level;
+        sumM -= vm[k];
+        sumV -= vv[k];
+      }
     }
     if (target === levelV) {
       satV = true;
-      for (let k = 0; k < count; k++) if (active[k] && vv[k] > EPS) freeze(k);
+      for (let k = 0; k < count; k++) {
+        if (!active[k] || !(vv[k] > EPS)) continue;
+        active[k] = 0;
+        activeCount--;
+        frozenAt[k] = level;
+        sumM -= vm[k];
+        sumV -= vv[k];
+      }
     }
-    while (next < count && (!active[next] || dom[next] <= level + EPS)) {
-      freeze(next);
-      next++;
+    for (; next < count && (!active[next] || dom[next] <= level + EPS); next++) {
+      if (!active[next]) continue;
+      active[next] = 0;
+      activeCount--;
+      frozenAt[next] = level;
+      sumM -= vm[next];
+      sumV -= vv[next];
     }
     if (Math.abs(sumM) < EPS) sumM = 0;
     if (Math.abs(sumV) < EPS) sumV = 0;
   }
+  return level;
+}
+
+/** Each item's allocation: its direction at the level it stopped at (or the last level), never past its demand. */
+function writeFilled(demandMB: Float64Array, demandVcores: Float64Array, count: number, level: number, outMB: Float64Array, outVcores: Float64Array): void {
+  const { item, dom, vm, vv, frozenAt } = work;
   for (let k = 0; k < count; k++) {
     const i = item[k];
     const f = frozenAt[k];
@@ -131,7 +173,6 @@ export function drfFill(
     outMB[i] = Math.min(demandMB[i], s * vm[k]);
     outVcores[i] = Math.min(demandVcores[i], s * vv[k]);
   }
-  return item.subarray(0, count);
 }
 
 /**
