@@ -103,6 +103,28 @@ describe('allocation on typed arrays', () => {
     );
   });
 
+  it('an entry read from a round keeps its numbers after the next round; the round itself is not read after it', () => {
+    const C = { vcores: 10, memoryMB: 10240 };
+    const round = (tqDemand: number): AllocQueue[] => [
+      {
+        id: 'lq',
+        kind: 'LQ',
+        cls: 'hard',
+        demand: { vcores: 3, memoryMB: 0 },
+        burst: { rate: { vcores: 8, memoryMB: 0 }, remaining: { vcores: 80, memoryMB: 0 } },
+      },
+      { id: 'tq', kind: 'TQ', cls: 'elastic', demand: { vcores: tqDemand, memoryMB: 0 } },
+    ];
+    const first = allocate('bopf', C, round(10));
+    const tq = first.get('tq')!;
+    allocate('bopf', C, round(1));
+    // The explanation is written only now, after the second round wrote over the arrays.
+    expect(JSON.parse(JSON.stringify(tq))).toEqual(referenceAllocate('bopf', C, round(10)).get('tq'));
+    expect(tq.why).toContain('unused by others');
+    expect(() => first.get('lq')).toThrow(/later round/);
+    expect(() => first.at(0)).toThrow(/later round/);
+  });
+
   it('explains the unused capacity a queue was given on top of its share', () => {
     const qs: AllocQueue[] = [
       {

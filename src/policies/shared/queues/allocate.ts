@@ -9,7 +9,9 @@
  * - `drf`: every queue by DRF.
  *
  * Amounts are rates (vcores, MB currently held), never shares. A round keeps its numbers in typed
- * arrays, one slot per queue in input order; a queue's explanation (`why`) is written when read.
+ * arrays, one slot per queue in input order, which the next round writes over: a round is read
+ * before the next `allocate` call (an entry once read keeps its numbers). A queue's explanation
+ * (`why`) is written when read.
  */
 import { dominantShare, ZERO as Z, type Resources } from '../../../core/resources.js';
 import { drfFill, drfWaterFill } from './drf-waterfill.js';
@@ -56,10 +58,16 @@ const TIERS: readonly Tier[] = ['none', 'hard', 'soft', 'elastic', 'priority', '
 
 const pct = (r: Resources, c: Resources) => `${(dominantShare(r, c) * 100).toFixed(1)}%`;
 
-/** One allocation round's numbers, slot i for the i-th queue given to `allocate`. */
+/**
+ * One allocation round's numbers, slot i for the i-th queue given to `allocate`. The typed arrays
+ * are the module's `buffers`, which the next round writes over: a round's result is read before
+ * the next round (its callers read it at once; `Allocations` checks `generation`).
+ */
 interface Round {
   readonly mode: Mode;
   readonly capacity: Resources;
+  /** `buffers.generation` when the round was made. */
+  readonly generation: number;
   readonly tier: Uint8Array;
   readonly guaranteeMB: Float64Array;
   readonly guaranteeVcores: Float64Array;
@@ -74,15 +82,27 @@ interface Round {
   left: Resources;
 }
 
+/**
+ * The rounds' arrays, one buffer for the six amounts and one for the tiers, written over by each
+ * round (fresh ones cost a round of 20,000 queues about 0.5 ms, mostly the first touch of a
+ * megabyte of new memory).
+ */
+const buffers = { amounts: new Float64Array(0), tier: new Uint8Array(0), generation: 0 };
+
 function newRound(mode: Mode, capacity: Resources, n: number): Round {
-  // One buffer for the six amounts (fewer, larger allocations: each buffer counts toward the
-  // collector's external memory).
-  const amounts = new Float64Array(6 * n);
+  if (buffers.tier.length < n) {
+    buffers.amounts = new Float64Array(6 * n);
+    buffers.tier = new Uint8Array(n);
+  }
+  const { amounts } = buffers;
   const part = (k: number) => amounts.subarray(k * n, (k + 1) * n);
+  // Every round writes each queue's tier, guarantee and use; work conservation adds to zero.
+  amounts.fill(0, 4 * n, 6 * n);
   return {
     mode,
     capacity,
-    tier: new Uint8Array(n),
+    generation: ++buffers.generation,
+    tier: buffers.tier.subarray(0, n),
     guaranteeMB: part(0),
     guaranteeVcores: part(1),
     usedMB: part(2),
@@ -103,38 +123,51 @@ function newWork(size: number) {
     claimVcores: new Float64Array(size),
     outMB: new Float64Array(size),
     outVcores: new Float64Array(size),
+    /** Queues in the order their tier gave them a share: hard and soft first, then the elastic pool. */
     given: new Int32Array(size),
+    /** The elastic pool's queues, then the queues with unmet demand. */
     slot: new Int32Array(size),
     rateMB: new Float64Array(size),
     rateVcores: new Float64Array(size),
   };
 }
 let work = newWork(0);
+/** What `readQueues` found besides its arrays: the hard rates' sums, and how many queues each tier starts with. */
+const found = { committedMB: 0, committedVcores: 0, hard: 0, pool: 0, soft: [] as number[] };
+/** What a tier leaves of the capacity (memory, vcores). */
+const room = new Float64Array(2);
 
-/** One queue's allocation, read from its round's arrays; the explanation is written when read. */
+/**
+ * One queue's allocation, its numbers read from its round's arrays when made (it stays valid
+ * after later rounds); the explanation is written when read.
+ */
 class Allocation implements QueueAllocation {
   readonly guarantee: Resources;
   readonly alloc: Resources;
   readonly tier: Tier;
+  /** What work conservation added (for the explanation). */
+  readonly #extra: Resources;
   #why: string | undefined;
 
   constructor(
     private readonly round: Round,
     private readonly queue: AllocQueue,
-    private readonly i: number,
+    i: number,
   ) {
     this.tier = TIERS[round.tier[i]];
     if (round.tier[i] === NONE) {
       this.guarantee = Z;
       this.alloc = Z;
+      this.#extra = Z;
       return;
     }
     this.guarantee = { memoryMB: round.guaranteeMB[i], vcores: round.guaranteeVcores[i] };
-    this.alloc = { memoryMB: round.usedMB[i] + round.extraMB[i], vcores: round.usedVcores[i] + round.extraVcores[i] };
+    this.#extra = { memoryMB: round.extraMB[i], vcores: round.extraVcores[i] };
+    this.alloc = { memoryMB: round.usedMB[i] + this.#extra.memoryMB, vcores: round.usedVcores[i] + this.#extra.vcores };
   }
 
   get why(): string {
-    return (this.#why ??= explain(this.round, this.queue, this.i, this.tier, this.guarantee));
+    return (this.#why ??= explain(this.round, this.queue, this.tier, this.guarantee, this.#extra));
   }
 
   toJSON(): QueueAllocation {
@@ -142,9 +175,8 @@ class Allocation implements QueueAllocation {
   }
 }
 
-function explain(r: Round, q: AllocQueue, i: number, tier: Tier, g: Resources): string {
+function explain(r: Round, q: AllocQueue, tier: Tier, g: Resources, extra: Resources): string {
   const c = r.capacity;
-  const extra = { memoryMB: r.extraMB[i], vcores: r.extraVcores[i] };
   const unusedByOthers = isZero(extra) ? '' : `; +${pct(extra, c)} unused by others`;
   switch (tier) {
     case 'none':
@@ -164,7 +196,9 @@ function explain(r: Round, q: AllocQueue, i: number, tier: Tier, g: Resources): 
 
 /**
  * The allocations of one round, by queue id like a Map (the id index is built on first use), or
- * by position: `at(i)` for the i-th queue given to `allocate`. Entries are made when read.
+ * by position: `at(i)` for the i-th queue given to `allocate`. Entries are made when read, until
+ * the next `allocate` call, which writes over the round's arrays: reading one after that throws
+ * (an entry already read keeps its numbers).
  */
 export class Allocations implements ReadonlyMap<string, QueueAllocation> {
   #byId: Map<string, number> | undefined;
@@ -179,6 +213,7 @@ export class Allocations implements ReadonlyMap<string, QueueAllocation> {
   }
 
   at(i: number): QueueAllocation {
+    if (this.round.generation !== buffers.generation) throw new Error('allocation round read after a later round: read a round before the next allocate call');
     return new Allocation(this.round, this.queues[i], i);
   }
 
@@ -277,14 +312,63 @@ function isZero(a: Resources): boolean {
 function allocateBopf(capacity: Resources, queues: readonly AllocQueue[]): Allocations {
   const n = queues.length;
   const r = newRound('bopf', capacity, n);
-  const { tier, guaranteeMB: gM, guaranteeVcores: gV, usedMB: uM, usedVcores: uV } = r;
   if (work.given.length < n) work = newWork(2 * n);
-  const { demandMB, demandVcores, claimMB, claimVcores, outMB, outVcores, given, slot, rateMB, rateVcores } = work;
-  // The queues read once: demand, and which tier each starts in (hard, soft, elastic pool, none).
+  readQueues(queues, r.tier);
+
+  // 1. Hard LQs in a burst: constant rate d/t (scaled down only if the committed rates, against
+  //    admission, exceed a capacity that has since shrunk).
+  const { committedMB, committedVcores } = found;
+  let k = 1;
+  if (!(committedMB <= EPS && committedVcores <= EPS)) {
+    const f = fitScale(committedMB, committedVcores, capacity.memoryMB, capacity.vcores);
+    k = Math.max((committedMB * f) / Math.max(EPS, committedMB), (committedVcores * f) / Math.max(EPS, committedVcores));
+  }
+  r.hardScale = k;
+  room[0] = capacity.memoryMB;
+  room[1] = capacity.vcores;
+  hardTier(r, k, found.hard);
+
+  // 2. Soft LQs in a burst: SRPT on what is left, until each has received its burst demand.
+  const soft = found.soft;
+  if (soft.length > 1) {
+    const rem = new Map(soft.map((i) => [i, dominantShare(queues[i].burst!.remaining, capacity)]));
+    soft.sort((a, b) => rem.get(a)! - rem.get(b)! || (queues[a].id < queues[b].id ? -1 : 1));
+  }
+  softTier(r, soft, found.hard);
+  const givenCount = found.hard + soft.length;
+  r.left = { memoryMB: room[0], vcores: room[1] };
+
+  // 3. Elastic pool by DRF: TQs, elastic LQs, LQs with a guarantee outside their burst.
+  const { claimMB, claimVcores, outMB, outVcores } = work;
+  drfFill(room[0], room[1], claimMB, claimVcores, found.pool, outMB, outVcores);
+  elasticTier(r, found.pool, givenCount);
+
+  // 4. Work conservation: what is still unused goes, by DRF, to queues with unmet demand.
+  spare(r, givenCount + found.pool);
+  if (!(room[0] <= EPS && room[1] <= EPS)) {
+    const unmet = unmetClaims(r, n);
+    drfFill(room[0], room[1], claimMB, claimVcores, unmet, outMB, outVcores);
+    const { slot } = work;
+    for (let p = 0; p < unmet; p++) {
+      r.extraMB[slot[p]] = outMB[p];
+      r.extraVcores[slot[p]] = outVcores[p];
+    }
+  }
+  return new Allocations(r, queues);
+}
+
+/**
+ * The queues read once: each one's demand, the tier it starts in (hard, soft, elastic pool,
+ * none), a hard queue's rate (listed in `given`), the elastic pool's claims (listed in `slot`).
+ */
+function readQueues(queues: readonly AllocQueue[], tier: Uint8Array): void {
+  const { demandMB, demandVcores, rateMB, rateVcores, given, slot, claimMB, claimVcores } = work;
   const soft: number[] = [];
-  let committedM = 0;
-  let committedV = 0;
-  for (let i = 0; i < n; i++) {
+  let committedMB = 0;
+  let committedVcores = 0;
+  let hard = 0;
+  let pool = 0;
+  for (let i = 0; i < queues.length; i++) {
     const q = queues[i];
     const m = q.demand.memoryMB;
     const v = q.demand.vcores;
@@ -294,99 +378,104 @@ function allocateBopf(capacity: Resources, queues: readonly AllocQueue[]): Alloc
     if (q.cls === 'none') tier[i] = NONE;
     else if (q.cls === 'hard' && q.burst && busy) {
       tier[i] = HARD;
-      // Kept for the hard tier below, which would otherwise read each queue's objects again.
       rateMB[i] = q.burst.rate.memoryMB;
       rateVcores[i] = q.burst.rate.vcores;
-      committedM += rateMB[i];
-      committedV += rateVcores[i];
+      committedMB += rateMB[i];
+      committedVcores += rateVcores[i];
+      given[hard++] = i;
     } else if (q.cls === 'soft' && q.burst && busy && !isZero(q.burst.remaining)) {
       tier[i] = SOFT;
       soft.push(i);
-    } else tier[i] = ELASTIC;
+    } else {
+      tier[i] = ELASTIC;
+      slot[pool] = i;
+      claimMB[pool] = m;
+      claimVcores[pool++] = v;
+    }
   }
-  // Order in which the tiers handed out their shares (hard, soft, elastic): what is left over
-  // is the capacity minus each share in this order, as the reference computed it.
-  let givenCount = 0;
+  found.committedMB = committedMB;
+  found.committedVcores = committedVcores;
+  found.hard = hard;
+  found.pool = pool;
+  found.soft = soft;
+}
 
-  // 1. Hard LQs in a burst: constant rate d/t (scaled down only if the committed rates, against
-  //    admission, exceed a capacity that has since shrunk).
-  let k = 1;
-  if (!(committedM <= EPS && committedV <= EPS)) {
-    const f = fitScale(committedM, committedV, capacity.memoryMB, capacity.vcores);
-    k = Math.max((committedM * f) / Math.max(EPS, committedM), (committedV * f) / Math.max(EPS, committedV));
-  }
-  r.hardScale = k;
-  let roomM = capacity.memoryMB;
-  let roomV = capacity.vcores;
-  for (let i = 0; i < n; i++) {
-    if (tier[i] !== HARD) continue;
+/** The hard queues (`given[0..count)`) at their rate scaled by `k`, each using what it can of it. */
+function hardTier(r: Round, k: number, count: number): void {
+  const { guaranteeMB: gM, guaranteeVcores: gV, usedMB: uM, usedVcores: uV } = r;
+  const { demandMB, demandVcores, rateMB, rateVcores, given } = work;
+  let roomMB = room[0];
+  let roomVcores = room[1];
+  for (let j = 0; j < count; j++) {
+    const i = given[j];
     gM[i] = rateMB[i] * k;
     gV[i] = rateVcores[i] * k;
     const f = fitScale(demandMB[i], demandVcores[i], gM[i], gV[i]);
     uM[i] = demandMB[i] * f;
     uV[i] = demandVcores[i] * f;
-    roomM = Math.max(0, roomM - gM[i]);
-    roomV = Math.max(0, roomV - gV[i]);
-    given[givenCount++] = i;
+    roomMB = Math.max(0, roomMB - gM[i]);
+    roomVcores = Math.max(0, roomVcores - gV[i]);
   }
+  room[0] = roomMB;
+  room[1] = roomVcores;
+}
 
-  // 2. Soft LQs in a burst: SRPT on what is left, until each has received its burst demand.
-  if (soft.length > 1) {
-    const rem = new Map(soft.map((i) => [i, dominantShare(queues[i].burst!.remaining, capacity)]));
-    soft.sort((a, b) => rem.get(a)! - rem.get(b)! || (queues[a].id < queues[b].id ? -1 : 1));
-  }
+/** The soft queues in SRPT order, each what fits of its demand in the room left; listed in `given` after the hard ones. */
+function softTier(r: Round, soft: readonly number[], at: number): void {
+  const { guaranteeMB: gM, guaranteeVcores: gV, usedMB: uM, usedVcores: uV } = r;
+  const { demandMB, demandVcores, given } = work;
   for (const i of soft) {
-    const f = fitScale(demandMB[i], demandVcores[i], roomM, roomV);
+    const f = fitScale(demandMB[i], demandVcores[i], room[0], room[1]);
     gM[i] = uM[i] = demandMB[i] * f;
     gV[i] = uV[i] = demandVcores[i] * f;
-    roomM = Math.max(0, roomM - gM[i]);
-    roomV = Math.max(0, roomV - gV[i]);
-    given[givenCount++] = i;
+    room[0] = Math.max(0, room[0] - gM[i]);
+    room[1] = Math.max(0, room[1] - gV[i]);
+    given[at++] = i;
   }
-  r.left = { memoryMB: roomM, vcores: roomV };
+}
 
-  // 3. Elastic pool by DRF: TQs, elastic LQs, LQs with a guarantee outside their burst.
-  let pool = 0;
-  for (let i = 0; i < n; i++) {
-    if (tier[i] !== ELASTIC) continue;
-    slot[pool] = i;
-    claimMB[pool] = demandMB[i];
-    claimVcores[pool++] = demandVcores[i];
-  }
-  drfFill(roomM, roomV, claimMB, claimVcores, pool, outMB, outVcores);
+/** The elastic pool's DRF shares (`outMB`, `outVcores` by pool position) to its queues; listed in `given` from `at`. */
+function elasticTier(r: Round, pool: number, at: number): void {
+  const { guaranteeMB: gM, guaranteeVcores: gV, usedMB: uM, usedVcores: uV } = r;
+  const { outMB, outVcores, slot, given } = work;
   for (let p = 0; p < pool; p++) {
     const i = slot[p];
     gM[i] = uM[i] = outMB[p];
     gV[i] = uV[i] = outVcores[p];
-    given[givenCount++] = i;
+    given[at++] = i;
   }
+}
 
-  // 4. Work conservation: what is still unused goes, by DRF, to queues with unmet demand.
-  let spareM = capacity.memoryMB;
-  let spareV = capacity.vcores;
+/** What the tiers left unused, taken off the capacity in the order they gave (to `room`). */
+function spare(r: Round, givenCount: number): void {
+  const { usedMB: uM, usedVcores: uV } = r;
+  const { given } = work;
+  let spareMB = r.capacity.memoryMB;
+  let spareVcores = r.capacity.vcores;
   for (let j = 0; j < givenCount; j++) {
     const i = given[j];
-    spareM = Math.max(0, spareM - uM[i]);
-    spareV = Math.max(0, spareV - uV[i]);
+    spareMB = Math.max(0, spareMB - uM[i]);
+    spareVcores = Math.max(0, spareVcores - uV[i]);
   }
-  if (!(spareM <= EPS && spareV <= EPS)) {
-    let unmet = 0;
-    for (let i = 0; i < n; i++) {
-      if (tier[i] === NONE) continue;
-      const m = Math.max(0, demandMB[i] - uM[i]);
-      const v = Math.max(0, demandVcores[i] - uV[i]);
-      if (m <= EPS && v <= EPS) continue;
-      slot[unmet] = i;
-      claimMB[unmet] = m;
-      claimVcores[unmet++] = v;
-    }
-    drfFill(spareM, spareV, claimMB, claimVcores, unmet, outMB, outVcores);
-    for (let p = 0; p < unmet; p++) {
-      r.extraMB[slot[p]] = outMB[p];
-      r.extraVcores[slot[p]] = outVcores[p];
-    }
+  room[0] = spareMB;
+  room[1] = spareVcores;
+}
+
+/** The admitted queues with demand their tier did not meet, as claims (`slot`, `claimMB`, `claimVcores`); returns their count. */
+function unmetClaims(r: Round, n: number): number {
+  const { tier, usedMB: uM, usedVcores: uV } = r;
+  const { demandMB, demandVcores, slot, claimMB, claimVcores } = work;
+  let unmet = 0;
+  for (let i = 0; i < n; i++) {
+    if (tier[i] === NONE) continue;
+    const m = Math.max(0, demandMB[i] - uM[i]);
+    const v = Math.max(0, demandVcores[i] - uV[i]);
+    if (m <= EPS && v <= EPS) continue;
+    slot[unmet] = i;
+    claimMB[unmet] = m;
+    claimVcores[unmet++] = v;
   }
-  return new Allocations(r, queues);
+  return unmet;
 }
 
 /** The largest k ≤ 1 with k·want fitting in `room` (Leontief: resources go together). */
