@@ -538,14 +538,18 @@ export class YarnBackend implements ClusterBackend {
       }
     }
     for (const e of gone) e.containers.forEach(remove);
+    const setById = new Map(sets);
     for (const nodeId of new Set([...removedByNode.keys(), ...addedByNode.keys()])) {
       // A container read again in place stays in place: only ended ones leave, new ones join at the end.
       const out = removedByNode.get(nodeId);
       const added = addedByNode.get(nodeId) ?? [];
       const readAgain = new Set(added);
-      const kept = (this.nodeLists.get(nodeId) ?? []).filter((id) => !out?.has(id) || readAgain.has(id));
+      const last = this.nodeLists.get(nodeId) ?? [];
+      const kept = last.filter((id) => !out?.has(id) || readAgain.has(id));
       const had = new Set(kept);
       const list = kept.concat(added.filter((id) => !had.has(id)));
+      // The same containers, each the very object it was: the last list stays, and with it the node's view.
+      if (list.length === last.length && list.every((id, i) => id === last[i] && (!setById.has(id) || setById.get(id) === previous.get(id)))) continue;
       if (list.length > 0) this.nodeLists.set(nodeId, list);
       else this.nodeLists.delete(nodeId);
     }
@@ -601,7 +605,7 @@ export class YarnBackend implements ClusterBackend {
         if (old?.fromShims && old.key === key && !shimDirtyApps.has(a.id)) continue;
         const entry = shimEntry(a, key, listed);
         if (old?.fromShims && sameViews(old.containers, entry.containers)) this.appContainers.set(a.id, { ...old, key });
-        else put(a.id, entry);
+        else put(a.id, old?.fromShims ? withViewsKept(entry, old.containers) : entry);
       }
       fromRm = uncovered;
       this.readStats.fallbackApps += uncovered.length;
@@ -1558,22 +1562,35 @@ function sameShimContainer(a: ShimContainer, b: ShimContainer): boolean {
 
 function sameViews(a: readonly ContainerView[], b: readonly ContainerView[]): boolean {
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (
-      x.id !== y.id ||
-      x.nodeId !== y.nodeId ||
-      !equals(x.resource, y.resource) ||
-      x.state !== y.state ||
-      x.startedAtMs !== y.startedAtMs ||
-      x.attainedServiceMs !== y.attainedServiceMs ||
-      x.runningSinceMs !== y.runningSinceMs ||
-      x.appMaster !== y.appMaster
-    )
-      return false;
-  }
+  for (let i = 0; i < a.length; i++) if (!sameView(a[i]!, b[i]!)) return false;
   return true;
+}
+
+/** Two views of one app's container that say the same. */
+function sameView(x: ContainerView, y: ContainerView): boolean {
+  return (
+    x.id === y.id &&
+    x.nodeId === y.nodeId &&
+    equals(x.resource, y.resource) &&
+    x.state === y.state &&
+    x.startedAtMs === y.startedAtMs &&
+    x.attainedServiceMs === y.attainedServiceMs &&
+    x.runningSinceMs === y.runningSinceMs &&
+    x.appMaster === y.appMaster
+  );
+}
+
+/**
+ * A new shim entry whose containers that say what the last entry's said are the last entry's
+ * objects: a node whose containers are all as before then keeps its list and view (changedContainers).
+ */
+function withViewsKept(entry: AppContainers, last: readonly ContainerView[]): AppContainers {
+  const lastById = new Map(last.map((c) => [c.id, c]));
+  const containers = entry.containers.map((c) => {
+    const l = lastById.get(c.id);
+    return l !== undefined && sameView(l, c) ? l : c;
+  });
+  return { ...entry, containers };
 }
 
 /**

@@ -236,6 +236,32 @@ describe('on synthetic RM states', () => {
     }
   });
 
+  it('a node whose containers are as they were keeps its view when an app with a container there changed on another node', async () => {
+    const synthetic = await new SyntheticRm({ nodes: 20, apps: 30, containers: 120 }).start();
+    try {
+      const shim = new HttpNodeShim({ urls: synthetic.shimUrls(), retry: fastRetry });
+      const backend = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), shim, shimListMaxAgeMs: 3_600_000 });
+      const before = await backend.snapshot();
+      // An app with containers on nodes other than the one grow() adds to (node index % 20).
+      const index = [...Array(30).keys()].find((i) => {
+        const app = before.apps.get(`application_${synthetic.clusterTs}_${String(i + 1).padStart(4, '0')}`);
+        return app?.state === 'RUNNING' && [...before.containers.values()].some((c) => c.appId === app.id && c.nodeId !== synthetic.nodeId(i % 20));
+      });
+      expect(index).toBeDefined();
+      const appId = `application_${synthetic.clusterTs}_${String(index! + 1).padStart(4, '0')}`;
+      const grown = synthetic.nodeId(index! % 20);
+      synthetic.grow(index!);
+      const after = await backend.snapshot({ changesSince: before.changeMark });
+      expect(content(after)).toEqual(content(await new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url) }).snapshot()));
+      const elsewhere = new Set([...before.containers.values()].filter((c) => c.appId === appId && c.nodeId !== grown).map((c) => c.nodeId));
+      expect(elsewhere.size).toBeGreaterThan(0);
+      for (const nodeId of elsewhere) expect(after.nodes.get(nodeId)).toBe(before.nodes.get(nodeId));
+      expect(after.changedNodeIds).toEqual(new Set([grown]));
+    } finally {
+      await synthetic.stop();
+    }
+  });
+
   it("a swap across apps that leaves a node's figures as they were is found through the apps' counters", async () => {
     const synthetic = await new SyntheticRm({ nodes: 20, apps: 30, containers: 120 }).start();
     try {
