@@ -86,6 +86,9 @@ const NO_DEMAND: BurstDemand = Object.freeze({ vcoreSeconds: 0, memoryMBSeconds:
 interface SafetyBound {
   /** Largest N' every committed queue tolerates. */
   readonly maxQueues: number;
+  /** The committed queue's burst in its tightest resource, and that resource's capacity × its period (C·period): it holds while need ≤ C·period / N'. */
+  readonly need: number;
+  readonly capacityPeriod: number;
   /** The committed queue it comes from: its slot, and what its text needs. */
   readonly slot?: number;
   readonly spec?: QueueSpec;
@@ -176,8 +179,17 @@ class Ledger {
   }
 
   /** A new safety bound (every bound has every field, so code reading them sees one shape). */
-  bound(maxQueues: number, slot?: number, spec?: QueueSpec, cls?: AdmissionClass, demand?: BurstDemand, resource?: Res): SafetyBound {
-    const bound: SafetyBound = { maxQueues, slot, spec, cls, demand, resource, index: this.bounds.length };
+  bound(
+    maxQueues: number,
+    need = 0,
+    capacityPeriod = 0,
+    slot?: number,
+    spec?: QueueSpec,
+    cls?: AdmissionClass,
+    demand?: BurstDemand,
+    resource?: Res,
+  ): SafetyBound {
+    const bound: SafetyBound = { maxQueues, need, capacityPeriod, slot, spec, cls, demand, resource, index: this.bounds.length };
     this.bounds.push(bound);
     return bound;
   }
@@ -242,17 +254,18 @@ export class AdmissionControl {
 
   /** Decides the class of `spec` without admitting it. A queue of the same name is ignored. */
   evaluate(spec: QueueSpec): AdmissionDecision {
-    return this.evaluated(spec);
+    const existing = this.byName.get(spec.name);
+    return existing >= 0 ? this.judgedWithout(existing, spec) : this.judge(spec);
   }
 
   /** Evaluates and, unless rejected, admits (replacing a queue of the same name). */
   admit(spec: QueueSpec): AdmissionDecision {
-    const d = this.evaluated(spec);
+    const existing = this.byName.get(spec.name);
+    const d = existing >= 0 ? this.judgedWithout(existing, spec) : this.judge(spec);
     if (d.cls !== 'rejected') {
       const slot = this.ledger.add(spec, d.cls, 0);
       d.keep(this.ledger, slot);
-      const old = this.byName.get(spec.name);
-      this.attach(slot, old >= 0 ? this.detach(old) : this.order.length);
+      this.attach(slot, existing >= 0 ? this.detach(existing) : this.order.length);
     }
     return d;
   }
@@ -266,18 +279,14 @@ export class AdmissionControl {
 
   // ---------------------------------------------------------------------------------------------
 
-  private evaluated(spec: QueueSpec): Judgement {
-    const existing = this.byName.get(spec.name);
-    if (existing >= 0) {
-      // Re-evaluating a registered queue (update): judge it as if it were not there.
-      const at = this.detach(existing);
-      try {
-        return this.evaluated(spec);
-      } finally {
-        this.attach(existing, at);
-      }
+  /** Re-evaluating a registered queue (update): judged as if the queue in `existing` were not there. */
+  private judgedWithout(existing: number, spec: QueueSpec): Judgement {
+    const at = this.detach(existing);
+    try {
+      return this.judge(spec);
+    } finally {
+      this.attach(existing, at);
     }
-    return this.judge(spec);
   }
 
   /** The object handed out for a slot, made when first asked for. */
@@ -409,13 +418,15 @@ export class AdmissionControl {
     // Vcores, then memory (RES order), written out: this runs for every guaranteed LQ admitted.
     const v = demand.vcoreSeconds;
     if (v > 0) {
-      const m = (this.capacity.vcores * periodS) / v;
-      if (m < this.bound.maxQueues) this.bound = this.ledger.bound(m, slot, spec, CLASSES[cls], demand, RES[0]);
+      const capacityPeriod = this.capacity.vcores * periodS;
+      const m = capacityPeriod / v;
+      if (m < this.bound.maxQueues) this.bound = this.ledger.bound(m, v, capacityPeriod, slot, spec, CLASSES[cls], demand, RES[0]);
     }
     const mb = demand.memoryMBSeconds;
     if (mb > 0) {
-      const m = (this.capacity.memoryMB * periodS) / mb;
-      if (m < this.bound.maxQueues) this.bound = this.ledger.bound(m, slot, spec, CLASSES[cls], demand, RES[1]);
+      const capacityPeriod = this.capacity.memoryMB * periodS;
+      const m = capacityPeriod / mb;
+      if (m < this.bound.maxQueues) this.bound = this.ledger.bound(m, mb, capacityPeriod, slot, spec, CLASSES[cls], demand, RES[1]);
     }
   }
 
@@ -426,15 +437,24 @@ export class AdmissionControl {
 
   /** (1) Safety: the committed LQ with the tightest bound still gets its burst with N' queues. */
   private safetyHolds(n: number): boolean {
-    const { spec, demand, resource: r } = this.bound;
-    if (!spec || !demand || !r) return true;
-    return leq(demand[r.key], (this.capacity[r.cap] * (spec.periodMs! / 1000)) / n);
+    const bound = this.bound;
+    return bound.resource === undefined || leq(bound.need, bound.capacityPeriod / n);
   }
 
-  /** (2) Fairness: the candidate's burst within its long-term fair share C·period/N'. */
+  /**
+   * (2) Fairness: the candidate's burst within its long-term fair share C·period/N', in the
+   * resource it takes the largest part of (`worstFairnessResource`, written out here: this runs
+   * for every LQ admitted).
+   */
   private fairnessHolds(spec: QueueSpec, d: BurstDemand, n: number): boolean {
-    const r = worstFairnessResource(this.capacity, spec, d, n);
-    return leq(d[r.key], (this.capacity[r.cap] * (spec.periodMs! / 1000)) / n);
+    const periodS = spec.periodMs! / 1000;
+    const limitV = (this.capacity.vcores * periodS) / n;
+    const limitM = (this.capacity.memoryMB * periodS) / n;
+    const v = d.vcoreSeconds;
+    const m = d.memoryMBSeconds;
+    const ratioV = limitV > 0 ? v / limitV : v > 0 ? Infinity : 0;
+    const ratioM = limitM > 0 ? m / limitM : m > 0 ? Infinity : 0;
+    return ratioM > (ratioV > -1 ? ratioV : -1) ? leq(m, limitM) : leq(v, limitV);
   }
 
   /** (3) Resource: the candidate's rate d/t fits beside the hard LQs' rates at every point of its bursts. */
