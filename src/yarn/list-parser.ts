@@ -2,11 +2,12 @@
  * Parses the RM's big list answers (`/nodes`, `/apps`: 19 and 13 MB at 10,000 nodes and apps)
  * in a worker thread, so that the event loop keeps serving the admin API while they are read:
  * one `JSON.parse` of the node list blocked it for 0.2–0.5 s (docs/benchmarks.md, `/healthz`
- * during cycles). The body's chunks are handed over as they arrive; the worker joins, parses and
- * checks them against the schema's compiled form (`describeSchema`: the fields the backend uses,
- * the rest dropped) and sends back only that, so the structured clone the main thread pays for
- * is of the few fields kept. An answer the worker refuses comes back with its bytes: the caller
- * then parses it on its own thread, where zod names the field.
+ * during cycles). The body's chunks are handed over as they arrive; the worker joins them and
+ * reads the bytes by the schema's compiled form (`describeSchema`: the fields the backend uses,
+ * the rest checked against JSON's grammar and stepped over, never made into objects), or where
+ * that reading is unsure, parses them whole and checks them; it sends back only the fields kept,
+ * so the structured clone the main thread pays for is of those. An answer the worker refuses
+ * comes back with its bytes: the caller then parses it on its own thread, where zod names the field.
  */
 import { Worker } from 'node:worker_threads';
 import type { SchemaSpec } from './fast-parse.js';
@@ -66,6 +67,262 @@ function check(spec) {
   throw new Error('unknown schema kind ' + spec.k);
 }
 const checks = new Map();
+// Reading the raw bytes by the spec: only what the spec keeps becomes objects, the rest is checked
+// against JSON's grammar and stepped over. Anything it is not sure of (a value the check refuses,
+// a kept key twice, a spec key Object.prototype has) throws BAIL and the answer goes the way of
+// JSON.parse and check, so what it returns is always what they return.
+const BAIL = { bail: true };
+const bail = () => { throw BAIL; };
+let b = Buffer.alloc(0);
+let p = 0;
+let strStart = 0;
+let strEnd = 0;
+function ws() {
+  let c = b[p];
+  while (c === 32 || c === 10 || c === 13 || c === 9) c = b[++p];
+  return c;
+}
+const isHex = (c) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+// 1 for a byte a string holds as it is; a quote, a backslash and control bytes (refused) end a run.
+const PLAIN = new Uint8Array(256).fill(1, 32);
+PLAIN[34] = PLAIN[92] = 0;
+// At a quote: steps over the string (its content at strStart..strEnd); true when it has escapes.
+function skipString() {
+  let q = p + 1;
+  let escaped = false;
+  for (;;) {
+    while (PLAIN[b[q]] === 1) q++;
+    const c = b[q];
+    if (c === 34) break;
+    if (c !== 92) bail();
+    escaped = true;
+    const e = b[q + 1];
+    if (e === 117) {
+      if (!(isHex(b[q + 2]) && isHex(b[q + 3]) && isHex(b[q + 4]) && isHex(b[q + 5]))) bail();
+      q += 6;
+    } else if (e === 34 || e === 92 || e === 47 || e === 98 || e === 102 || e === 110 || e === 114 || e === 116) q += 2;
+    else bail();
+  }
+  strStart = p + 1;
+  strEnd = q;
+  p = q + 1;
+  return escaped;
+}
+function readString() {
+  if (skipString()) return JSON.parse(decoder.decode(b.subarray(strStart - 1, strEnd + 1)));
+  for (let i = strStart; i < strEnd; i++) if (b[i] >= 128) return decoder.decode(b.subarray(strStart, strEnd));
+  return b.latin1Slice(strStart, strEnd);
+}
+function readNumber() {
+  const start = p;
+  let c = b[p];
+  const negative = c === 45;
+  if (negative) c = b[++p];
+  let v = 0;
+  let digits = 0;
+  if (c === 48) {
+    c = b[++p];
+    digits = 1;
+  } else if (c >= 49 && c <= 57) {
+    do {
+      v = v * 10 + (c - 48);
+      digits++;
+      c = b[++p];
+    } while (c >= 48 && c <= 57);
+  } else bail();
+  let integer = true;
+  if (c === 46) {
+    integer = false;
+    c = b[++p];
+    if (!(c >= 48 && c <= 57)) bail();
+    do c = b[++p];
+    while (c >= 48 && c <= 57);
+  }
+  if (c === 101 || c === 69) {
+    integer = false;
+    c = b[++p];
+    if (c === 43 || c === 45) c = b[++p];
+    if (!(c >= 48 && c <= 57)) bail();
+    do c = b[++p];
+    while (c >= 48 && c <= 57);
+  }
+  if (integer && digits <= 15) return negative ? -v : v;
+  return Number(b.latin1Slice(start, p));
+}
+function word(text, value) {
+  for (let i = 0; i < text.length; i++) if (b[p + i] !== text.charCodeAt(i)) bail();
+  p += text.length;
+  return value;
+}
+function readPrimitive(c) {
+  if (c === 34) return readString();
+  if (c === 45 || (c >= 48 && c <= 57)) return readNumber();
+  if (c === 116) return word('true', true);
+  if (c === 102) return word('false', false);
+  if (c === 110) return word('null', null);
+  return bail();
+}
+function skipValue() {
+  const c = ws();
+  if (c === 123) {
+    p++;
+    if (ws() === 125) {
+      p++;
+      return;
+    }
+    for (;;) {
+      if (b[p] !== 34) bail();
+      skipString();
+      if (ws() !== 58) bail();
+      p++;
+      skipValue();
+      const d = ws();
+      p++;
+      if (d === 125) return;
+      if (d !== 44) bail();
+      ws();
+    }
+  }
+  if (c === 91) {
+    p++;
+    if (ws() === 93) {
+      p++;
+      return;
+    }
+    for (;;) {
+      skipValue();
+      const d = ws();
+      p++;
+      if (d === 93) return;
+      if (d !== 44) bail();
+    }
+  }
+  readPrimitive(c);
+}
+// Items of an array, each read by \`item\`, at its opening bracket.
+function readItems(item) {
+  p++;
+  const out = [];
+  if (ws() === 93) {
+    p++;
+    return out;
+  }
+  for (;;) {
+    out.push(item(ws()));
+    const d = ws();
+    p++;
+    if (d === 93) return out;
+    if (d !== 44) bail();
+  }
+}
+// A reader per spec: given the value's first byte, its checked value (what check gives for it) or BAIL.
+function reader(spec) {
+  const leaf = check(spec);
+  const onPrimitive = (c) => {
+    const r = leaf(readPrimitive(c));
+    return r === FAIL ? bail() : r;
+  };
+  switch (spec.k) {
+    case 'str': case 'bool': case 'num': case 'lit':
+      return (c) => (c === 123 || c === 91 ? bail() : onPrimitive(c));
+    case 'opt': case 'null': {
+      const inner = reader(spec.inner);
+      return (c) => (c === 123 || c === 91 ? inner(c) : onPrimitive(c));
+    }
+    case 'arr': {
+      const item = reader(spec.item);
+      return (c) => (c === 91 ? readItems(item) : c === 123 ? bail() : onPrimitive(c));
+    }
+    case 'list': {
+      const item = reader(spec.item);
+      return (c) => (c === 91 ? readItems(item) : c === 123 ? [item(c)] : onPrimitive(c));
+    }
+    case 'obj': {
+      const keys = spec.keys;
+      const n = keys.length;
+      const checks = spec.values.map(check);
+      const readers = spec.values.map(reader);
+      if (keys.some((k) => k in Object.prototype)) return () => bail();
+      const index = new Map(keys.map((k, i) => [k, i]));
+      // ASCII keys by their length, matched on the bytes: [index, codes, index, codes, …].
+      const byLength = [];
+      keys.forEach((k, i) => {
+        const codes = Array.from(k, (ch) => ch.charCodeAt(0));
+        // Others (a quote, a backslash, past ASCII) are found by their decoded text.
+        if (codes.every((code) => code >= 32 && code < 127 && code !== 34 && code !== 92)) (byLength[k.length] ??= []).push(i, codes);
+      });
+      const find = (escaped) => {
+        if (escaped) return index.get(JSON.parse(decoder.decode(b.subarray(strStart - 1, strEnd + 1)))) ?? -1;
+        const candidates = byLength[strEnd - strStart];
+        if (candidates === undefined) return -1;
+        for (let k = 0; k < candidates.length; k += 2) {
+          const codes = candidates[k + 1];
+          let j = 0;
+          while (j < codes.length && b[strStart + j] === codes[j]) j++;
+          if (j === codes.length) return candidates[k];
+        }
+        return -1;
+      };
+      return (c) => {
+        if (c !== 123) return c === 91 ? bail() : onPrimitive(c);
+        p++;
+        const values = new Array(n);
+        // Keys seen: one bit each (a spec has fewer than 31 keys; more go by a list).
+        let seenBits = 0;
+        const seen = n > 30 ? new Array(n).fill(false) : undefined;
+        if (ws() === 125) p++;
+        else {
+          for (;;) {
+            if (b[p] !== 34) bail();
+            const i = find(skipString());
+            if (ws() !== 58) bail();
+            p++;
+            if (i < 0) skipValue();
+            else {
+              if (seen === undefined) {
+                if (seenBits & (1 << i)) bail();
+                seenBits |= 1 << i;
+              } else {
+                if (seen[i]) bail();
+                seen[i] = true;
+              }
+              values[i] = readers[i](ws());
+            }
+            const d = ws();
+            p++;
+            if (d === 125) break;
+            if (d !== 44) bail();
+            ws();
+          }
+        }
+        const out = {};
+        for (let i = 0; i < n; i++) {
+          if (seen === undefined ? seenBits & (1 << i) : seen[i]) out[keys[i]] = values[i];
+          else {
+            const r = checks[i](undefined);
+            if (r === FAIL) bail();
+            if (r !== undefined) out[keys[i]] = r;
+          }
+        }
+        return out;
+      };
+    }
+  }
+  throw new Error('unknown schema kind ' + spec.k);
+}
+const readers = new Map();
+// The bytes read by the spec, or BAIL (thrown) where JSON.parse and check decide.
+function readBySpec(bytes, read) {
+  b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  p = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
+  try {
+    const data = read(ws());
+    if (ws() !== undefined) bail();
+    return data;
+  } finally {
+    b = Buffer.alloc(0);
+  }
+}
 // Per list (reuse key): the items last sent, by id, and that answer's generation.
 const lasts = new Map();
 function same(a, b) {
@@ -132,16 +389,27 @@ parentPort.on('message', (m) => {
   try {
     let c = checks.get(m.specId);
     if (!c) checks.set(m.specId, (c = check(m.spec)));
-    let json;
+    let read = readers.get(m.specId);
+    if (!read) readers.set(m.specId, (read = reader(m.spec)));
+    let data = FAIL;
+    let scanned = true;
     try {
-      json = JSON.parse(decoder.decode(m.bytes));
+      data = readBySpec(m.bytes, read);
     } catch {
-      refuse(m);
-      return;
+      scanned = false;
     }
-    const data = c(json);
+    if (!scanned) {
+      let json;
+      try {
+        json = JSON.parse(decoder.decode(m.bytes));
+      } catch {
+        refuse(m);
+        return;
+      }
+      data = c(json);
+    }
     if (data === FAIL) refuse(m);
-    else parentPort.postMessage({ id: m.id, ok: true, data, thinned: m.reuse ? thin(data, m.reuse) : undefined });
+    else parentPort.postMessage({ id: m.id, ok: true, scanned, data, thinned: m.reuse ? thin(data, m.reuse) : undefined });
   } catch {
     refuse(m);
   }
@@ -170,6 +438,9 @@ interface Thinned {
   readonly ids: ReadonlyArray<string | null>;
 }
 
+/** The body goes over in pieces of this size, copied together from its chunks: a message per chunk (500 for the node list) cost more than the copies. */
+const HANDOVER_BYTES = 1 << 20;
+
 /** Bodies smaller than this are parsed where they arrive: handing them over costs more than it saves. */
 export const OFF_THREAD_MIN_BYTES = 256 * 1024;
 
@@ -182,11 +453,13 @@ export class ListParser {
   /** Per reuse key: the items of the last answer, by id, and its generation (as the worker has it). */
   private readonly lastItems = new Map<string, { generation: number; byId: Map<string, unknown> }>();
   private nextSpecId = 1;
+  /** Answers accepted: read from the bytes by the spec, or parsed whole and checked (the way taken when the first is unsure). */
+  readonly answersRead = { fromBytes: 0, parsedWhole: 0 };
 
   /**
-   * The body checked against `spec` (zod's output for it), or a refusal with the bytes. Each
-   * chunk is handed over as it arrives (a copy of a few kilobytes), so this thread never holds
-   * nor joins the whole body. Throws what the stream throws (the worker drops what it got).
+   * The body checked against `spec` (zod's output for it), or a refusal with the bytes. The
+   * chunks are copied into pieces of HANDOVER_BYTES handed over as they fill, so this thread
+   * never holds nor joins the whole body. Throws what the stream throws (the worker drops what it got).
    */
   async parseStream(body: AsyncIterable<Uint8Array>, spec: SchemaSpec, reuse?: ListReuse): Promise<ListParseResult> {
     const worker = this.start();
@@ -205,11 +478,24 @@ export class ListParser {
       this.pending.set(id, { resolve, reuse, have });
       if (this.pending.size === 1) worker.ref();
     });
+    let batch = new Uint8Array(HANDOVER_BYTES);
+    let filled = 0;
+    const handOver = (bytes: Uint8Array<ArrayBuffer>): void => worker.postMessage({ id, chunk: bytes }, [bytes.buffer]);
     try {
       for await (const chunk of body) {
-        const copy = new Uint8Array(chunk);
-        worker.postMessage({ id, chunk: copy }, [copy.buffer]);
+        const bytes = chunk as Uint8Array;
+        if (filled + bytes.byteLength > batch.byteLength && filled > 0) {
+          handOver(batch.subarray(0, filled));
+          batch = new Uint8Array(HANDOVER_BYTES);
+          filled = 0;
+        }
+        if (bytes.byteLength > batch.byteLength) handOver(new Uint8Array(bytes));
+        else {
+          batch.set(bytes, filled);
+          filled += bytes.byteLength;
+        }
       }
+      if (filled > 0) handOver(batch.subarray(0, filled));
     } catch (err) {
       worker.postMessage({ id, abort: true });
       this.settle(worker, id, { ok: false });
@@ -272,9 +558,10 @@ export class ListParser {
     }
     // An idle parser never keeps the process alive.
     worker.unref();
-    worker.on('message', (m: { id: number; ok: boolean; data?: unknown; bytes?: Uint8Array; thinned?: Thinned }) =>
-      this.settle(worker, m.id, m.ok ? { ok: true, data: m.data } : { ok: false, bytes: m.bytes }, m.thinned),
-    );
+    worker.on('message', (m: { id: number; ok: boolean; scanned?: boolean; data?: unknown; bytes?: Uint8Array; thinned?: Thinned }) => {
+      if (m.ok) this.answersRead[m.scanned ? 'fromBytes' : 'parsedWhole']++;
+      this.settle(worker, m.id, m.ok ? { ok: true, data: m.data } : { ok: false, bytes: m.bytes }, m.thinned);
+    });
     const fail = (): void => {
       if (this.worker === worker) this.worker = undefined;
       // A new worker knows no earlier answers.

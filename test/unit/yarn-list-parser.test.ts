@@ -89,6 +89,109 @@ describe('list parser thread', () => {
     );
   });
 
+  it.each(cases)(
+    '%s: any byte of a recording replaced, added or taken out: accepted or refused as JSON.parse and the check decide',
+    async (_, schema, files) => {
+      const text = JSON.stringify(fixture(files[0]!));
+      // Bytes that make or break JSON's grammar, a control byte, a non-ASCII letter, a byte-order mark.
+      const alphabet = [...'{}[],:"\\/0123456789-+.eEtrufalsn u\t\n', '\u0001', 'é', '\ufeff'];
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.record({ at: fc.nat(text.length), edit: fc.constantFrom('replace', 'add', 'remove'), char: fc.constantFrom(...alphabet) }), {
+            minLength: 1,
+            maxLength: 3,
+          }),
+          async (edits) => {
+            let edited = text;
+            for (const { at, edit, char } of edits) {
+              const i = Math.min(at, edited.length);
+              edited = edited.slice(0, i) + (edit === 'remove' ? '' : char) + edited.slice(edit === 'add' ? i : i + 1);
+            }
+            let json: unknown;
+            try {
+              // As the worker reads the bytes: a leading byte-order mark is not part of the text.
+              json = JSON.parse(edited.startsWith('\ufeff') ? edited.slice(1) : edited);
+            } catch {
+              expect(await viaWorker(schema, edited)).toBe('FAIL');
+              return;
+            }
+            expect(await viaWorker(schema, edited)).toEqual(onThisThread(schema, json));
+          },
+        ),
+        { numRuns: 300 },
+      );
+    },
+  );
+
+  it('number and string tokens, valid or not, in a kept and in a skipped field: accepted or refused as JSON.parse and the check decide', async () => {
+    const json = fixture('nodes.json');
+    const number = fc.stringMatching(/^-?[0-9]{0,3}(\.[0-9]{0,2})?([eE][+-]?[0-9]{0,2})?$/);
+    const string = fc.string({ unit: fc.constantFrom('a', '\\', 'u', '0', 'F', 'g', '"', '/', 'n', '\t', 'é') }).map((t) => `"${t}"`);
+    const literal = fc.constantFrom('true', 'false', 'null', 'tru', 'nul', 'falsey', '1.5.2', '--1', '+1', '01', '.5', '5.');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('numContainers', 'lastHealthUpdate', 'rack', 'healthReport'),
+        fc.oneof(number, string, literal),
+        async (field, token) => {
+          const text = JSON.stringify(replaced(json, ['nodes', 'node', 0, field], '@@')).replace('"@@"', token);
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            expect(await viaWorker(nodesResponseSchema, text)).toBe('FAIL');
+            return;
+          }
+          expect(await viaWorker(nodesResponseSchema, text)).toEqual(onThisThread(nodesResponseSchema, parsed));
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('reads an answer from its bytes, without parsing it whole, when it holds what the schema expects', async () => {
+    const json = fixture('nodes.json');
+    const byteOrderMarked = `\ufeff${JSON.stringify(json)}`;
+    for (const text of [JSON.stringify(json), JSON.stringify(json, null, 2), byteOrderMarked]) {
+      const before = { ...parser.answersRead };
+      expect(await viaWorker(nodesResponseSchema, text, [5])).toEqual(onThisThread(nodesResponseSchema, json));
+      expect(parser.answersRead).toEqual({ ...before, fromBytes: before.fromBytes + 1 });
+    }
+    // A kept key twice: JSON.parse keeps the last, and so does the answer (parsed whole).
+    const twice = JSON.stringify(json).replace('"state":"RUNNING"', '"state":"LOST","state":"RUNNING"');
+    const before = { ...parser.answersRead };
+    expect(await viaWorker(nodesResponseSchema, twice)).toEqual(onThisThread(nodesResponseSchema, JSON.parse(twice)));
+    expect(parser.answersRead).toEqual({ ...before, parsedWhole: before.parsedWhole + 1 });
+  });
+
+  it('random lists edited between reads (items changed, added, removed, moved; strings with escapes and braces) read as parsing them whole gives', async () => {
+    const template = fixture('nodes.json').nodes.node[0];
+    const text = fc.string({ unit: fc.constantFrom('a', 'Z', '{', '}', '[', ']', '"', '\\', '/', ':', ',', '\n', '\u0000', 'é', '\u2028', '\ud83d\ude00') });
+    const node = fc.record({ id: text, rack: text, numContainers: fc.oneof(fc.nat(), fc.double({ noNaN: true, noDefaultInfinity: true })), note: text });
+    const toItem = (n: { id: string; rack: string; numContainers: number; note: string }) => ({
+      ...template,
+      id: n.id,
+      rack: n.rack,
+      numContainers: n.numContainers,
+      healthReport: n.note,
+      resourceUtilization: { nested: [n.note, { [n.note]: n.note }] },
+    });
+    const key = { key: `random-${Math.random()}`, path: ['nodes', 'node'] };
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(node, { maxLength: 8 }), { minLength: 1, maxLength: 5 }), async (lists) => {
+        for (const list of lists) {
+          // Each read also moves, drops and adds items against the one before it.
+          const body = JSON.stringify({ nodes: { node: list.map(toItem) } });
+          const before = parser.answersRead.fromBytes;
+          const r = await parser.parseStream(chunked(body, [13]), describeSchema(nodesResponseSchema)!, key);
+          expect(r.ok).toBe(true);
+          expect(r.ok && r.data).toEqual(onThisThread(nodesResponseSchema, JSON.parse(body)));
+          expect(parser.answersRead.fromBytes).toBe(before + 1);
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('a body that is not JSON is refused with its bytes', async () => {
     expect(await viaWorker(nodesResponseSchema, '{"nodes": {"node": [', [5])).toBe('FAIL');
   });
