@@ -211,11 +211,11 @@ export async function runBopfBench(argv: string[]): Promise<void> {
     "each hard LQ's burst ends are merged in with one pass over the points (the 20,000-LQ mix has about",
     "4,500 distinct burst boundaries), and each of the candidate's bursts is checked against every step",
     'inside it. The allocation round keeps its numbers in typed arrays (src/policies/shared/queues/',
-    'allocate.ts, drf-waterfill.ts; the DRF order by a radix sort, src/policies/shared/order-by-key.ts)',
-    "and writes each queue's explanation when read. The paper reports the bare admission loop, in Java,",
-    'on an idle machine (ours shares two cores with other work: compare with the calibration row). The',
-    'whole cycle also reads per-queue demand from the snapshot and rounds 20,000 capacities to an exact',
-    '100 % sum.',
+    'allocate.ts, drf-waterfill.ts; the DRF order by a counting sort on a quantised share, bucket-',
+    "order.ts), writes them over the previous round's, and writes each queue's explanation when read.",
+    'The paper reports the bare admission loop, in Java, on an idle machine (ours shares two cores',
+    'with other work: compare with the calibration row). The whole cycle also reads per-queue demand',
+    'from the snapshot and rounds 20,000 capacities to an exact 100 % sum.',
     '',
   ];
   const text = lines.join('\n');
