@@ -543,10 +543,8 @@ class AdmittedView implements AdmittedQueue {
  * one-line `reason` written when first read, from what the conditions found.
  */
 class Judgement implements AdmissionDecision {
-  readonly name: string;
-  readonly kind: 'LQ' | 'TQ';
-  declare readonly demand?: BurstDemand;
-  declare readonly demandHow?: string;
+  readonly #demand: BurstDemand | undefined;
+  readonly #demandHow: string | undefined;
   readonly #capacity: Resources;
   readonly #spec: QueueSpec;
   readonly #bound: SafetyBound;
@@ -569,18 +567,32 @@ class Judgement implements AdmissionDecision {
     fairness?: boolean,
     resource?: ResourceFinding,
   ) {
-    this.name = spec.name;
-    this.kind = spec.kind;
-    if (demand) {
-      this.demand = demand;
-      this.demandHow = demandHow;
-    }
+    this.#demand = demand;
+    this.#demandHow = demand ? demandHow : undefined;
     this.#capacity = capacity;
     this.#spec = spec;
     this.#bound = bound;
     this.#safety = safety;
     this.#fairness = fairness;
     this.#resource = resource;
+  }
+
+  // Read from the spec and the fields when asked: one shape of object for every decision, and
+  // fewer fields to write for each of thousands of admissions.
+  get name(): string {
+    return this.#spec.name;
+  }
+
+  get kind(): 'LQ' | 'TQ' {
+    return this.#spec.kind;
+  }
+
+  get demand(): BurstDemand | undefined {
+    return this.#demand;
+  }
+
+  get demandHow(): string | undefined {
+    return this.#demandHow;
   }
 
   get checks(): readonly ConditionCheck[] {
