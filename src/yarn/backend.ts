@@ -538,22 +538,31 @@ export class YarnBackend implements ClusterBackend {
       }
     }
     for (const e of gone) e.containers.forEach(remove);
-    const setById = new Map(sets);
+    // A container set again as the very object it was is no change: the overlay grows only by what
+    // moved, and a node where nothing else did keeps its list, and with it its view.
+    const same = new Set<string>();
+    for (const [id, c] of sets) if (previous.get(id) === c) same.add(id);
     for (const nodeId of new Set([...removedByNode.keys(), ...addedByNode.keys()])) {
-      // A container read again in place stays in place: only ended ones leave, new ones join at the end.
       const out = removedByNode.get(nodeId);
       const added = addedByNode.get(nodeId) ?? [];
-      const readAgain = new Set(added);
       const last = this.nodeLists.get(nodeId) ?? [];
+      if (out !== undefined && out.size === added.length && added.every((id) => same.has(id) && out.has(id) && last.includes(id))) continue;
+      // A container read again in place stays in place: only ended ones leave, new ones join at the end.
+      const readAgain = new Set(added);
       const kept = last.filter((id) => !out?.has(id) || readAgain.has(id));
       const had = new Set(kept);
       const list = kept.concat(added.filter((id) => !had.has(id)));
-      // The same containers, each the very object it was: the last list stays, and with it the node's view.
-      if (list.length === last.length && list.every((id, i) => id === last[i] && (!setById.has(id) || setById.get(id) === previous.get(id)))) continue;
       if (list.length > 0) this.nodeLists.set(nodeId, list);
       else this.nodeLists.delete(nodeId);
     }
-    const next = OverlayMap.update(previous, deletes, sets);
+    const next =
+      same.size === 0
+        ? OverlayMap.update(previous, deletes, sets)
+        : OverlayMap.update(
+            previous,
+            deletes.filter((id) => !same.has(id)),
+            sets.filter(([id]) => !same.has(id)),
+          );
     // Past a share of the base, reads through the overlay cost more than a new map.
     if (OverlayMap.drift(next) <= next.size / 16 + 1024) return next;
     const flat = new Map<string, ContainerView>();
