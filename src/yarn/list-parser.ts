@@ -438,7 +438,7 @@ interface Thinned {
   readonly ids: ReadonlyArray<string | null>;
 }
 
-/** The body goes over in pieces of this size, copied together from its chunks: a message per chunk (500 for the node list) cost more than the copies. */
+/** The body goes over in pieces of this size, copied together from its chunks: a message per chunk cost more than the copies. */
 const HANDOVER_BYTES = 1 << 20;
 
 /** Bodies smaller than this are parsed where they arrive: handing them over costs more than it saves. */
