@@ -547,14 +547,15 @@ export function plan(ctx: SessionContext, decisions: readonly Decision[], policy
   const seen = decisions.length > 1 ? new TargetsSeen() : undefined;
   const advisory = !ctx.capabilities.queueWrites;
   let sendable = 0;
-  const disrupted: Record<Disruption, number> = { suspend: 0, kill: 0 };
   const l = ctx.limits;
   // Suspensions and kills are counted only under a limit (a replay usually has none).
-  const rateLimited =
+  const disrupted: Record<Disruption, number> | undefined =
     Number.isFinite(l.maxSuspendsPerCycle) ||
     Number.isFinite(l.maxSuspendsPerMinute) ||
     Number.isFinite(l.maxKillsPerCycle) ||
-    Number.isFinite(l.maxKillsPerMinute);
+    Number.isFinite(l.maxKillsPerMinute)
+      ? { suspend: 0, kill: 0 }
+      : undefined;
   // Only node resources and queue updates have invariants (see invariantViolation).
   let checkInvariants = false;
   for (const raw of decisions) {
@@ -623,8 +624,8 @@ export function plan(ctx: SessionContext, decisions: readonly Decision[], policy
       });
       continue;
     }
-    const disruption = rateLimited ? disruptionOf(toSend) : undefined;
-    if (disruption) {
+    const disruption = disrupted !== undefined ? disruptionOf(toSend) : undefined;
+    if (disruption !== undefined && disrupted !== undefined) {
       const limit = rateLimitReached(disruption, disrupted, ctx);
       if (limit) {
         out.push({ decision, action: toSend, clamped: toSend !== action, status: 'skipped', skipReason: 'limit', detail: limit });
