@@ -16,7 +16,16 @@ const PCT_EPSILON = 0.01;
  */
 function namedContainer(s: ClusterSnapshot, containerId: ContainerId, nodeId: NodeId): ContainerView | undefined {
   const onNode = s.nodes.get(nodeId)?.containers;
-  if (onNode !== undefined) for (let i = 0; i < onNode.length; i++) if (onNode[i].id === containerId) return onNode[i];
+  if (onNode !== undefined && containerId.length > 0) {
+    // Ids on a node share their length and most of their characters: the last one rules most of
+    // them out before a comparison of the whole string.
+    const last = containerId.length - 1;
+    const lastChar = containerId.charCodeAt(last);
+    for (let i = 0; i < onNode.length; i++) {
+      const id = onNode[i].id;
+      if (id.charCodeAt(last) === lastChar && id === containerId) return onNode[i];
+    }
+  }
   return s.containers.get(containerId);
 }
 
