@@ -237,8 +237,10 @@ export class Simulator {
   private lastAllocChangeMs = 0;
   private readonly completedApps: SimApp[] = [];
   private readonly retention: number;
-  private changed = new Set<NodeId>();
-  private spareChanged = new Set<NodeId>();
+  /** Nodes changed since the last policy call (`changedNodeIds`), each listed once (`nodeChangedAt`). */
+  private changed: NodeId[] = [];
+  /** Per node, by id rank: the policy call count when it was last listed as changed (-1: never). */
+  private readonly nodeChangedAt: Int32Array;
   /**
    * Applications added, changed or dropped since the last policy call (`changedAppIds`): their
    * ids in `changedApps[0 .. nChangedApps)`, each listed once (an app marked with the current
@@ -317,6 +319,7 @@ export class Simulator {
     }
     this.physicalCores = physicalCores;
     this.nodeById = new NodesById(this.nodes, byId);
+    this.nodeChangedAt = new Int32Array(this.nodes.length).fill(-1);
     this.order = new NodeOrder(this.nodes);
     this.containers = new LiveContainers(this.activeAppBySeq);
     this.queues = new QueueTree(w.queues);
@@ -478,7 +481,10 @@ export class Simulator {
     const out = this.applyAction(action);
     this.countOutcome(action.kind, out.status);
     // A suspend or resume from outside is a change the policy did not ask for.
-    if (out.status === 'applied' && (action.kind === 'suspendContainer' || action.kind === 'resumeContainer')) this.changed.add(action.nodeId);
+    if (out.status === 'applied' && (action.kind === 'suspendContainer' || action.kind === 'resumeContainer')) {
+      const node = this.nodeById.get(action.nodeId);
+      if (node !== undefined) this.reportNodeChanged(node);
+    }
     this.allocator.schedule();
     return out;
   }
@@ -554,6 +560,13 @@ export class Simulator {
     this.decisionWanted = false;
   }
 
+  /** Lists the node among those changed since the last policy call (once). */
+  private reportNodeChanged(node: SimNode): void {
+    if (this.nodeChangedAt[node.idRank] === this.decisionCalls) return;
+    this.nodeChangedAt[node.idRank] = this.decisionCalls;
+    this.changed.push(node.id);
+  }
+
   /** Lists the app among those changed since the last policy call (once). */
   private reportAppChanged(app: SimApp): void {
     if (app.changedAt === this.decisionCalls) return;
@@ -563,11 +576,8 @@ export class Simulator {
 
   private decide(): void {
     const policy = this.policy as AnyPolicy;
-    const changed = this.changed;
-    this.changed = this.spareChanged;
-    this.spareChanged = changed;
-    if (this.changed.size > 0) this.changed.clear();
-    this.snap.changedNodeIds = changed;
+    this.snap.changedNodeIds = new ListedIds(this.changed);
+    this.changed = [];
     const changedApps = this.changedApps;
     this.snap.setChangedApps(changedApps, this.nChangedApps);
     this.changedApps = this.spareChangedApps;
@@ -756,7 +766,7 @@ export class Simulator {
     this.usageVersion++;
     this.allocChange(r.vcores);
     this.launches++;
-    this.changed.add(node.id);
+    this.reportNodeChanged(node);
     this.order.nodeChanged(node);
     if (c.isAppMaster) this.startAppMaster(c);
     else {
@@ -851,7 +861,7 @@ export class Simulator {
     c.gen++;
     c.launchLeftMs = 0;
     this.runningTotal--;
-    this.changed.add(c.node.id);
+    this.reportNodeChanged(c.node);
     this.startRunning(c);
   }
 
@@ -881,7 +891,7 @@ export class Simulator {
     this.usageVersion++;
     this.allocChange(-r.vcores);
     this.serviceCoreMs += c.attained * r.vcores;
-    this.changed.add(node.id);
+    this.reportNodeChanged(node);
     this.order.nodeChanged(node);
   }
 
@@ -1151,7 +1161,7 @@ export class Simulator {
           this.totalCapacity.vcores += a.resource.vcores - n.capacity.vcores;
         }
         n.capacity = { memoryMB: a.resource.memoryMB, vcores: a.resource.vcores };
-        this.changed.add(n.id);
+        this.reportNodeChanged(n);
         this.order.nodeChanged(n);
         return APPLIED;
       }
@@ -1203,7 +1213,12 @@ export class Simulator {
     // policy's visit, while the cluster-wide map is large and cold (this runs for every suspend
     // and resume of a replay).
     const n = this.nodeById.get(nodeId);
-    if (n !== undefined) for (const c of n.containers) if (c.id === id) return c;
+    if (n !== undefined && id.length > 0) {
+      // The last character rules out most of the node's other ids (same length, long shared prefix).
+      const last = id.length - 1;
+      const lastChar = id.charCodeAt(last);
+      for (const c of n.containers) if (c.id.charCodeAt(last) === lastChar && c.id === id) return c;
+    }
     const c = this.containers.get(id);
     if (!c) return `unknown container ${id}`;
     return `container ${id} is on ${c.nodeId}, not ${nodeId}`;
@@ -1446,6 +1461,43 @@ export class LiveContainers implements ReadonlyMap<ContainerId, SimContainer> {
 }
 
 /** The live ClusterSnapshot the policy sees: getters over simulator state, nothing copied. */
+/**
+ * Ids listed once each, read as a set: the nodes changed between two policy calls (a replay lists
+ * one at every launch, release and swap; a `Set` filled and cleared for each call costs more).
+ */
+class ListedIds implements ReadonlySet<string> {
+  private set?: Set<string>;
+  constructor(private readonly ids: readonly string[]) {}
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  has(id: string): boolean {
+    return (this.set ??= new Set(this.ids)).has(id);
+  }
+
+  forEach(f: (value: string, key: string, set: ReadonlySet<string>) => void, thisArg?: unknown): void {
+    for (const id of this.ids) f.call(thisArg, id, id, this);
+  }
+
+  keys(): SetIterator<string> {
+    return this.ids.values();
+  }
+
+  values(): SetIterator<string> {
+    return this.ids.values();
+  }
+
+  entries(): SetIterator<[string, string]> {
+    return this.ids.map((id): [string, string] => [id, id]).values();
+  }
+
+  [Symbol.iterator](): SetIterator<string> {
+    return this.ids.values();
+  }
+}
+
 class SimSnapshot implements ClusterSnapshot {
   changedNodeIds?: ReadonlySet<NodeId>;
   private changedAppList?: readonly AppId[];

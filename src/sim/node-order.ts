@@ -82,15 +82,22 @@ class CandidateHeap {
     this.sift(i, rank, this.keys[2 * last], this.keys[2 * last + 1]);
   }
 
-  /** Gives every node its key again (`keyOf` fills `key`: [load, score]) and rebuilds the heap. */
-  reorder(keyOf: (n: SimNode, key: [number, number]) => void): void {
-    const key: [number, number] = [0, 0];
-    for (let i = 0; i < this.n; i++) {
-      keyOf(this.nodes[this.ranks[i]], key);
-      this.keys[2 * i] = key[0];
-      this.keys[2 * i + 1] = key[1];
+  /**
+   * Gives every node its key again and rebuilds the heap: the load is the node's container count
+   * when `byLoad`, else 0; the score is the node's score when `byScore`, else 0 (`NodeOrder.loadOf`
+   * and `scoreOf`, written out: a rescoring of most nodes reorders thousands of them).
+   */
+  reorder(byLoad: boolean, byScore: boolean): void {
+    const nodes = this.nodes;
+    const ranks = this.ranks;
+    const keys = this.keys;
+    const n = this.n;
+    for (let i = 0; i < n; i++) {
+      const node = nodes[ranks[i]];
+      keys[2 * i] = byLoad ? node.containers.length : 0;
+      keys[2 * i + 1] = byScore ? node.score : 0;
     }
-    for (let i = (this.n >> 1) - 1; i >= 0; i--) this.down(i, this.ranks[i], this.keys[2 * i], this.keys[2 * i + 1]);
+    for (let i = (n >> 1) - 1; i >= 0; i--) this.down(i, ranks[i], keys[2 * i], keys[2 * i + 1]);
   }
 
   /** The first node in heap order satisfying `pred` (the least of those that do). */
@@ -167,11 +174,6 @@ export class NodeOrder {
    * emptied: setting its length to 0 would drop its room, to be allocated again at the next one).
    */
   private readonly touched: SimNode[] = [];
-  /** A node's key under the rule in force (for `CandidateHeap.reorder`). */
-  private readonly keyOf = (n: SimNode, key: [number, number]): void => {
-    key[0] = this.loadOf(n);
-    key[1] = this.scoreOf(n);
-  };
 
   /** `nodes[r]` is the node of id rank r (the simulator's list of nodes). */
   constructor(nodes: readonly SimNode[]) {
@@ -247,7 +249,7 @@ export class NodeOrder {
       for (const _ in scores) listed++;
       if (listed > matched) for (const id in scores) if (!byId.has(id)) (unknown ??= []).push(id);
     }
-    if (ruleChanged || nTouched * 4 > this.heap.size) this.heap.reorder(this.keyOf);
+    if (ruleChanged || nTouched * 4 > this.heap.size) this.heap.reorder(this.ranked && this.leastLoadedFirst, this.ranked);
     else
       for (let i = 0; i < nTouched; i++) {
         const n = touched[i];
@@ -261,7 +263,7 @@ export class NodeOrder {
     this.ranked = false;
     this.leastLoadedFirst = false;
     for (const n of this.all) n.score = Infinity;
-    this.heap.reorder(this.keyOf);
+    this.heap.reorder(this.ranked && this.leastLoadedFirst, this.ranked);
   }
 
   /** The full candidate order (for tests and debugging; O(n log n)). */
