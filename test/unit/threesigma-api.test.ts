@@ -396,6 +396,8 @@ describe('/v1/threesigma/predict and /plan', () => {
   });
 
   it("gives HiGHS's gap when the plan needed the MILP", async () => {
+    // No time limit: the solve ends by its node limit and gap wherever the machine is, and waits for the worker's HiGHS.
+    expect((await send('PUT', '/v1/policy', { name: 'threesigma', params: { solver: { timeLimitMs: null } } })).statusCode).toBe(200);
     // Three SLO jobs that each need the whole cluster now to meet their deadline: one plan only.
     await send('POST', '/v1/threesigma/slos', { id: 'tight', match: { name: 'big-#' }, deadlineMs: 10 * MIN });
     for (const i of [1, 2, 3]) backend.apps.push(pending(`application_1_000${i}`, `big-${i}`, { pendingContainers: 16 }));
