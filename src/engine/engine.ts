@@ -7,7 +7,6 @@ import { describeAction } from '../core/actions.js';
 import type { Capabilities, ClusterBackend, ReservationSystem } from '../core/backend.js';
 import { ConflictError, RmUnavailableError, SchedbrainError, ValidationError, zodToValidationError } from '../core/errors.js';
 import type { ClusterSnapshot } from '../core/model.js';
-import type { MilpSolver } from '../core/milp.js';
 import type { AnyPolicy, PolicyNeed } from '../core/policy.js';
 import { getPolicy, policyNames } from '../policies/index.js';
 import { DEFAULT_JOURNAL_MAX_BYTES, foldRepeatedSkips, type JournalEntry, type NewJournalEntry } from '../store/journal.js';
@@ -340,6 +339,7 @@ export class Engine {
     }
     this.metrics.dryRun.set(dryRun ? 1 : 0);
     this.log.info({ policy: policy.name, dryRun }, 'policy changed');
+    if (!samePolicy && this.running) void this.warmSolver();
     const stoppedActing = !samePolicy || (dryRun && !previous.dryRun);
     if (stoppedActing && this.opts.afterPolicyChange) {
       const hook = this.opts.afterPolicyChange;
@@ -721,6 +721,7 @@ export class Engine {
     this.startedAtMs = this.clock.now();
     this.nextCycleAtMs = this.clock.now();
     this.armLeaderTimer();
+    void this.warmSolver();
     void this.startTick();
   }
 
@@ -739,8 +740,22 @@ export class Engine {
     this.solverWorker = undefined;
   }
 
+  /**
+   * Starts the solver worker for the active policy when it solves MILPs, so that HiGHS has loaded
+   * by the first solve (a solve waits for the load only within its own time). Resolves true once
+   * it has loaded; false for a policy without solves or a worker that did not start.
+   */
+  async warmSolver(): Promise<boolean> {
+    const solver = this.solverFor(this.cfg.policy);
+    if (!solver) return false;
+    return solver.warm().then(
+      () => true,
+      () => false,
+    );
+  }
+
   /** The solver for a policy that decides in steps; undefined for the others (they decide on this thread). */
-  private solverFor(policy: AnyPolicy): MilpSolver | undefined {
+  private solverFor(policy: AnyPolicy): WorkerMilpSolver | undefined {
     if (!policy.decideInSteps) return undefined;
     this.solverWorker ??= new WorkerMilpSolver({
       onStop: (why, detail) => {

@@ -41,7 +41,14 @@ const solving = definePolicy<Params, { cycles: number }>({
   decide: ({ params }) => runStepsInline(solvingCycle(params), solveInline),
   decideInSteps: ({ params }) => solvingCycle(params),
 });
-const table: Record<string, AnyPolicy> = { solving };
+const still = definePolicy<Record<string, never>, Record<string, never>>({
+  name: 'still',
+  description: 'test policy: decides nothing, solves nothing',
+  paramsSchema: z.object({}),
+  initialState: () => ({}),
+  decide: () => ({ decisions: [], state: {} }),
+});
+const table: Record<string, AnyPolicy> = { solving, still };
 const policies: PolicyLookup = { get: (n) => table[n], names: () => Object.keys(table) };
 
 describe('engine: a policy that decides in steps has its solves run off the event loop', () => {
@@ -85,5 +92,20 @@ describe('engine: a policy that decides in steps has its solves run off the even
       /^not solved \(deadline\): (the solver worker was still loading HiGHS when the solve's 5 ms ran out|\d+ ms left after \d+ ms waiting for the solver, a solve needs 10 ms)$/,
     );
     expect(f.engine.metrics.solverStops.get({ why: 'deadline' })).toBe(1);
+  });
+
+  it('warms the solver for a policy that solves, which then answers the first solve; a policy without solves starts none', async (ctx) => {
+    if (!solverAvailability().available) ctx.skip();
+    outcomes.length = 0;
+    const backend = new InMemoryBackend({ now: () => f.clock.now() });
+    f.engine = new Engine({ backend, store: f.store, clock: f.clock, periodMs: 10_000, policies, initial: { policy: 'still', params: {} } });
+    await f.engine.init();
+    expect(await f.engine.warmSolver()).toBe(false);
+    await f.engine.setPolicy({ name: 'solving', params: { timeLimitMs: 20, timeLeftMs: 5_000 } });
+    expect(await f.engine.warmSolver()).toBe(true);
+    const report = await f.engine.runCycle();
+    expect(outcomes).toHaveLength(1);
+    expect(outcomes[0]).toMatchObject({ solved: true });
+    expect(report.notes[0]).toMatch(/^solved: /);
   });
 });
