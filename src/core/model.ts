@@ -146,6 +146,21 @@ export interface ClusterSnapshot {
   readonly changeMark?: number;
 }
 
+/**
+ * The item of `list` whose id is `id`. Ids on one node share their length and most characters, so
+ * the last character rules most of them out before a whole-string comparison.
+ */
+export function findById<T extends { readonly id: string }>(list: readonly T[], id: string): T | undefined {
+  if (id.length === 0) return undefined;
+  const last = id.length - 1;
+  const lastChar = id.charCodeAt(last);
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    if (item.id.charCodeAt(last) === lastChar && item.id === id) return item;
+  }
+  return undefined;
+}
+
 /** The node's `i`-th container: its view at hand, else looked up in the snapshot. */
 export function containerAt(snapshot: ClusterSnapshot, node: NodeView, i: number): ContainerView | undefined {
   return node.containers !== undefined ? node.containers[i] : snapshot.containers.get(node.containerIds[i]);

@@ -3,7 +3,7 @@
  * so a policy can state its desired end state every cycle without causing writes.
  */
 import type { Action } from './actions.js';
-import { findQueue, type ClusterSnapshot, type ContainerId, type ContainerView, type NodeId } from './model.js';
+import { findById, findQueue, type ClusterSnapshot, type ContainerId, type ContainerView, type NodeId } from './model.js';
 import { equals } from './resources.js';
 
 /** Tolerance when comparing capacities the RM reports as floats. */
@@ -16,17 +16,7 @@ const PCT_EPSILON = 0.01;
  */
 function namedContainer(s: ClusterSnapshot, containerId: ContainerId, nodeId: NodeId): ContainerView | undefined {
   const onNode = s.nodes.get(nodeId)?.containers;
-  if (onNode !== undefined && containerId.length > 0) {
-    // Ids on a node share their length and most of their characters: the last one rules most of
-    // them out before a comparison of the whole string.
-    const last = containerId.length - 1;
-    const lastChar = containerId.charCodeAt(last);
-    for (let i = 0; i < onNode.length; i++) {
-      const id = onNode[i].id;
-      if (id.charCodeAt(last) === lastChar && id === containerId) return onNode[i];
-    }
-  }
-  return s.containers.get(containerId);
+  return (onNode !== undefined ? findById(onNode, containerId) : undefined) ?? s.containers.get(containerId);
 }
 
 export function isAlreadyTrue(action: Action, s: ClusterSnapshot): boolean {

@@ -37,7 +37,17 @@
  */
 import type { Action, Decision } from '../core/actions.js';
 import type { ApplyOutcome, Capabilities } from '../core/backend.js';
-import type { AppId, AppView, ClusterSnapshot, ContainerId, ContainerView, NodeId, NodeView, QueueView } from '../core/model.js';
+import {
+  findById,
+  type AppId,
+  type AppView,
+  type ClusterSnapshot,
+  type ContainerId,
+  type ContainerView,
+  type NodeId,
+  type NodeView,
+  type QueueView,
+} from '../core/model.js';
 import type { AnyPolicy, PolicyInput } from '../core/policy.js';
 import { ChangeTracker } from '../engine/change-tracking.js';
 import { isAlreadyTrue } from '../core/reconcile.js';
@@ -1213,12 +1223,8 @@ export class Simulator {
     // policy's visit, while the cluster-wide map is large and cold (this runs for every suspend
     // and resume of a replay).
     const n = this.nodeById.get(nodeId);
-    if (n !== undefined && id.length > 0) {
-      // The last character rules out most of the node's other ids (same length, long shared prefix).
-      const last = id.length - 1;
-      const lastChar = id.charCodeAt(last);
-      for (const c of n.containers) if (c.id.charCodeAt(last) === lastChar && c.id === id) return c;
-    }
+    const onNode = n !== undefined ? findById(n.containers, id) : undefined;
+    if (onNode !== undefined) return onNode;
     const c = this.containers.get(id);
     if (!c) return `unknown container ${id}`;
     return `container ${id} is on ${c.nodeId}, not ${nodeId}`;
@@ -1460,7 +1466,6 @@ export class LiveContainers implements ReadonlyMap<ContainerId, SimContainer> {
   }
 }
 
-/** The live ClusterSnapshot the policy sees: getters over simulator state, nothing copied. */
 /**
  * Ids listed once each, read as a set: the nodes changed between two policy calls (a replay lists
  * one at every launch, release and swap; a `Set` filled and cleared for each call costs more).
@@ -1498,6 +1503,7 @@ class ListedIds implements ReadonlySet<string> {
   }
 }
 
+/** The live ClusterSnapshot the policy sees: getters over simulator state, nothing copied. */
 class SimSnapshot implements ClusterSnapshot {
   changedNodeIds?: ReadonlySet<NodeId>;
   private changedAppList?: readonly AppId[];

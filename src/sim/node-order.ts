@@ -249,7 +249,7 @@ export class NodeOrder {
       for (const _ in scores) listed++;
       if (listed > matched) for (const id in scores) if (!byId.has(id)) (unknown ??= []).push(id);
     }
-    if (ruleChanged || nTouched * 4 > this.heap.size) this.heap.reorder(this.ranked && this.leastLoadedFirst, this.ranked);
+    if (ruleChanged || nTouched * 4 > this.heap.size) this.heap.reorder(this.byLoad, this.ranked);
     else
       for (let i = 0; i < nTouched; i++) {
         const n = touched[i];
@@ -263,7 +263,7 @@ export class NodeOrder {
     this.ranked = false;
     this.leastLoadedFirst = false;
     for (const n of this.all) n.score = Infinity;
-    this.heap.reorder(this.ranked && this.leastLoadedFirst, this.ranked);
+    this.heap.reorder(this.byLoad, this.ranked);
   }
 
   /** The full candidate order (for tests and debugging; O(n log n)). */
@@ -273,7 +273,12 @@ export class NodeOrder {
 
   /** First key: the container count when the fewest-loaded nodes go first, else 0. */
   private loadOf(n: SimNode): number {
-    return this.ranked && this.leastLoadedFirst ? n.containers.length : 0;
+    return this.byLoad ? n.containers.length : 0;
+  }
+
+  /** Whether the first key is the container count (least loaded first, once ranked). */
+  private get byLoad(): boolean {
+    return this.ranked && this.leastLoadedFirst;
   }
 
   /** Second key: the score once ranked, else 0 (node id alone decides). */
