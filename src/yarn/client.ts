@@ -473,7 +473,8 @@ export class RmClient {
       let lost = false;
       try {
         if (big && shape && this.listParser && res.status >= 200 && res.status < 300) {
-          const parsed = await this.listParser.parseStream(raw, shape, spec.listPath ? { key: listKey(spec), path: spec.listPath } : undefined);
+          const reuse = spec.listPath ? { key: listKey(spec), path: spec.listPath } : undefined;
+          const parsed = await this.listParser.parseStream(raw, shape, reuse, Number.isFinite(length) ? length : undefined);
           if (parsed.ok) return parsed.data as T;
           // Refused: parsed again below, where zod names the field. A worker that died holding
           // the body leaves nothing to parse: the list is read again.

@@ -2,12 +2,13 @@
  * Parses the RM's big list answers (`/nodes`, `/apps`: 19 and 13 MB at 10,000 nodes and apps)
  * in a worker thread, so that the event loop keeps serving the admin API while they are read:
  * one `JSON.parse` of the node list blocked it for 0.2–0.5 s (docs/benchmarks.md, `/healthz`
- * during cycles). The body's chunks are handed over as they arrive; the worker joins them and
- * reads the bytes by the schema's compiled form (`describeSchema`: the fields the backend uses,
+ * during cycles). The body's chunks are copied as they arrive into a receive buffer shared with
+ * the worker (kept for later reads: no big allocation per read), and the worker reads the bytes
+ * there by the schema's compiled form (`describeSchema`: the fields the backend uses,
  * the rest checked against JSON's grammar and stepped over, never made into objects), or where
  * that reading is unsure, parses them whole and checks them; it sends back only the fields kept,
  * so the structured clone the main thread pays for is of those. An answer the worker refuses
- * comes back with its bytes: the caller then parses it on its own thread, where zod names the field.
+ * goes back to the caller with a copy of its bytes, parsed then on its own thread, where zod names the field.
  */
 import { Worker } from 'node:worker_threads';
 import type { SchemaSpec } from './fast-parse.js';
@@ -365,27 +366,11 @@ function thin(data, reuse) {
   parent[path[path.length - 1]] = out;
   return { generation, ids };
 }
-// Bodies that arrive in chunks, by request id, until their end.
-const arriving = new Map();
-// The bytes go back with a refusal: the caller parses them again with zod's error messages.
-const refuse = (m) => parentPort.postMessage({ id: m.id, ok: false, bytes: m.bytes }, [m.bytes.buffer]);
+// The body is in a receive buffer shared with the caller (its first \`length\` bytes), read in place:
+// no copy, and nothing of it is kept once answered. A refusal sends no bytes back: the caller has them.
+const refuse = (m) => parentPort.postMessage({ id: m.id, ok: false });
 parentPort.on('message', (m) => {
-  if (m.chunk) {
-    const parts = arriving.get(m.id);
-    if (parts) parts.push(m.chunk);
-    else arriving.set(m.id, [m.chunk]);
-    return;
-  }
-  if (m.abort) {
-    arriving.delete(m.id);
-    return;
-  }
-  if (m.end) {
-    const parts = arriving.get(m.id) ?? [];
-    arriving.delete(m.id);
-    const joined = Buffer.concat(parts);
-    m.bytes = joined.byteLength === joined.buffer.byteLength ? joined : new Uint8Array(joined);
-  }
+  m.bytes = new Uint8Array(m.buffer, 0, m.length);
   try {
     let c = checks.get(m.specId);
     if (!c) checks.set(m.specId, (c = check(m.spec)));
@@ -431,6 +416,9 @@ interface Pending {
   resolve(v: ListParseResult): void;
   readonly reuse?: ListReuse;
   readonly have?: number;
+  /** The receive buffer the body is in, and its length: the caller's again once answered. */
+  readonly buffer: SharedArrayBuffer;
+  readonly length: number;
 }
 
 interface Thinned {
@@ -438,11 +426,14 @@ interface Thinned {
   readonly ids: ReadonlyArray<string | null>;
 }
 
-/** The body goes over in pieces of this size, copied together from its chunks: a message per chunk cost more than the copies. */
-const HANDOVER_BYTES = 1 << 20;
-
 /** Bodies smaller than this are parsed where they arrive: handing them over costs more than it saves. */
 export const OFF_THREAD_MIN_BYTES = 256 * 1024;
+
+/** Receive buffers are made in steps of this size (a list a little longer than the last fits the same buffer). */
+const BUFFER_STEP_BYTES = 4 << 20;
+
+/** Free receive buffers kept for the next reads: the node and app lists are read at once, and a few more. */
+const FREE_BUFFERS_KEPT = 4;
 
 export class ListParser {
   private worker: Worker | undefined;
@@ -453,20 +444,47 @@ export class ListParser {
   /** Per reuse key: the items of the last answer, by id, and its generation (as the worker has it). */
   private readonly lastItems = new Map<string, { generation: number; byId: Map<string, unknown> }>();
   private nextSpecId = 1;
+  /**
+   * Receive buffers no read holds, shared with the worker. A body is copied into one as it
+   * arrives and read there in place; the buffer then serves a later read. Bodies of 13–19 MB
+   * allocated and freed at every refresh (pieces here, joined there) left the process's memory
+   * fragmented: its RSS grew by ~100 MB over a few refreshes beyond the heaps (docs/benchmarks.md).
+   */
+  private readonly freeBuffers: SharedArrayBuffer[] = [];
   /** Answers accepted: read from the bytes by the spec, or parsed whole and checked (the way taken when the first is unsure). */
   readonly answersRead = { fromBytes: 0, parsedWhole: 0 };
 
   /**
    * The body checked against `spec` (zod's output for it), or a refusal with the bytes. The
-   * chunks are copied into pieces of HANDOVER_BYTES handed over as they fill, so this thread
-   * never holds nor joins the whole body. Throws what the stream throws (the worker drops what it got).
+   * chunks are copied as they arrive into a receive buffer the worker reads in place (sized by
+   * `expectedBytes` when the length is known). Throws what the stream throws.
    */
-  async parseStream(body: AsyncIterable<Uint8Array>, spec: SchemaSpec, reuse?: ListReuse): Promise<ListParseResult> {
+  async parseStream(body: AsyncIterable<Uint8Array>, spec: SchemaSpec, reuse?: ListReuse, expectedBytes?: number): Promise<ListParseResult> {
     const worker = this.start();
     if (!worker) {
       const parts: Uint8Array[] = [];
       for await (const chunk of body) parts.push(chunk);
       return { ok: false, bytes: Buffer.concat(parts) };
+    }
+    let buffer = this.takeBuffer(expectedBytes ?? 0);
+    let view = new Uint8Array(buffer);
+    let length = 0;
+    try {
+      for await (const chunk of body) {
+        const bytes = chunk as Uint8Array;
+        if (length + bytes.byteLength > buffer.byteLength) {
+          const larger = new SharedArrayBuffer(bufferSize(Math.max(length + bytes.byteLength, 2 * buffer.byteLength)));
+          const largerView = new Uint8Array(larger);
+          largerView.set(view.subarray(0, length));
+          buffer = larger;
+          view = largerView;
+        }
+        view.set(bytes, length);
+        length += bytes.byteLength;
+      }
+    } catch (err) {
+      this.releaseBuffer(buffer);
+      throw err;
     }
     let specId = this.specIds.get(spec);
     if (specId === undefined) this.specIds.set(spec, (specId = this.nextSpecId++));
@@ -475,42 +493,48 @@ export class ListParser {
     if (reuse) reuse = { key: `${reuse.key}#${specId}`, path: reuse.path };
     const have = reuse ? (this.lastItems.get(reuse.key)?.generation ?? 0) : undefined;
     const result = new Promise<ListParseResult>((resolve) => {
-      this.pending.set(id, { resolve, reuse, have });
+      this.pending.set(id, { resolve, reuse, have, buffer, length });
       if (this.pending.size === 1) worker.ref();
     });
-    let batch = new Uint8Array(HANDOVER_BYTES);
-    let filled = 0;
-    const handOver = (bytes: Uint8Array<ArrayBuffer>): void => worker.postMessage({ id, chunk: bytes }, [bytes.buffer]);
-    try {
-      for await (const chunk of body) {
-        const bytes = chunk as Uint8Array;
-        if (filled + bytes.byteLength > batch.byteLength && filled > 0) {
-          handOver(batch.subarray(0, filled));
-          batch = new Uint8Array(HANDOVER_BYTES);
-          filled = 0;
-        }
-        if (bytes.byteLength > batch.byteLength) handOver(new Uint8Array(bytes));
-        else {
-          batch.set(bytes, filled);
-          filled += bytes.byteLength;
-        }
-      }
-      if (filled > 0) handOver(batch.subarray(0, filled));
-    } catch (err) {
-      worker.postMessage({ id, abort: true });
-      this.settle(worker, id, { ok: false });
-      throw err;
-    }
-    worker.postMessage({ id, end: true, specId, spec, reuse: reuse ? { key: reuse.key, path: reuse.path, have } : undefined });
+    worker.postMessage({ id, buffer, length, specId, spec, reuse: reuse ? { key: reuse.key, path: reuse.path, have } : undefined });
     return result;
   }
 
-  private settle(worker: Worker, id: number, r: ListParseResult, thinned?: Thinned): void {
+  /** The smallest free receive buffer of at least `minBytes` (the largest when the length is unknown), or a new one. */
+  private takeBuffer(minBytes: number): SharedArrayBuffer {
+    let fit = -1;
+    let largest = -1;
+    this.freeBuffers.forEach((buffer, i) => {
+      if (buffer.byteLength >= minBytes && (fit < 0 || buffer.byteLength < this.freeBuffers[fit]!.byteLength)) fit = i;
+      if (largest < 0 || buffer.byteLength > this.freeBuffers[largest]!.byteLength) largest = i;
+    });
+    const pick = minBytes > 0 ? fit : largest;
+    return pick >= 0 ? this.freeBuffers.splice(pick, 1)[0]! : new SharedArrayBuffer(bufferSize(minBytes));
+  }
+
+  private releaseBuffer(buffer: SharedArrayBuffer): void {
+    this.freeBuffers.push(buffer);
+    if (this.freeBuffers.length <= FREE_BUFFERS_KEPT) return;
+    // The smallest goes: the big lists need the big ones.
+    let smallest = 0;
+    for (let i = 1; i < this.freeBuffers.length; i++) if (this.freeBuffers[i]!.byteLength < this.freeBuffers[smallest]!.byteLength) smallest = i;
+    this.freeBuffers.splice(smallest, 1);
+  }
+
+  /** Hands the answer to its caller and the receive buffer back (with a refusal, a copy of the bytes when `withBytes`). */
+  private settle(worker: Worker, id: number, r: { ok: true; data: unknown } | { ok: false; withBytes: boolean }, thinned?: Thinned): void {
     const p = this.pending.get(id);
     if (!p) return;
     this.pending.delete(id);
     if (this.pending.size === 0) worker.unref();
-    if (!(r.ok && p.reuse && thinned)) p.resolve(r);
+    if (!r.ok) {
+      const bytes = r.withBytes ? Buffer.from(new Uint8Array(p.buffer, 0, p.length)) : undefined;
+      this.releaseBuffer(p.buffer);
+      p.resolve(bytes ? { ok: false, bytes } : { ok: false });
+      return;
+    }
+    this.releaseBuffer(p.buffer);
+    if (!(p.reuse && thinned)) p.resolve(r);
     else if (this.fillIn(r.data, p.reuse, p.have ?? 0, thinned)) p.resolve(r);
     else {
       // Not the answer the worker compared with (cannot happen while both sides agree): the caller reads the list again.
@@ -558,16 +582,15 @@ export class ListParser {
     }
     // An idle parser never keeps the process alive.
     worker.unref();
-    worker.on('message', (m: { id: number; ok: boolean; scanned?: boolean; data?: unknown; bytes?: Uint8Array; thinned?: Thinned }) => {
+    worker.on('message', (m: { id: number; ok: boolean; scanned?: boolean; data?: unknown; thinned?: Thinned }) => {
       if (m.ok) this.answersRead[m.scanned ? 'fromBytes' : 'parsedWhole']++;
-      this.settle(worker, m.id, m.ok ? { ok: true, data: m.data } : { ok: false, bytes: m.bytes }, m.thinned);
+      this.settle(worker, m.id, m.ok ? { ok: true, data: m.data } : { ok: false, withBytes: true }, m.thinned);
     });
     const fail = (): void => {
       if (this.worker === worker) this.worker = undefined;
       // A new worker knows no earlier answers.
       this.lastItems.clear();
-      for (const p of this.pending.values()) p.resolve({ ok: false });
-      this.pending.clear();
+      for (const id of [...this.pending.keys()]) this.settle(worker, id, { ok: false, withBytes: false });
     };
     worker.on('error', () => {
       this.broken = true;
@@ -577,6 +600,11 @@ export class ListParser {
     this.worker = worker;
     return worker;
   }
+}
+
+/** A receive buffer's size for `bytes`: rounded up to a whole step. */
+function bufferSize(bytes: number): number {
+  return Math.max(1, Math.ceil(bytes / BUFFER_STEP_BYTES)) * BUFFER_STEP_BYTES;
 }
 
 /** One parser for the process: the RM lists are read one refresh at a time. */

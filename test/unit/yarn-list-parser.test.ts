@@ -195,6 +195,29 @@ describe('list parser thread', () => {
   it('a body that is not JSON is refused with its bytes', async () => {
     expect(await viaWorker(nodesResponseSchema, '{"nodes": {"node": [', [5])).toBe('FAIL');
   });
+
+  it('bodies read at once and one after another, longer and shorter than the receive buffers, each give their own answer', async () => {
+    const template = fixture('nodes.json').nodes.node[0];
+    const body = (count: number, tag: string) =>
+      JSON.stringify({ nodes: { node: Array.from({ length: count }, (_, i) => ({ ...template, id: `${tag}-${i}.example:8041`, numContainers: i })) } });
+    // 9,000 nodes are past one step of a receive buffer (4 MB): it grows while the body arrives.
+    const bodies = [body(9_000, 'a'), body(3, 'b'), body(2_000, 'c'), body(1, 'd'), '{"nodes": {"node": ['];
+    const spec = describeSchema(nodesResponseSchema)!;
+    const expected = bodies.map((t) => {
+      try {
+        return onThisThread(nodesResponseSchema, JSON.parse(t));
+      } catch {
+        return 'FAIL';
+      }
+    });
+    const read = async (t: string) => {
+      const r = await parser.parseStream(chunked(t, [65_536]), spec);
+      return r.ok ? r.data : Buffer.from(r.bytes!).toString('utf8') === t ? 'FAIL' : 'FAIL, other bytes';
+    };
+    expect(await Promise.all(bodies.map(read))).toEqual(expected);
+    for (let i = 0; i < bodies.length; i++) expect(await read(bodies[i]!)).toEqual(expected[i]);
+    expect(await Promise.all([...bodies].reverse().map(read))).toEqual([...expected].reverse());
+  });
 });
 
 describe('the client with the list parser', () => {
