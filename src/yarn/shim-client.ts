@@ -139,6 +139,9 @@ export const SHIM_ROUTES = [
 
 export const SHIM_CONTRACT_VERSION = 5;
 
+/** Node ids kept as one string each (a cluster has fewer nodes). */
+const MAX_NODE_IDS_KEPT = 100_000;
+
 /** The header that carries the brain's leadership epoch on every change (fencing). */
 export const EPOCH_HEADER = 'X-Schedbrain-Epoch';
 
@@ -201,6 +204,11 @@ export class HttpNodeShim implements NodeShim {
   private readonly nodeUrl = new Map<string, string>();
   private readonly epoch?: () => number | undefined;
   /**
+   * One string per node id for the containers listed: each list's JSON gives every container its
+   * own copy, and 200,000 containers held 200,000 copies of 10,000 ids (11 MB of heap).
+   */
+  private readonly nodeIds = new Map<string, string>();
+  /**
    * Reads go through node:http with kept-alive connections rather than axios: a refresh reads
    * one list per node shim, and axios cost about three times as much CPU per request
    * (docs/decisions.md, "Running containers come from the NodeManager shims"). Not with a test adapter.
@@ -260,7 +268,7 @@ export class HttpNodeShim implements NodeShim {
 
   async containers(): Promise<ShimContainer[]> {
     const lists = await this.eachNodeShim('list containers', (url) => this.listContainers(url));
-    return lists.flatMap((list) => list.containers.map(toShimContainer));
+    return lists.flatMap((list) => list.containers.map((c) => toShimContainer(c, this.nodeIdOf(c.nodeId))));
   }
 
   nodeShimUrls(): readonly string[] {
@@ -269,7 +277,16 @@ export class HttpNodeShim implements NodeShim {
 
   async nodeShimContainers(url: string): Promise<NodeShimListing> {
     const list = await this.listContainers(url, { allocation: true });
-    return { nodes: list.nodes, containers: list.containers.map(toShimContainer) };
+    return { nodes: list.nodes, containers: list.containers.map((c) => toShimContainer(c, this.nodeIdOf(c.nodeId))) };
+  }
+
+  private nodeIdOf(id: string): string {
+    const known = this.nodeIds.get(id);
+    if (known !== undefined) return known;
+    // Bounded whatever the shims send: past this many ids, it starts over.
+    if (this.nodeIds.size >= MAX_NODE_IDS_KEPT) this.nodeIds.clear();
+    this.nodeIds.set(id, id);
+    return id;
   }
 
   /**
@@ -469,12 +486,12 @@ export function isWireContainerList(v: unknown): boolean {
  * Written out whole rather than spread from a common part: at 200,000 containers a refresh the
  * spread cost ten times as much.
  */
-function toShimContainer(c: WireContainer): ShimContainer {
+function toShimContainer(c: WireContainer, nodeId: string): ShimContainer {
   if (c.allocatedMB === undefined || c.allocatedVCores === undefined || c.createdAtMs === undefined)
-    return { containerId: c.containerId, nodeId: c.nodeId, state: c.state, attainedServiceMs: c.attainedServiceMs, runningSinceMs: c.runningSinceMs };
+    return { containerId: c.containerId, nodeId, state: c.state, attainedServiceMs: c.attainedServiceMs, runningSinceMs: c.runningSinceMs };
   return {
     containerId: c.containerId,
-    nodeId: c.nodeId,
+    nodeId,
     state: c.state,
     attainedServiceMs: c.attainedServiceMs,
     runningSinceMs: c.runningSinceMs,
