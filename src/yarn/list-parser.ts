@@ -324,7 +324,7 @@ function readBySpec(bytes, read) {
     b = Buffer.alloc(0);
   }
 }
-// Per list (reuse key): the items last sent, by id, and that answer's generation.
+// Per list (reuse key): the last answer's items, their positions by id, and its generation.
 const lasts = new Map();
 function same(a, b) {
   if (a === b) return true;
@@ -340,8 +340,8 @@ function same(a, b) {
   for (const k of keys) if (!(k in b) || !same(a[k], b[k])) return false;
   return true;
 }
-// Items equal to the ones last sent for this list go back as null (the caller still holds them),
-// unless the caller's copy is not of the last answer (its generation differs).
+// Items equal to ones of the last answer go back as null with that item's position in it
+// (\`from\`, -1 for the items sent), unless the caller's copy is not of the last answer.
 function thin(data, reuse) {
   const path = reuse.path;
   let parent = data;
@@ -350,21 +350,23 @@ function thin(data, reuse) {
   if (!Array.isArray(list)) return undefined;
   const last = lasts.get(reuse.key);
   const usable = last !== undefined && last.generation === reuse.have;
-  const byId = new Map();
-  const ids = new Array(list.length);
+  const at = new Map();
+  const from = new Int32Array(list.length).fill(-1);
   const out = new Array(list.length);
   for (let i = 0; i < list.length; i++) {
     const item = list[i];
-    const id = item !== null && typeof item === 'object' && typeof item.id === 'string' && !byId.has(item.id) ? item.id : null;
-    ids[i] = id;
-    if (id !== null) byId.set(id, item);
-    const before = usable && id !== null ? last.byId.get(id) : undefined;
-    out[i] = before !== undefined && same(before, item) ? null : item;
+    const id = item !== null && typeof item === 'object' && typeof item.id === 'string' && !at.has(item.id) ? item.id : null;
+    if (id !== null) at.set(id, i);
+    const j = usable && id !== null ? last.at.get(id) : undefined;
+    if (j !== undefined && same(last.items[j], item)) {
+      out[i] = null;
+      from[i] = j;
+    } else out[i] = item;
   }
   const generation = (last === undefined ? 0 : last.generation) + 1;
-  lasts.set(reuse.key, { generation, byId });
+  lasts.set(reuse.key, { generation, at, items: list });
   parent[path[path.length - 1]] = out;
-  return { generation, ids };
+  return { generation, from };
 }
 // The body is in a receive buffer shared with the caller (its first \`length\` bytes), read in place:
 // no copy, and nothing of it is kept once answered. A refusal sends no bytes back: the caller has them.
@@ -423,7 +425,8 @@ interface Pending {
 
 interface Thinned {
   readonly generation: number;
-  readonly ids: ReadonlyArray<string | null>;
+  /** Per item: its position in the last answer when left out (null), else -1. */
+  readonly from: Int32Array;
 }
 
 /** Bodies smaller than this are parsed where they arrive: handing them over costs more than it saves. */
@@ -441,8 +444,12 @@ export class ListParser {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly specIds = new WeakMap<SchemaSpec, number>();
-  /** Per reuse key: the items of the last answer, by id, and its generation (as the worker has it). */
-  private readonly lastItems = new Map<string, { generation: number; byId: Map<string, unknown> }>();
+  /**
+   * Per reuse key: the items of the last answer in its order, and its generation (as the worker
+   * has it). The worker names a left-out item by its position there: no map by id to make again
+   * at every answer, no ids to send over.
+   */
+  private readonly lastItems = new Map<string, { generation: number; items: readonly unknown[] }>();
   private nextSpecId = 1;
   /**
    * Receive buffers no read holds, shared with the worker. A body is copied into one as it
@@ -550,17 +557,16 @@ export class ListParser {
     const key = reuse.path[reuse.path.length - 1]!;
     const list = parent[key] as unknown[];
     const last = this.lastItems.get(reuse.key);
-    const byId = new Map<string, unknown>();
+    if (thinned.from.length !== list.length) return false;
     for (let i = 0; i < list.length; i++) {
-      const id = thinned.ids[i];
-      if (list[i] === null) {
-        // The worker leaves an item out only when our copy is of the answer it compared with.
-        if (last?.generation !== have || id === null || id === undefined || !last.byId.has(id)) return false;
-        list[i] = last.byId.get(id);
-      }
-      if (id !== null && id !== undefined) byId.set(id, list[i]);
+      if (list[i] !== null) continue;
+      // The worker leaves an item out only when our copy is of the answer it compared with.
+      const j = thinned.from[i]!;
+      if (last?.generation !== have || j < 0 || j >= last.items.length) return false;
+      list[i] = last.items[j];
     }
-    this.lastItems.set(reuse.key, { generation: thinned.generation, byId });
+    // A copy: the caller may change the list it is given.
+    this.lastItems.set(reuse.key, { generation: thinned.generation, items: list.slice() });
     return true;
   }
 
