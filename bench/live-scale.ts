@@ -13,6 +13,7 @@
  *   npm run bench -- --live-scale --sizes 1k --policies kairos --cycles 3
  *   npm run bench -- --live-scale --sizes 1x50k,50x1k --policies capacity-targets   # one big app vs 50
  *   npm run bench -- --live-scale --sizes 10k --containers-from rm                   # without shims
+ *   npm run bench -- --live-scale --sizes 10k --max-old-space-mb 384                 # the measured process's heap capped (issue 19's condition)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -252,11 +253,13 @@ async function runOne(sizeName: string, policy: string, cycles: number, containe
   }
 }
 
-function runChild(sizeName: string, policy: string, cycles: number, containersFrom: 'shims' | 'rm'): Promise<Row> {
+function runChild(sizeName: string, policy: string, cycles: number, containersFrom: 'shims' | 'rm', maxOldSpaceMB?: number): Promise<Row> {
   return new Promise((resolve, reject) => {
     const p = spawn(
       process.execPath,
       [
+        // The measured process only (the synthetic RM's is not capped).
+        ...(maxOldSpaceMB !== undefined ? [`--max-old-space-size=${maxOldSpaceMB}`] : []),
         '--import',
         'tsx',
         fileURLToPath(import.meta.url),
@@ -304,8 +307,12 @@ export async function runLiveScale(argv: string[]): Promise<void> {
       one: { type: 'string' },
       label: { type: 'string', default: 'run' },
       'containers-from': { type: 'string', default: 'shims' },
+      'max-old-space-mb': { type: 'string' },
     },
   });
+  const maxOldSpaceMB = values['max-old-space-mb'] === undefined ? undefined : Number(values['max-old-space-mb']);
+  if (maxOldSpaceMB !== undefined && !(Number.isInteger(maxOldSpaceMB) && maxOldSpaceMB > 0))
+    throw new Error(`--max-old-space-mb: a whole number of MB, not ${values['max-old-space-mb']}`);
   const cycles = Number(values.cycles);
   const containersFrom = values['containers-from'];
   if (containersFrom !== 'shims' && containersFrom !== 'rm') throw new Error(`--containers-from: shims or rm, not ${containersFrom}`);
@@ -319,13 +326,13 @@ export async function runLiveScale(argv: string[]): Promise<void> {
   for (const size of values.sizes.split(',')) {
     for (const policy of values.policies.split(',')) {
       process.stderr.write(`live-scale ${size} ${policy} …\n`);
-      const row = await runChild(size, policy, cycles, containersFrom);
+      const row = await runChild(size, policy, cycles, containersFrom, maxOldSpaceMB);
       rows.push(row);
       process.stderr.write(`${table([row]).split('\n')[2]}\n`);
     }
   }
   const load1 = os.loadavg()[0]!;
-  const md = `${table(rows)}\n\n${values.label}: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, load average ${f(load0, 1)} at the start and ${f(load1, 1)} at the end; ${cycles} cycles after the cold one (median shown).`;
+  const md = `${table(rows)}\n\n${values.label}: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, load average ${f(load0, 1)} at the start and ${f(load1, 1)} at the end; ${cycles} cycles after the cold one (median shown)${maxOldSpaceMB !== undefined ? `; measured process run with --max-old-space-size=${maxOldSpaceMB}` : ''}.`;
   process.stdout.write(`${md}\n`);
 }
 
