@@ -438,9 +438,25 @@ const BUFFER_STEP_BYTES = 4 << 20;
 /** Free receive buffers kept for the next reads: the node and app lists are read at once, and a few more. */
 const FREE_BUFFERS_KEPT = 4;
 
+/**
+ * The worker's heap limits. Left to V8's defaults it grew by the items of each answer (new
+ * objects, the last answer's garbage) to ~100 MB over five refreshes at 10,000 nodes, for ~25 MB
+ * live; the peak RSS counts it (docs/benchmarks.md). A worker that runs out of memory is started
+ * again with twice the old-generation limit, up to the last; the read it held is made again.
+ */
+export const WORKER_OLD_GENERATION_MB = 64;
+const WORKER_MAX_OLD_GENERATION_MB = 4_096;
+const WORKER_YOUNG_GENERATION_MB = 8;
+
+export interface ListParserOptions {
+  /** The worker's old-generation limit to start with (default WORKER_OLD_GENERATION_MB). */
+  readonly oldGenerationMB?: number;
+}
+
 export class ListParser {
   private worker: Worker | undefined;
   private broken = false;
+  private oldGenerationMB: number;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly specIds = new WeakMap<SchemaSpec, number>();
@@ -460,6 +476,15 @@ export class ListParser {
   private readonly freeBuffers: SharedArrayBuffer[] = [];
   /** Answers accepted: read from the bytes by the spec, or parsed whole and checked (the way taken when the first is unsure). */
   readonly answersRead = { fromBytes: 0, parsedWhole: 0 };
+
+  constructor(opts: ListParserOptions = {}) {
+    this.oldGenerationMB = opts.oldGenerationMB ?? WORKER_OLD_GENERATION_MB;
+  }
+
+  /** The worker's old-generation limit now (raised each time a worker ran out of memory). */
+  get workerOldGenerationMB(): number {
+    return this.oldGenerationMB;
+  }
 
   /**
    * The body checked against `spec` (zod's output for it), or a refusal with the bytes. The
@@ -581,7 +606,10 @@ export class ListParser {
     if (this.worker || this.broken) return this.worker;
     let worker: Worker;
     try {
-      worker = new Worker(WORKER_SOURCE, { eval: true });
+      worker = new Worker(WORKER_SOURCE, {
+        eval: true,
+        resourceLimits: { maxOldGenerationSizeMb: this.oldGenerationMB, maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+      });
     } catch {
       this.broken = true;
       return undefined;
@@ -598,8 +626,10 @@ export class ListParser {
       this.lastItems.clear();
       for (const id of [...this.pending.keys()]) this.settle(worker, id, { ok: false, withBytes: false });
     };
-    worker.on('error', () => {
-      this.broken = true;
+    worker.on('error', (err: Error & { code?: string }) => {
+      // Out of memory: a larger cluster than the limit was made for; the next read starts one with more.
+      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY' && this.oldGenerationMB < WORKER_MAX_OLD_GENERATION_MB) this.oldGenerationMB *= 2;
+      else this.broken = true;
       fail();
     });
     worker.on('exit', fail);

@@ -218,6 +218,29 @@ describe('list parser thread', () => {
     for (let i = 0; i < bodies.length; i++) expect(await read(bodies[i]!)).toEqual(expected[i]);
     expect(await Promise.all([...bodies].reverse().map(read))).toEqual([...expected].reverse());
   });
+
+  it('a worker out of memory gives its read up without bytes and the next worker has twice the limit, until a read fits', async (ctx) => {
+    const template = fixture('nodes.json').nodes.node[0];
+    const text = JSON.stringify({ nodes: { node: Array.from({ length: 20_000 }, (_, i) => ({ ...template, id: `n-${i}.example:8041`, numContainers: i })) } });
+    const small = new ListParser({ oldGenerationMB: 2 });
+    try {
+      const spec = describeSchema(nodesResponseSchema)!;
+      const limits: number[] = [];
+      let r = await small.parseStream(chunked(text, [65_536]), spec);
+      for (let i = 0; i < 8 && !r.ok; i++) {
+        // Lost with the worker: no bytes back (the client reads the list again).
+        expect(r.bytes).toBeUndefined();
+        limits.push(small.workerOldGenerationMB);
+        r = await small.parseStream(chunked(text, [65_536]), spec);
+      }
+      // The precondition: 20,000 nodes do not fit 2 MB (else there is nothing to see).
+      if (limits.length === 0) ctx.skip();
+      expect(limits).toEqual(limits.map((_, i) => 2 * 2 ** (i + 1)));
+      expect(r.ok && r.data).toEqual(onThisThread(nodesResponseSchema, JSON.parse(text)));
+    } finally {
+      await small.close();
+    }
+  });
 });
 
 describe('the client with the list parser', () => {
