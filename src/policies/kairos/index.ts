@@ -290,8 +290,7 @@ function nextRandom(state: number): [number, number] {
 }
 
 /** Dispatch score of a node from its tasks' attained service (seconds); lower is preferred. */
-export function dispatchScore(tieBreak: Exclude<TieBreak, 'random'>, attainedMs: readonly number[]): number {
-  const n = attainedMs.length;
+export function dispatchScore(tieBreak: Exclude<TieBreak, 'random'>, attainedMs: readonly number[], n = attainedMs.length): number {
   if (n === 0) return 0;
   let sum = 0;
   for (let i = 0; i < n; i++) sum += attainedMs[i] / 1000;
@@ -433,7 +432,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
         rng = s;
         score = round3(x * 1000);
       } else {
-        score = round3(dispatchScore(params.tieBreak, attained));
+        score = round3(dispatchScore(params.tieBreak, attained, space.visit.count));
       }
       rankedIds[ranked] = id;
       rankedScores[ranked] = score;

@@ -662,8 +662,9 @@ function nextWake(v: NodeVisit, starveMs: number): number {
 
 /**
  * Schedules one node: adds its decisions to `out`, writes the attained service of each of its
- * tasks after this visit to `attainedOut` (for the dispatch score), and returns its entry: `prev`
- * updated in place (see `updatesStateInPlace`), or a new one. `v` is the run's working space.
+ * `v.count` tasks after this visit to the start of `attainedOut` (for the dispatch score), and
+ * returns its entry: `prev` updated in place (see `updatesStateInPlace`), or a new one. `v` is the
+ * run's working space.
  */
 export function scheduleNode(
   v: NodeVisit,
@@ -689,26 +690,26 @@ export function scheduleNode(
   resumeOnFreeCore(v);
   const wake = nextWake(v, starveMs);
 
-  // Written back over the entry's arrays (a new entry only for a new node), in order, so that
-  // an array that grows only appends.
+  // Written back over the entry's arrays; new arrays for a new node and for one whose task count
+  // changed (an array shortened in place goes through V8's runtime).
   const { work, fig, count } = v;
-  if (attainedOut.length !== count) attainedOut.length = count;
   for (let i = 0; i < count; i++) attainedOut[i] = work[i].attainedMs;
   const n = count * TASK_FIELDS;
-  if (prev === undefined) {
+  if (prev === undefined || prev.ids.length !== count) {
     const taskIds = new Array<ContainerId>(count);
     for (let i = 0; i < count; i++) taskIds[i] = work[i].id;
     // Started with a number that is not a small integer, so that it holds unboxed numbers.
     const t = [wake];
     for (let j = 0; j < n; j++) t.push(fig[j]);
-    return { id: node.id, ids: taskIds, t };
+    if (prev === undefined) return { id: node.id, ids: taskIds, t };
+    prev.ids = taskIds;
+    prev.t = t;
+    return prev;
   }
   const taskIds = prev.ids;
   for (let i = 0; i < count; i++) if (taskIds[i] !== work[i].id) taskIds[i] = work[i].id;
-  if (taskIds.length !== count) taskIds.length = count;
   const t = prev.t;
   t[0] = wake;
   for (let j = 0; j < n; j++) t[1 + j] = fig[j];
-  if (t.length !== 1 + n) t.length = 1 + n;
   return prev;
 }
