@@ -12,6 +12,7 @@
  * heap-js was measured against the event queue on a replay's own operations and is slower
  * (docs/benchmarks.md, "One priority queue").
  */
+import { numberList, objectList } from './lists.js';
 
 /** Elements of a heap with removal carry their slot; -1 means "not in the heap". */
 export interface HeapSlot {
@@ -24,16 +25,13 @@ export interface HeapSlot {
  * data, and the heap survives JSON when its items do).
  */
 export class KeyedHeap<T> {
-  protected items: T[] = [];
-  protected as: number[] = [];
-  protected bs: number[] = [];
+  protected items: T[] = objectList<T>();
+  protected as: number[] = numberList();
+  protected bs: number[] = numberList();
   protected readonly removable: boolean;
 
   constructor(opts: { removable?: boolean } = {}) {
     this.removable = opts.removable ?? false;
-    // Items of every heap in one kind of array, numbers or objects (docs/benchmarks.md, "One priority queue").
-    this.items.push(undefined as T);
-    this.items.pop();
   }
 
   get size(): number {
@@ -195,7 +193,7 @@ export class EventQueue<E extends SimEvent> extends KeyedHeap<E> {
  * at a time because the slot lives on the element; pass `slot` accessors to use another field.
  */
 export class IndexedHeap<T> {
-  readonly items: T[] = [];
+  readonly items: T[] = objectList<T>();
 
   constructor(
     private readonly less: (a: T, b: T) => boolean,

@@ -9,6 +9,7 @@ import { KeyedHeap } from '../core/heap.js';
 import type { NodeId } from '../core/model.js';
 import { copyStateFor, type AnyPolicy } from '../core/policy.js';
 import type { ChangeTracking, KeptKey, NodeSink, WakeIndex } from '../core/tracking.js';
+import { numberList, objectList } from '../core/lists.js';
 
 /**
  * Due wake-ups in two parts: a queue of items pushed in time order, and a binary min-heap on
@@ -19,13 +20,13 @@ import type { ChangeTracking, KeptKey, NodeSink, WakeIndex } from '../core/track
 export class NodeWakes implements WakeIndex {
   /** Node number by id, and id by number. */
   private readonly numbers = new Map<NodeId, number>();
-  private readonly ids: NodeId[] = [];
+  private readonly ids: NodeId[] = objectList<NodeId>();
   /** The wake-up of node number o (NaN: none). */
-  private readonly wakeOf: number[] = [];
+  private readonly wakeOf: number[] = numberList();
   /** Node numbers by (time, node number): ties come out in the order of first wake-up. */
   private readonly heap = new KeyedHeap<number>();
   /** The queue: items head .. end, times never decreasing; room past `end` is reused. */
-  private readonly queueTimes: number[] = [];
+  private readonly queueTimes: number[] = numberList();
   private readonly queueNums: number[] = [];
   private head = 0;
   private end = 0;

@@ -28,6 +28,7 @@ import { IndexedHeap } from '../core/heap.js';
 import type { QueueTree } from './queues.js';
 import type { Rng } from './rng.js';
 import type { SimApp, SimContainer, SimNode } from './model.js';
+import { objectList } from '../core/lists.js';
 
 export interface AllocatorContext {
   /** Current virtual time, ms. */
@@ -77,45 +78,53 @@ export function fifoAppLess(a: SimApp, b: SimApp): boolean {
  * later apps may still be placed. Queue capacities are tracked by the simulator but not enforced.
  */
 export function createFifoAllocator(ctx: AllocatorContext): Allocator {
-  const heap = new IndexedHeap<SimApp>(
-    fifoAppLess,
-    (a) => a.allocHeapIndex,
-    (a, i) => {
-      a.allocHeapIndex = i;
-    },
-  );
-  const skipped: SimApp[] = [];
-  const failed: Resources[] = [];
-  return {
-    name: 'fifo',
-    appChanged(app) {
-      if (app.pendingContainers > 0 && app.isActive) heap.update(app);
-      else heap.remove(app);
-    },
-    queuesChanged() {},
-    schedule() {
-      if (heap.size === 0 || !ctx.hasFreeCapacity()) return;
-      // failed[0 .. nFailed) and skipped[0 .. nSkipped): lists reused by every call, never
-      // emptied (setting a list's length to 0 drops its room, allocated again at the next call).
-      let nFailed = 0;
-      let nSkipped = 0;
-      for (;;) {
-        const app = heap.peek();
-        if (!app) break;
-        const r = app.nextPendingResource() as Resources;
-        let hopeless = false;
-        for (let k = 0; k < nFailed; k++) if (failed[k].memoryMB <= r.memoryMB && failed[k].vcores <= r.vcores) hopeless = true;
-        const node = hopeless ? undefined : ctx.findNode(r, app);
-        if (!node) {
-          if (!hopeless) failed[nFailed++] = r;
-          skipped[nSkipped++] = heap.pop() as SimApp;
-          continue;
-        }
-        ctx.launch(app, node);
-        if (app.pendingContainers === 0) heap.pop();
-        if (!ctx.hasFreeCapacity()) break;
+  return new FifoAllocator(ctx);
+}
+
+const fifoSlotOf = (a: SimApp): number => a.allocHeapIndex;
+const setFifoSlot = (a: SimApp, i: number): void => {
+  a.allocHeapIndex = i;
+};
+
+// A class rather than an object of closures: every run's allocator then calls the same functions.
+class FifoAllocator implements Allocator {
+  readonly name = 'fifo';
+  private readonly heap = new IndexedHeap<SimApp>(fifoAppLess, fifoSlotOf, setFifoSlot);
+  // failed[0 .. nFailed) and skipped[0 .. nSkipped) of `schedule`: lists reused by every call,
+  // never emptied (setting a list's length to 0 drops its room, allocated again at the next call).
+  private readonly skipped = objectList<SimApp>();
+  private readonly failed = objectList<Resources>();
+
+  constructor(private readonly ctx: AllocatorContext) {}
+
+  appChanged(app: SimApp): void {
+    if (app.pendingContainers > 0 && app.isActive) this.heap.update(app);
+    else this.heap.remove(app);
+  }
+
+  queuesChanged(): void {}
+
+  schedule(): void {
+    const { heap, ctx, skipped, failed } = this;
+    if (heap.size === 0 || !ctx.hasFreeCapacity()) return;
+    let nFailed = 0;
+    let nSkipped = 0;
+    for (;;) {
+      const app = heap.peek();
+      if (!app) break;
+      const r = app.nextPendingResource() as Resources;
+      let hopeless = false;
+      for (let k = 0; k < nFailed; k++) if (failed[k].memoryMB <= r.memoryMB && failed[k].vcores <= r.vcores) hopeless = true;
+      const node = hopeless ? undefined : ctx.findNode(r, app);
+      if (!node) {
+        if (!hopeless) failed[nFailed++] = r;
+        skipped[nSkipped++] = heap.pop() as SimApp;
+        continue;
       }
-      for (let k = 0; k < nSkipped; k++) heap.push(skipped[k]);
-    },
-  };
+      ctx.launch(app, node);
+      if (app.pendingContainers === 0) heap.pop();
+      if (!ctx.hasFreeCapacity()) break;
+    }
+    for (let k = 0; k < nSkipped; k++) heap.push(skipped[k]);
+  }
 }

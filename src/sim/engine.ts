@@ -60,6 +60,7 @@ import { QueueTree } from './queues.js';
 import { Rng } from './rng.js';
 import { criticalPathMs, meanTaskMs, taskCount, topoOrder, type JobSpec, type Workload } from './workload.js';
 import { SimApp, SimContainer, SimNode, type Clock } from './model.js';
+import { objectList } from '../core/lists.js';
 
 export interface SimOptions {
   readonly workload: Workload;
@@ -245,7 +246,7 @@ export class Simulator {
   private nextArrival = 0;
   private allocatedVcores = 0;
   private lastAllocChangeMs = 0;
-  private readonly completedApps: SimApp[] = [];
+  private readonly completedApps: SimApp[] = objectList<SimApp>();
   private readonly retention: number;
   /** Nodes changed since the last policy call (`changedNodeIds`), each listed once (`nodeChangedAt`). */
   private changed: NodeId[] = [];
@@ -257,8 +258,8 @@ export class Simulator {
    * `decisionCalls` is listed already). A list and a mark, not a Set: every launch and release
    * marks its app, and most policies never read the set (the snapshot makes it when read).
    */
-  private changedApps: AppId[] = [];
-  private spareChangedApps: AppId[] = [];
+  private changedApps: AppId[] = objectList<AppId>();
+  private spareChangedApps: AppId[] = objectList<AppId>();
   private nChangedApps = 0;
   private decisionWanted = false;
   private wakeToken = 0;
@@ -1387,7 +1388,7 @@ export class NodesById implements ReadonlyMap<NodeId, SimNode> {
  * half of it or when the list is read (a full pass of a policy, inspection).
  */
 export class LiveContainers implements ReadonlyMap<ContainerId, SimContainer> {
-  private readonly order: SimContainer[] = [];
+  private readonly order: SimContainer[] = objectList<SimContainer>();
   private live = 0;
   private dropped = 0;
 

@@ -37,6 +37,7 @@ import {
   type TaskEntry,
 } from './node-las.js';
 import { kairosParamsSchema, type KairosParams, type TieBreak } from './params.js';
+import { objectList } from '../../core/lists.js';
 
 export { kairosParamsSchema, type KairosParams } from './params.js';
 export type { NodeEntry, TaskEntry } from './node-las.js';
@@ -91,7 +92,7 @@ const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The nodes a cycle visits: a list reused by every cycle, used up to `size`. */
 class VisitList {
-  readonly ids: NodeId[] = [];
+  readonly ids: NodeId[] = objectList<NodeId>();
   size = 0;
 
   clear(): void {

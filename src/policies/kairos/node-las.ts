@@ -36,6 +36,7 @@ import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type 
 import { secondsText } from '../shared/durations.js';
 import { resumeInOrder, sortFirst, suspendUntilWithinCores, type CoreLedger, type ResumeInto, type SuspendOnNode } from '../shared/suspend-resume.js';
 import type { KairosParams } from './params.js';
+import { numberList, objectList } from '../../core/lists.js';
 
 export const POLICY_NAME = 'kairos';
 
@@ -197,7 +198,7 @@ const freeCore = (a: OnContainer, busy: number, N: number, attainedTenths: numbe
 
 /** A cycle's decisions, in a list reused by every cycle and handed on at their size (`take`). */
 export class DecisionBuffer {
-  private readonly items: Decision[] = [];
+  private readonly items: Decision[] = objectList<Decision>();
   private size = 0;
 
   add(d: Decision): void {
@@ -243,11 +244,11 @@ export class DecisionBuffer {
  * (emptying an array drops its room).
  */
 export class NodeVisit implements CoreLedger {
-  readonly work: Work[] = [];
-  readonly fig: number[] = [];
-  readonly expired: Work[] = [];
-  readonly starving: Work[] = [];
-  readonly waiting: Work[] = [];
+  readonly work: Work[] = objectList<Work>();
+  readonly fig: number[] = numberList();
+  readonly expired: Work[] = objectList<Work>();
+  readonly starving: Work[] = objectList<Work>();
+  readonly waiting: Work[] = objectList<Work>();
   count = 0;
   cores = 0;
   /** Vcores of the running tasks. */
@@ -259,16 +260,7 @@ export class NodeVisit implements CoreLedger {
   out!: DecisionBuffer;
   /** The node as `preemptOnArrival` brings it within its cores, and as `resumeOnFreeCore` fills it. */
   readonly overCommit = new OverCommittedNode(this);
-  readonly freeCores: ResumeInto<Work> = {
-    ledgerOf: () => this,
-    vcoresOf: (w) => w.vcores,
-    resume: (m) => {
-      this.giveCore(m, this.now, this.W);
-      this.out.add(
-        decisionWithReasonOf(resumeAction(m, this.nodeId), POLICY_NAME, 'resumeOnFreeCore', freeCore, this.used, this.cores, tenthsOf(m.attainedMs)),
-      );
-    },
-  };
+  readonly freeCores: ResumeInto<Work> = new FreeCores(this);
 
   /** Suspended since (0 when not suspended), for the starvation order. */
   private suspendedSince(w: Work): number {
@@ -335,6 +327,23 @@ export class NodeVisit implements CoreLedger {
 }
 
 /** LAS's victim order for the shared mechanism: unprotected first, then the most attained service. */
+/** The visited node's free cores, as `resumeOnFreeCore` fills them (a class: every run's visit calls the same functions). */
+class FreeCores implements ResumeInto<Work> {
+  constructor(private readonly visit: NodeVisit) {}
+
+  ledgerOf(): CoreLedger {
+    return this.visit;
+  }
+  vcoresOf(w: Work): number {
+    return w.vcores;
+  }
+  resume(m: Work): void {
+    const v = this.visit;
+    v.giveCore(m, v.now, v.W);
+    v.out.add(decisionWithReasonOf(resumeAction(m, v.nodeId), POLICY_NAME, 'resumeOnFreeCore', freeCore, v.used, v.cores, tenthsOf(m.attainedMs)));
+  }
+}
+
 class OverCommittedNode implements SuspendOnNode<Work> {
   /** Tasks that started running on the node since its last visit (shown in the reason). */
   newcomers: readonly ContainerId[] = NO_IDS;
