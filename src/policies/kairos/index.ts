@@ -17,6 +17,7 @@
  * place (`updatesStateInPlace`).
  */
 import { decisionWithReasonOf, ListedRanking, type ActionOf, type Decision } from '../../core/actions.js';
+import { objectList } from '../../core/lists.js';
 import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
 import { definePolicy } from '../../core/policy.js';
 import { keptKey, trackingOf, type ChangeTracking, type WakeIndex } from '../../core/tracking.js';
@@ -37,7 +38,6 @@ import {
   type TaskEntry,
 } from './node-las.js';
 import { kairosParamsSchema, type KairosParams, type TieBreak } from './params.js';
-import { objectList } from '../../core/lists.js';
 
 export { kairosParamsSchema, type KairosParams } from './params.js';
 export type { NodeEntry, TaskEntry } from './node-las.js';

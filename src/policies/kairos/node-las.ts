@@ -32,11 +32,11 @@
  * counted in LAS or in the node's statistics.
  */
 import { decisionWithReasonOf, type Decision } from '../../core/actions.js';
+import { numberList, objectList } from '../../core/lists.js';
 import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
 import { secondsText } from '../shared/durations.js';
 import { resumeInOrder, sortFirst, suspendUntilWithinCores, type CoreLedger, type ResumeInto, type SuspendOnNode } from '../shared/suspend-resume.js';
 import type { KairosParams } from './params.js';
-import { numberList, objectList } from '../../core/lists.js';
 
 export const POLICY_NAME = 'kairos';
 
@@ -326,7 +326,6 @@ export class NodeVisit implements CoreLedger {
   }
 }
 
-/** LAS's victim order for the shared mechanism: unprotected first, then the most attained service. */
 /** The visited node's free cores, as `resumeOnFreeCore` fills them (a class: every run's visit calls the same functions). */
 class FreeCores implements ResumeInto<Work> {
   constructor(private readonly visit: NodeVisit) {}
@@ -344,6 +343,7 @@ class FreeCores implements ResumeInto<Work> {
   }
 }
 
+/** LAS's victim order for the shared mechanism: unprotected first, then the most attained service. */
 class OverCommittedNode implements SuspendOnNode<Work> {
   /** Tasks that started running on the node since its last visit (shown in the reason). */
   newcomers: readonly ContainerId[] = NO_IDS;
