@@ -7,7 +7,10 @@
  * there by the schema's compiled form (`describeSchema`: the fields the backend uses,
  * the rest checked against JSON's grammar and stepped over, never made into objects), or where
  * that reading is unsure, parses them whole and checks them; it sends back only the fields kept,
- * so the structured clone the main thread pays for is of those. An answer the worker refuses
+ * so the structured clone the main thread pays for is of those. In a list read again (the node
+ * and app lists at every refresh), an item whose kept fields are byte for byte those of the
+ * last answer's item of the same id is that item: it is stepped over, not made again, and not
+ * sent (its "print", below). An answer the worker refuses
  * goes back to the caller with a copy of its bytes, parsed then on its own thread, where zod names the field.
  */
 import { Worker } from 'node:worker_threads';
@@ -163,42 +166,84 @@ function readPrimitive(c) {
   if (c === 110) return word('null', null);
   return bail();
 }
+// Steps over a value, its grammar checked, making nothing of it: one loop, the objects and arrays
+// it is inside on a stack (deeper than the stack: BAIL, and JSON.parse decides).
+const OPEN = new Uint8Array(1024);
 function skipValue() {
-  const c = ws();
-  if (c === 123) {
-    p++;
-    if (ws() === 125) {
+  let depth = 0;
+  let c = ws();
+  for (;;) {
+    // A value starts here (c: its first byte).
+    if (c === 123) {
       p++;
-      return;
-    }
+      c = ws();
+      if (c === 125) p++;
+      else {
+        if (depth === OPEN.length || c !== 34) bail();
+        OPEN[depth++] = 123;
+        skipString();
+        if (ws() !== 58) bail();
+        p++;
+        c = ws();
+        continue;
+      }
+    } else if (c === 91) {
+      p++;
+      c = ws();
+      if (c === 93) p++;
+      else {
+        if (depth === OPEN.length) bail();
+        OPEN[depth++] = 91;
+        continue;
+      }
+    } else if (c === 34) skipString();
+    else if (c === 45 || (c >= 48 && c <= 57)) skipNumber();
+    else readPrimitive(c);
+    // After a value: what it ends, or the next value of the object or array it is in.
     for (;;) {
-      if (b[p] !== 34) bail();
-      skipString();
-      if (ws() !== 58) bail();
+      if (depth === 0) return;
+      c = ws();
+      const inObject = OPEN[depth - 1] === 123;
+      if (c === 44) {
+        p++;
+        c = ws();
+        if (inObject) {
+          if (c !== 34) bail();
+          skipString();
+          if (ws() !== 58) bail();
+          p++;
+          c = ws();
+        }
+        break;
+      }
+      if (c !== (inObject ? 125 : 93)) bail();
       p++;
-      skipValue();
-      const d = ws();
-      p++;
-      if (d === 125) return;
-      if (d !== 44) bail();
-      ws();
+      depth--;
     }
   }
-  if (c === 91) {
-    p++;
-    if (ws() === 93) {
-      p++;
-      return;
-    }
-    for (;;) {
-      skipValue();
-      const d = ws();
-      p++;
-      if (d === 93) return;
-      if (d !== 44) bail();
-    }
+}
+// Steps over a number, checking its grammar as readNumber does, without making it.
+function skipNumber() {
+  let c = b[p];
+  if (c === 45) c = b[++p];
+  if (c === 48) c = b[++p];
+  else if (c >= 49 && c <= 57) {
+    do c = b[++p];
+    while (c >= 48 && c <= 57);
+  } else bail();
+  if (c === 46) {
+    c = b[++p];
+    if (!(c >= 48 && c <= 57)) bail();
+    do c = b[++p];
+    while (c >= 48 && c <= 57);
   }
-  readPrimitive(c);
+  if (c === 101 || c === 69) {
+    c = b[++p];
+    if (c === 43 || c === 45) c = b[++p];
+    if (!(c >= 48 && c <= 57)) bail();
+    do c = b[++p];
+    while (c >= 48 && c <= 57);
+  }
 }
 // Items of an array, each read by \`item\`, at its opening bracket.
 function readItems(item) {
@@ -217,7 +262,8 @@ function readItems(item) {
   }
 }
 // A reader per spec: given the value's first byte, its checked value (what check gives for it) or BAIL.
-function reader(spec) {
+// \`path\` leads to the list whose items are matched with the last answer's (\`readItemsReusing\`).
+function reader(spec, path) {
   const leaf = check(spec);
   const onPrimitive = (c) => {
     const r = leaf(readPrimitive(c));
@@ -227,43 +273,24 @@ function reader(spec) {
     case 'str': case 'bool': case 'num': case 'lit':
       return (c) => (c === 123 || c === 91 ? bail() : onPrimitive(c));
     case 'opt': case 'null': {
-      const inner = reader(spec.inner);
+      const inner = reader(spec.inner, path);
       return (c) => (c === 123 || c === 91 ? inner(c) : onPrimitive(c));
     }
-    case 'arr': {
+    case 'arr': case 'list': {
       const item = reader(spec.item);
-      return (c) => (c === 91 ? readItems(item) : c === 123 ? bail() : onPrimitive(c));
-    }
-    case 'list': {
-      const item = reader(spec.item);
-      return (c) => (c === 91 ? readItems(item) : c === 123 ? [item(c)] : onPrimitive(c));
+      const atList = path !== undefined && path.length === 0;
+      const print = atList ? printer(spec.item, true) : undefined;
+      const items = atList ? (c) => readItemsReusing(item, print) : (c) => readItems(item);
+      if (spec.k === 'arr') return (c) => (c === 91 ? items(c) : c === 123 ? bail() : onPrimitive(c));
+      return (c) => (c === 91 ? items(c) : c === 123 ? [item(c)] : onPrimitive(c));
     }
     case 'obj': {
       const keys = spec.keys;
       const n = keys.length;
       const checks = spec.values.map(check);
-      const readers = spec.values.map(reader);
+      const readers = spec.values.map((v, i) => reader(v, path !== undefined && path.length > 0 && keys[i] === path[0] ? path.slice(1) : undefined));
       if (keys.some((k) => k in Object.prototype)) return () => bail();
-      const index = new Map(keys.map((k, i) => [k, i]));
-      // ASCII keys by their length, matched on the bytes: [index, codes, index, codes, …].
-      const byLength = [];
-      keys.forEach((k, i) => {
-        const codes = Array.from(k, (ch) => ch.charCodeAt(0));
-        // Others (a quote, a backslash, past ASCII) are found by their decoded text.
-        if (codes.every((code) => code >= 32 && code < 127 && code !== 34 && code !== 92)) (byLength[k.length] ??= []).push(i, codes);
-      });
-      const find = (escaped) => {
-        if (escaped) return index.get(JSON.parse(decoder.decode(b.subarray(strStart - 1, strEnd + 1)))) ?? -1;
-        const candidates = byLength[strEnd - strStart];
-        if (candidates === undefined) return -1;
-        for (let k = 0; k < candidates.length; k += 2) {
-          const codes = candidates[k + 1];
-          let j = 0;
-          while (j < codes.length && b[strStart + j] === codes[j]) j++;
-          if (j === codes.length) return candidates[k];
-        }
-        return -1;
-      };
+      const find = keyFinder(keys);
       return (c) => {
         if (c !== 123) return c === 91 ? bail() : onPrimitive(c);
         p++;
@@ -311,6 +338,214 @@ function reader(spec) {
   }
   throw new Error('unknown schema kind ' + spec.k);
 }
+// The spec key at the string just stepped over (strStart..strEnd; \`escaped\` as skipString said), or -1.
+function keyFinder(keys) {
+  const index = new Map(keys.map((k, i) => [k, i]));
+  // ASCII keys by their length, matched on the bytes: [index, codes, index, codes, …].
+  const byLength = [];
+  keys.forEach((k, i) => {
+    const codes = Array.from(k, (ch) => ch.charCodeAt(0));
+    // Others (a quote, a backslash, past ASCII) are found by their decoded text.
+    if (codes.every((code) => code >= 32 && code < 127 && code !== 34 && code !== 92)) (byLength[k.length] ??= []).push(i, codes);
+  });
+  return (escaped) => {
+    if (escaped) return index.get(JSON.parse(decoder.decode(b.subarray(strStart - 1, strEnd + 1)))) ?? -1;
+    const candidates = byLength[strEnd - strStart];
+    if (candidates === undefined) return -1;
+    for (let k = 0; k < candidates.length; k += 2) {
+      const codes = candidates[k + 1];
+      let j = 0;
+      while (j < codes.length && b[strStart + j] === codes[j]) j++;
+      if (j === codes.length) return candidates[k];
+    }
+    return -1;
+  };
+}
+// An item's print: what its reader would read of it (the kept keys, in their order, and their
+// values' bytes) and nothing of the rest, written so that no two readings give the same bytes
+// (markers, lengths). Two items with the same print read to the same value; an item whose print
+// is that of an item of the last answer is that item again, and is not read (nor made) twice.
+// Markers: a kept key is its index (< KEY_LIMIT).
+const KEY_LIMIT = 240;
+const OBJECT = 250;
+const ARRAY = 251;
+const RAW = 253;
+const END = 255;
+let prints = new Uint8Array(1 << 16);
+let printed = 0;
+// The top item's id string (idStart..idEnd), -1 when it has none read plainly.
+let idStart = -1;
+let idEnd = -1;
+function room(n) {
+  if (printed + n <= prints.length) return;
+  const larger = new Uint8Array(Math.max(2 * prints.length, printed + n));
+  larger.set(prints.subarray(0, printed));
+  prints = larger;
+}
+function printMark(m) {
+  room(1);
+  prints[printed++] = m;
+}
+// The bytes of a value, as they are: a marker, their length, then them.
+function printRaw(start, end) {
+  const n = end - start;
+  room(n + 5);
+  prints[printed++] = RAW;
+  prints[printed++] = n & 255;
+  prints[printed++] = (n >>> 8) & 255;
+  prints[printed++] = (n >>> 16) & 255;
+  prints[printed++] = n >>> 24;
+  for (let i = start; i < end; i++) prints[printed++] = b[i];
+}
+function printValue() {
+  const start = p;
+  skipValue();
+  printRaw(start, p);
+}
+// A printer per spec (\`top\`: the list's item, whose id it notes), given the value's first byte.
+function printer(spec, top) {
+  switch (spec.k) {
+    case 'opt': case 'null': {
+      const inner = printer(spec.inner, top);
+      return (c) => (c === 123 || c === 91 ? inner(c) : printValue());
+    }
+    case 'arr': case 'list': {
+      const item = printer(spec.item, false);
+      return (c) => {
+        if (c !== 91) return printValue();
+        printMark(ARRAY);
+        p++;
+        if (ws() === 93) p++;
+        else
+          for (;;) {
+            item(ws());
+            const d = ws();
+            p++;
+            if (d === 93) break;
+            if (d !== 44) bail();
+          }
+        printMark(END);
+      };
+    }
+    case 'obj': {
+      const keys = spec.keys;
+      if (keys.length >= KEY_LIMIT || keys.some((k) => k in Object.prototype)) return () => bail();
+      const find = keyFinder(keys);
+      const values = spec.values.map((v) => printer(v, false));
+      const idAt = top ? keys.indexOf('id') : -1;
+      return (c) => {
+        if (c !== 123) return printValue();
+        printMark(OBJECT);
+        p++;
+        if (ws() === 125) p++;
+        else
+          for (;;) {
+            if (b[p] !== 34) bail();
+            const i = find(skipString());
+            if (ws() !== 58) bail();
+            p++;
+            const v = ws();
+            if (i < 0) skipValue();
+            else {
+              printMark(i);
+              if (i === idAt && v === 34) {
+                const start = p;
+                const escaped = skipString();
+                if (!escaped) {
+                  idStart = strStart;
+                  idEnd = strEnd;
+                }
+                printRaw(start, p);
+              } else values[i](v);
+            }
+            const d = ws();
+            p++;
+            if (d === 125) break;
+            if (d !== 44) bail();
+            ws();
+          }
+        printMark(END);
+      };
+    }
+    default:
+      return () => printValue();
+  }
+}
+const samePrint = (a, aStart, aEnd, bStart, bEnd) => {
+  if (aEnd - aStart !== bEnd - bStart) return false;
+  for (let i = 0; i < aEnd - aStart; i++) if (a[aStart + i] !== prints[bStart + i]) return false;
+  return true;
+};
+// The list being read with the last answer's items at hand (set per answer; see readBySpec).
+let reading;
+// The reused list's items, each printed first: an item printed as one of the last answer (same id)
+// is that item (left out of the answer when the caller has it); the others are read.
+function readItemsReusing(item, print) {
+  const r = reading;
+  if (r === undefined || r.done) return readItems(item);
+  const last = r.last;
+  if (last === undefined) {
+    // A first answer is only read (the first read is the one a cold start waits for); the next
+    // prints its items, and the ones after that read only what changed.
+    const items = readItems(item);
+    const at = new Map();
+    items.forEach((v, i) => {
+      const id = v !== null && typeof v === 'object' && typeof v.id === 'string' && !at.has(v.id) ? v.id : null;
+      if (id !== null) at.set(id, i);
+    });
+    r.done = { items, from: new Array(items.length).fill(-1), at, prints: undefined, starts: undefined };
+    return items;
+  }
+  p++;
+  const out = [];
+  const items = [];
+  const from = [];
+  const at = new Map();
+  const starts = [];
+  printed = 0;
+  if (ws() === 93) p++;
+  else
+    for (;;) {
+      const c = ws();
+      const s = p;
+      const printStart = printed;
+      idStart = -1;
+      print(c);
+      let id = idStart < 0 ? null : b.latin1Slice(idStart, idEnd);
+      if (id !== null) for (let k = idStart; k < idEnd; k++) if (b[k] >= 128) { id = decoder.decode(b.subarray(idStart, idEnd)); break; }
+      if (id !== null && at.has(id)) id = null;
+      if (id !== null) at.set(id, items.length);
+      const j = id !== null && last !== undefined ? last.at.get(id) : undefined;
+      let value;
+      let same = false;
+      if (j !== undefined && last.prints !== undefined && samePrint(last.prints, last.starts[j], last.starts[j + 1], printStart, printed)) {
+        value = last.items[j];
+        same = true;
+        r.itemsKept++;
+      } else {
+        const end = p;
+        p = s;
+        value = item(c);
+        if (p !== end) bail();
+        if (j !== undefined && sameValue(last.items[j], value)) {
+          value = last.items[j];
+          same = true;
+        }
+      }
+      starts.push(printStart);
+      items.push(value);
+      const left = same && r.usable;
+      out.push(left ? null : value);
+      from.push(left ? j : -1);
+      const d = ws();
+      p++;
+      if (d === 93) break;
+      if (d !== 44) bail();
+    }
+  starts.push(printed);
+  r.done = { items, from, at, prints: prints.slice(0, printed), starts };
+  return out;
+}
 const readers = new Map();
 // The bytes read by the spec, or BAIL (thrown) where JSON.parse and check decide.
 function readBySpec(bytes, read) {
@@ -324,20 +559,21 @@ function readBySpec(bytes, read) {
     b = Buffer.alloc(0);
   }
 }
-// Per list (reuse key): the last answer's items, their positions by id, and its generation.
+// Per list (reuse key): the last answer's items, their positions by id, their prints (absent for
+// a list parsed whole, or read first) and the answer's generation.
 const lasts = new Map();
-function same(a, b) {
+function sameValue(a, b) {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!same(a[i], b[i])) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
     return true;
   }
   if (Array.isArray(b)) return false;
   const keys = Object.keys(a);
   if (keys.length !== Object.keys(b).length) return false;
-  for (const k of keys) if (!(k in b) || !same(a[k], b[k])) return false;
+  for (const k of keys) if (!(k in b) || !sameValue(a[k], b[k])) return false;
   return true;
 }
 // Items equal to ones of the last answer go back as null with that item's position in it
@@ -358,7 +594,7 @@ function thin(data, reuse) {
     const id = item !== null && typeof item === 'object' && typeof item.id === 'string' && !at.has(item.id) ? item.id : null;
     if (id !== null) at.set(id, i);
     const j = usable && id !== null ? last.at.get(id) : undefined;
-    if (j !== undefined && same(last.items[j], item)) {
+    if (j !== undefined && sameValue(last.items[j], item)) {
       out[i] = null;
       from[i] = j;
     } else out[i] = item;
@@ -376,14 +612,28 @@ parentPort.on('message', (m) => {
   try {
     let c = checks.get(m.specId);
     if (!c) checks.set(m.specId, (c = check(m.spec)));
-    let read = readers.get(m.specId);
-    if (!read) readers.set(m.specId, (read = reader(m.spec)));
+    // Answers with a reused list are read by a reader that knows where the list is.
+    const readerKey = m.reuse ? m.specId + '\u0000' + m.reuse.path.join('\u0000') : m.specId;
+    let read = readers.get(readerKey);
+    if (!read) readers.set(readerKey, (read = reader(m.spec, m.reuse ? m.reuse.path : undefined)));
     let data = FAIL;
     let scanned = true;
+    const last = m.reuse ? lasts.get(m.reuse.key) : undefined;
+    reading = m.reuse ? { last, usable: last !== undefined && last.generation === m.reuse.have, done: undefined, itemsKept: 0 } : undefined;
     try {
       data = readBySpec(m.bytes, read);
     } catch {
       scanned = false;
+    }
+    const listRead = scanned && reading !== undefined ? reading.done : undefined;
+    const itemsKept = listRead !== undefined ? reading.itemsKept : 0;
+    reading = undefined;
+    if (listRead !== undefined) {
+      // Read with the last answer at hand: what thin would find is known already.
+      const generation = (last === undefined ? 0 : last.generation) + 1;
+      lasts.set(m.reuse.key, { generation, at: listRead.at, items: listRead.items, prints: listRead.prints, starts: listRead.starts });
+      parentPort.postMessage({ id: m.id, ok: true, scanned, itemsKept, data, thinned: { generation, from: Int32Array.from(listRead.from) } });
+      return;
     }
     if (!scanned) {
       let json;
@@ -474,8 +724,11 @@ export class ListParser {
    * fragmented: its RSS grew by ~100 MB over a few refreshes beyond the heaps (docs/benchmarks.md).
    */
   private readonly freeBuffers: SharedArrayBuffer[] = [];
-  /** Answers accepted: read from the bytes by the spec, or parsed whole and checked (the way taken when the first is unsure). */
-  readonly answersRead = { fromBytes: 0, parsedWhole: 0 };
+  /**
+   * Answers accepted: read from the bytes by the spec, or parsed whole and checked (the way taken
+   * when the first is unsure); and items of reused lists found unchanged by their print alone.
+   */
+  readonly answersRead = { fromBytes: 0, parsedWhole: 0, itemsKeptByPrint: 0 };
 
   constructor(opts: ListParserOptions = {}) {
     this.oldGenerationMB = opts.oldGenerationMB ?? WORKER_OLD_GENERATION_MB;
@@ -616,8 +869,9 @@ export class ListParser {
     }
     // An idle parser never keeps the process alive.
     worker.unref();
-    worker.on('message', (m: { id: number; ok: boolean; scanned?: boolean; data?: unknown; thinned?: Thinned }) => {
+    worker.on('message', (m: { id: number; ok: boolean; scanned?: boolean; itemsKept?: number; data?: unknown; thinned?: Thinned }) => {
       if (m.ok) this.answersRead[m.scanned ? 'fromBytes' : 'parsedWhole']++;
+      if (m.itemsKept) this.answersRead.itemsKeptByPrint += m.itemsKept;
       this.settle(worker, m.id, m.ok ? { ok: true, data: m.data } : { ok: false, withBytes: true }, m.thinned);
     });
     const fail = (): void => {

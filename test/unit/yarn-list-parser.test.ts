@@ -192,6 +192,50 @@ describe('list parser thread', () => {
     );
   });
 
+  it('an item whose kept fields are byte for byte those of the last answer is that item again, unread; the others are read', async () => {
+    const template = fixture('nodes.json').nodes.node[0];
+    const key = { key: `printed-${Math.random()}`, path: ['nodes', 'node'] };
+    const spec = describeSchema(nodesResponseSchema)!;
+    // Every read moves a field the schema does not keep (the heartbeat) in every item.
+    const body = (beat: number, edit: (n: Record<string, unknown>, i: number) => void = () => {}) =>
+      JSON.stringify({
+        nodes: {
+          node: Array.from({ length: 50 }, (_, i) => {
+            const n: Record<string, unknown> = { ...template, id: `n-${i}.example:8041`, lastHealthUpdate: beat + i, numContainers: i };
+            edit(n, i);
+            return n;
+          }),
+        },
+      });
+    const read = async (text: string) => {
+      const before = parser.answersRead.itemsKeptByPrint;
+      const r = await parser.parseStream(chunked(text, [97]), spec, key);
+      expect(r.ok && r.data).toEqual(onThisThread(nodesResponseSchema, JSON.parse(text)));
+      return { nodes: (r.ok ? (r.data as { nodes: { node: unknown[] } }).nodes.node : []) as Array<Record<string, unknown>>, kept: parser.answersRead.itemsKeptByPrint - before };
+    };
+    // The first answer is read, the second read and printed: from the third on, prints decide.
+    const first = await read(body(1));
+    const second = await read(body(2));
+    expect([first.kept, second.kept]).toEqual([0, 0]);
+    expect(second.nodes.every((n, i) => n === first.nodes[i])).toBe(true);
+    const third = await read(body(3));
+    expect(third.kept).toBe(50);
+    expect(third.nodes.every((n, i) => n === second.nodes[i])).toBe(true);
+    // A kept field changed in two items (one to a value written otherwise but equal: 7.0 for 7); a skipped one in all.
+    const fourthText = body(4, (n, i) => {
+      if (i === 3) n.state = 'LOST';
+      if (i === 9) n.rack = '/other-rack';
+    }).replace('"numContainers":7,', '"numContainers":7.0,');
+    const fourth = await read(fourthText);
+    expect(fourth.kept).toBe(47);
+    expect(fourth.nodes.filter((n, i) => n !== third.nodes[i]).map((n) => n.id)).toEqual(['n-3.example:8041', 'n-9.example:8041']);
+    // The items moved (another order, one gone): found by id. n-7's 7.0 is 7 again: read, and the same item.
+    const fifthText = JSON.stringify({ nodes: { node: [...(JSON.parse(fourthText).nodes.node as unknown[])].reverse().slice(1) } });
+    const fifth = await read(fifthText);
+    expect(fifth.kept).toBe(48);
+    expect(fifth.nodes.every((n) => fourth.nodes.includes(n))).toBe(true);
+  });
+
   it('a body that is not JSON is refused with its bytes', async () => {
     expect(await viaWorker(nodesResponseSchema, '{"nodes": {"node": [', [5])).toBe('FAIL');
   });
