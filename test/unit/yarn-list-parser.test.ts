@@ -211,7 +211,10 @@ describe('list parser thread', () => {
       const before = parser.answersRead.itemsKeptByPrint;
       const r = await parser.parseStream(chunked(text, [97]), spec, key);
       expect(r.ok && r.data).toEqual(onThisThread(nodesResponseSchema, JSON.parse(text)));
-      return { nodes: (r.ok ? (r.data as { nodes: { node: unknown[] } }).nodes.node : []) as Array<Record<string, unknown>>, kept: parser.answersRead.itemsKeptByPrint - before };
+      return {
+        nodes: (r.ok ? (r.data as { nodes: { node: unknown[] } }).nodes.node : []) as Array<Record<string, unknown>>,
+        kept: parser.answersRead.itemsKeptByPrint - before,
+      };
     };
     // The first answer is read, the second read and printed: from the third on, prints decide.
     const first = await read(body(1));
