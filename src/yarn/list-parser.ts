@@ -482,20 +482,10 @@ let reading;
 // is that item (left out of the answer when the caller has it); the others are read.
 function readItemsReusing(item, print) {
   const r = reading;
-  if (r === undefined || r.done) return readItems(item);
-  const last = r.last;
-  if (last === undefined) {
-    // A first answer is only read (the first read is the one a cold start waits for); the next
-    // prints its items, and the ones after that read only what changed.
-    const items = readItems(item);
-    const at = new Map();
-    items.forEach((v, i) => {
-      const id = v !== null && typeof v === 'object' && typeof v.id === 'string' && !at.has(v.id) ? v.id : null;
-      if (id !== null) at.set(id, i);
-    });
-    r.done = { items, from: new Array(items.length).fill(-1), at, prints: undefined, starts: undefined };
-    return items;
-  }
+  const last = r === undefined ? undefined : r.last;
+  // A first answer is only read, and \`thin\` notes its items (the first read is the one a cold
+  // start waits for); the next prints its items, and the ones after that read only what changed.
+  if (last === undefined || r.done) return readItems(item);
   p++;
   const out = [];
   const items = [];
@@ -515,7 +505,7 @@ function readItemsReusing(item, print) {
       if (id !== null) for (let k = idStart; k < idEnd; k++) if (b[k] >= 128) { id = decoder.decode(b.subarray(idStart, idEnd)); break; }
       if (id !== null && at.has(id)) id = null;
       if (id !== null) at.set(id, items.length);
-      const j = id !== null && last !== undefined ? last.at.get(id) : undefined;
+      const j = id !== null ? last.at.get(id) : undefined;
       let value;
       let same = false;
       if (j !== undefined && last.prints !== undefined && samePrint(last.prints, last.starts[j], last.starts[j + 1], printStart, printed)) {
