@@ -253,6 +253,18 @@ describe('kairos incremental cycles decide as a full pass would', () => {
     for (const rule of ['preemptOnArrival', 'swapOnQuantumEnd', 'resumeOnFreeCore']) expect(r.rules.get(rule), rule).toBeGreaterThan(0);
   });
 
+  it('with LAS by job (kairos-plus)', () => {
+    const r = compare({
+      params: { jobServiceRank: true, jobAgeLimitMs: 400_000, lasLimitMs: 100_000, oldTaskCores: 1 },
+      seed: 2,
+      jobs: 40,
+      workload: 'kairos-paper',
+      reloadEvery: 25,
+    });
+    expect(r.incremental).toBeGreaterThan(r.cycles / 2);
+    for (const rule of ['preemptOnArrival', 'rankByJobService', 'resumeOnFreeCore']) expect(r.rules.get(rule), rule).toBeGreaterThan(0);
+  });
+
   it('on random workloads, parameters and reloads (property)', () => {
     fc.assert(
       fc.property(

@@ -27,6 +27,7 @@ import { advertisesSlots, slotCapacity } from '../shared/suspend-resume.js';
 import {
   coresOf,
   DecisionBuffer,
+  forFreshTasks,
   nodeEntry,
   NodeVisit,
   POLICY_NAME,
@@ -37,13 +38,14 @@ import {
   type NodeEntry,
   type TaskEntry,
 } from './node-las.js';
+import { addRunning, addService, forgetEndedJobs, JOBS, type JobEntries } from './job-service.js';
 import { kairosParamsSchema, type KairosParams, type TieBreak } from './params.js';
 
 export { kairosParamsSchema, type KairosParams } from './params.js';
 export type { NodeEntry, TaskEntry } from './node-las.js';
 
 /** Version of the state layout below; a state of an older layout is converted on first use. */
-export const STATE_LAYOUT = 7;
+export const STATE_LAYOUT = 8;
 
 /**
  * What the paper's algorithm keeps: every node's tasks with their attained service and quantum
@@ -54,6 +56,8 @@ export interface KairosState {
   layout: typeof STATE_LAYOUT;
   /** Node entries by node id (a dictionary, updated in place). */
   nodes: Record<NodeId, NodeEntry>;
+  /** Jobs' attained service by app id (`jobServiceRank`; a dictionary, updated in place; empty otherwise). */
+  jobs: JobEntries;
   /** Last sweep over every node (cap check, vanished nodes); null before the first cycle. */
   lastSweepMs: number | null;
   /** PRNG state of the `random` tie-break. */
@@ -134,9 +138,21 @@ class VisitList {
 
 const dictionary = <V>(): Record<string, V> => Object.create(null) as Record<string, V>;
 
+/**
+ * Takes the node's running tasks out of their jobs' counts (`delta` -1: before a visit, or when
+ * the node goes) or puts them in (+1: after a visit). Only an entry that lists its tasks' jobs
+ * is counted (`jobServiceRank`).
+ */
+function countNodeTasks(state: KairosState, tracking: ChangeTracking, e: NodeEntry | undefined, delta: number, nowMs: number): void {
+  const apps = e?.apps;
+  if (e === undefined || apps === undefined) return;
+  for (let k = 0; k < apps.length; k++) if (taskRunning(e, k)) addRunning(state.jobs, tracking, apps[k], delta, nowMs);
+}
+
 /** Drops a node's entry and its wake-up (node gone or no longer running). */
-function forget(state: KairosState, kept: KairosKept, tracking: ChangeTracking, id: NodeId): void {
+function forget(state: KairosState, kept: KairosKept, tracking: ChangeTracking, id: NodeId, nowMs: number): void {
   if (state.nodes[id] !== undefined) {
+    countNodeTasks(state, tracking, state.nodes[id], -1, nowMs);
     tracking.changing(NODES, state.nodes, id);
     tracking.wakes.forget(id);
     delete state.nodes[id];
@@ -176,9 +192,12 @@ interface OldNodeEntry {
 function current(given: KairosState | Record<string, unknown>): KairosState {
   const st = given as Partial<KairosState> & { buckets?: unknown[] };
   const layout = st.layout as number;
-  if ((layout === STATE_LAYOUT || layout === 6 || layout === 5 || layout === 4 || layout === 3) && st.nodes) {
+  if ((layout === STATE_LAYOUT || layout === 7 || layout === 6 || layout === 5 || layout === 4 || layout === 3) && st.nodes) {
     const state = st as KairosState;
+    // Layouts before 8 counted no job service.
+    state.jobs ??= dictionary<JobEntries[string]>();
     const restored = Object.getPrototypeOf(state.nodes) !== null;
+    if (Object.getPrototypeOf(state.jobs) !== null) state.jobs = Object.assign(dictionary<JobEntries[string]>(), state.jobs);
     if (restored) {
       state.nodes = Object.assign(dictionary<NodeEntry>(), state.nodes);
       for (const id in state.nodes) {
@@ -187,7 +206,8 @@ function current(given: KairosState | Record<string, unknown>): KairosState {
         e.t = e.t.map((x) => (typeof x === 'number' ? x : NaN));
       }
     }
-    if (layout !== STATE_LAYOUT) {
+    if (layout === 7) state.layout = STATE_LAYOUT;
+    if (state.layout !== STATE_LAYOUT) {
       // Layouts 3 to 6 kept five figures per task: the count of suspensions (0) is added.
       for (const id in state.nodes) {
         const e = state.nodes[id];
@@ -197,7 +217,7 @@ function current(given: KairosState | Record<string, unknown>): KairosState {
       }
       for (const id in state.nodes) delete (state.nodes[id] as { ord?: number }).ord;
       const old = state as unknown as Record<string, unknown>;
-      for (const k of Object.keys(old)) if (k !== 'nodes' && k !== 'lastSweepMs' && k !== 'rng') delete old[k];
+      for (const k of Object.keys(old)) if (k !== 'nodes' && k !== 'jobs' && k !== 'lastSweepMs' && k !== 'rng') delete old[k];
       state.layout = STATE_LAYOUT;
     }
     return state;
@@ -215,7 +235,7 @@ function current(given: KairosState | Record<string, unknown>): KairosState {
   }
   old.sort((a, b) => byId(a.id, b.id));
   for (const o of old) nodes[o.id] = nodeEntry(o.id, o.tasks, o.wake);
-  return { layout: STATE_LAYOUT, nodes, lastSweepMs: null, rng: typeof st.rng === 'number' ? st.rng : 0 };
+  return { layout: STATE_LAYOUT, nodes, jobs: dictionary<JobEntries[string]>(), lastSweepMs: null, rng: typeof st.rng === 'number' ? st.rng : 0 };
 }
 
 /** Rebuilds what Kairos keeps in the runtime from a state: the count of entries and every node's wake-up. */
@@ -324,8 +344,14 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     'central dispatch to the node with the fewest tasks then the lowest variance of attained service.',
   paramsSchema: kairosParamsSchema,
   updatesStateInPlace: true,
-  stateEntries: [NODES],
-  initialState: (params) => ({ layout: STATE_LAYOUT, nodes: dictionary<NodeEntry>(), lastSweepMs: null, rng: params.seed >>> 0 }),
+  stateEntries: [NODES, JOBS],
+  initialState: (params) => ({
+    layout: STATE_LAYOUT,
+    nodes: dictionary<NodeEntry>(),
+    jobs: dictionary<JobEntries[string]>(),
+    lastSweepMs: null,
+    rng: params.seed >>> 0,
+  }),
   decide(input) {
     const { snapshot, params } = input;
     const now = snapshot.nowMs;
@@ -350,7 +376,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     visits.clear();
     if (full) {
       for (const id of snapshot.nodes.keys()) visits.push(id);
-      for (const id in nodes) if (!snapshot.nodes.has(id)) forget(state, kept, tracking, id);
+      for (const id in nodes) if (!snapshot.nodes.has(id)) forget(state, kept, tracking, id, now);
     } else {
       // A node whose only change is what this policy asked for at its last visit (its tasks
       // suspended and resumed as planned, none added or gone) needs no visit: its schedule and
@@ -403,12 +429,15 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       const id = visits.ids[i];
       const node = snapshot.nodes.get(id);
       if (!node || node.state !== 'RUNNING') {
-        forget(state, kept, tracking, id);
+        forget(state, kept, tracking, id, now);
         continue;
       }
       const prev = tracking.changing(NODES, nodes, id);
       const prevWake = prev !== undefined ? prev.t[0] : NaN;
-      const entry = scheduleNode(space.visit, snapshot, node, prev, params, decisions, attained);
+      countNodeTasks(state, tracking, prev, -1, now);
+      const entry = scheduleNode(space.visit, snapshot, node, prev, params, decisions, attained, params.jobServiceRank ? state.jobs : undefined);
+      countNodeTasks(state, tracking, entry, +1, now);
+      if (params.jobServiceRank) forFreshTasks(space.visit, (app, ms) => addService(state.jobs, tracking, app, ms, now));
       const wake = entry.t[0];
       const hasWake = wake === wake;
       // A known node's entry was updated in place; a new one is stored when the node holds
@@ -446,6 +475,9 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
 
     if (ranked > 0) decisions.add(dispatchRank(rankedIds.slice(0, ranked), rankedScores.slice(0, ranked), !full, params, best as NodeId, bestScore));
 
+    // Jobs that left with no task running are forgotten at a sweep (a job's last task ends at a
+    // visit, but the job may leave the snapshot later).
+    if (sweep) forgetEndedJobs(state.jobs, tracking, (app) => snapshot.apps.has(app));
     const wakeAtMs = wakes.earliest();
     if (sweep) state.lastSweepMs = now;
     state.rng = rng;

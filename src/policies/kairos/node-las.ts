@@ -19,12 +19,13 @@
  *
  * A decision's `rule` is the name of the function that made it.
  *
- * kairos-plus (not in the paper; `lasLimitMs`, `oldTaskCores`, `jobAgeLimitMs`, `serviceAgingPct`)
- * changes only the LAS order the rules follow (`byAttainedAsc`): tasks of a job older than
- * `jobAgeLimitMs` and the node's first `oldTaskCores` old tasks first, then young tasks by attained
- * service less `serviceAgingPct` % of their job's age (`agedService`, which names a swap plain LAS
- * would not make), then the other old tasks, old ones in their jobs' order (`guaranteeOldTasks`
- * marks them at each visit).
+ * kairos-plus (not in the paper; `lasLimitMs`, `oldTaskCores`, `jobAgeLimitMs`, `serviceAgingPct`,
+ * `jobServiceRank`) changes only the LAS order the rules follow (`byAttainedAsc`): tasks of a job
+ * older than `jobAgeLimitMs` and the node's first `oldTaskCores` old tasks first, then young tasks
+ * by attained service (their job's with `jobServiceRank`: `job-service.ts`) less
+ * `serviceAgingPct` % of their job's age (`agedService`, which names a swap plain LAS would not
+ * make), then the other old tasks, old ones in their jobs' order (`guaranteeOldTasks` marks them
+ * at each visit).
  *
  * Suspending and resuming on the node's cores is the shared mechanism (`shared/suspend-resume.ts`)
  * with the LAS orders. Attained service comes from the snapshot (`attainedServiceMs`); without it,
@@ -33,9 +34,10 @@
  */
 import { decisionWithReasonOf, type Decision } from '../../core/actions.js';
 import { numberList, objectList } from '../../core/lists.js';
-import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
+import { containerAt, type AppId, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
 import { secondsText } from '../shared/durations.js';
 import { resumeInOrder, sortFirst, suspendUntilWithinCores, type CoreLedger, type ResumeInto, type SuspendOnNode } from '../shared/suspend-resume.js';
+import { jobServiceAt, type JobEntries } from './job-service.js';
 import type { KairosParams } from './params.js';
 
 export const POLICY_NAME = 'kairos';
@@ -70,6 +72,11 @@ export interface NodeEntry {
   /** The node's tasks (container ids), in the order of the node's containers. */
   ids: ContainerId[];
   t: number[];
+  /**
+   * The tasks' jobs, in the order of `ids`, when their running tasks are counted in the job
+   * entries (`jobServiceRank`, `job-service.ts`); absent otherwise.
+   */
+  apps?: AppId[];
 }
 
 /** Figures per task in `NodeEntry.t`, and their offsets in a task's slice. */
@@ -117,6 +124,7 @@ export function nodeEntry(id: NodeId, tasks: readonly (Omit<TaskEntry, 'preempts
 /** A task on the node during a visit (a working item of `NodeVisit`, overwritten by the next visit). */
 interface Work {
   id: ContainerId;
+  appId: AppId;
   vcores: number;
   running: boolean;
   attainedMs: number;
@@ -134,7 +142,12 @@ interface Work {
   tier: number;
   /** Submission of the task's job (orders old tasks). */
   jobSubmittedMs: number;
-  /** LAS key: attained service, less `serviceAgingPct` % of the job's age (`agedService`); the attained service without it. */
+  /** Service LAS compares: the task's attained service, or its job's with `jobServiceRank`. */
+  serviceMs: number;
+  /**
+   * LAS key: `serviceMs`, less `serviceAgingPct` % of the
+   * job's age (`agedService`); the attained service without either.
+   */
   rankMs: number;
 }
 
@@ -185,6 +198,8 @@ const quantumExpired = (a: OnContainer, wTenths: number, attainedTenths: number,
   `quantum W=${tenthsText(wTenths)} of ${a.containerId} expired: ${a.containerId} attained ${tenthsText(attainedTenths)} >= ${next} waiting with ${tenthsText(nextAttainedTenths)} plus the swap margin`;
 const agedOut = (a: OnContainer, attainedTenths: number, rankTenths: number, next: ContainerId, nextRankTenths: number): string =>
   `quantum of ${a.containerId} expired: attained ${tenthsText(attainedTenths)} less its job's aging is ${tenthsText(rankTenths)}, ${next} waits with ${tenthsText(nextRankTenths)} (its job held back longer for its service)`;
+const jobAhead = (a: OnContainer, attainedTenths: number, jobTenths: number, next: ContainerId, nextJobTenths: number): string =>
+  `quantum of ${a.containerId} expired: it attained ${tenthsText(attainedTenths)}, its job ${tenthsText(jobTenths)}; ${next} waits and its job attained ${tenthsText(nextJobTenths)} (LAS by job)`;
 const takesCoreOf = (a: OnContainer, attainedTenths: number, prev: ContainerId): string =>
   `${a.containerId} (attained ${tenthsText(attainedTenths)}) is the youngest waiting task on ${a.nodeId}; takes the core of ${prev}`;
 const starvedFreeCore = (a: OnContainer, waitedTenths: number, params: KairosParams): string =>
@@ -258,6 +273,8 @@ export class NodeVisit implements CoreLedger {
   nodeId: NodeId = '';
   params!: KairosParams;
   out!: DecisionBuffer;
+  /** The job entries whose service ranks young tasks (`jobServiceRank`); undefined: the tasks' own. */
+  jobs: JobEntries | undefined = undefined;
   /** The node as `preemptOnArrival` brings it within its cores, and as `resumeOnFreeCore` fills it. */
   readonly overCommit = new OverCommittedNode(this);
   readonly freeCores: ResumeInto<Work> = new FreeCores(this);
@@ -397,6 +414,7 @@ function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev
   const lasLimitMs = v.params.lasLimitMs;
   const jobAgeLimitMs = v.params.jobAgeLimitMs;
   const agingPct = v.params.serviceAgingPct;
+  const jobs = v.jobs;
   const prevIds = prev !== undefined ? prev.ids : NO_IDS;
   const pt = prev !== undefined ? prev.t : NO_FIGURES;
   // Nothing was waiting at the last visit: every quantum timer that fired since then found no one
@@ -463,8 +481,22 @@ function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev
     if (running) used += vcores;
     let w = work[count];
     if (w === undefined)
-      w = work[count] = { id, vcores, running, attainedMs: 0, at: b, justSuspended: false, fresh: false, tier: YOUNG, jobSubmittedMs: 0, rankMs: 0 };
+      w = work[count] = {
+        id,
+        appId: c.appId,
+        vcores,
+        running,
+        attainedMs: 0,
+        at: b,
+        justSuspended: false,
+        fresh: false,
+        tier: YOUNG,
+        jobSubmittedMs: 0,
+        serviceMs: 0,
+        rankMs: 0,
+      };
     w.id = id;
+    w.appId = c.appId;
     w.vcores = vcores;
     w.running = running;
     w.attainedMs = c.attainedServiceMs ?? acc + (unset(since) ? 0 : Math.max(0, now - since));
@@ -473,7 +505,8 @@ function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev
     w.fresh = pk < 0;
     const needsJob = (lasLimitMs !== undefined && w.attainedMs >= lasLimitMs) || jobAgeLimitMs !== undefined || agingPct > 0;
     w.jobSubmittedMs = needsJob ? (snapshot.apps.get(c.appId)?.submittedAtMs ?? 0) : 0;
-    w.rankMs = agingPct > 0 ? agedService(w.attainedMs, now - w.jobSubmittedMs, agingPct) : w.attainedMs;
+    w.serviceMs = jobs !== undefined ? rankByJobService(jobs, c.appId, now) : w.attainedMs;
+    w.rankMs = agingPct > 0 ? agedService(w.serviceMs, now - w.jobSubmittedMs, agingPct) : w.serviceMs;
     w.tier = lasLimitMs !== undefined && w.attainedMs >= lasLimitMs ? OLD : YOUNG;
     if (jobAgeLimitMs !== undefined && now - w.jobSubmittedMs >= jobAgeLimitMs) w.tier = GUARANTEED;
     count++;
@@ -481,6 +514,15 @@ function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev
   v.count = count;
   v.used = used;
   if (v.params.oldTaskCores > 0) guaranteeOldTasks(v);
+}
+
+/**
+ * Not in the paper (kairos-plus, `jobServiceRank`): LAS by job. A young task is ranked by its job's
+ * attained service, all its tasks' (`job-service.ts`), so the job with the least service overall
+ * goes first and a job's last tasks do not wait behind a newer job's many tasks of the same age.
+ */
+export function rankByJobService(jobs: JobEntries, app: AppId, nowMs: number): number {
+  return jobServiceAt(jobs[app], nowMs);
 }
 
 /**
@@ -551,35 +593,55 @@ function swapOnQuantumEnd(v: NodeVisit): void {
     const m = v.youngestWaiting();
     if (m && yieldsTo(v, t, m, marginMs)) {
       v.takeCore(t, now);
-      // A swap plain LAS would not make (the waiting task has not attained the margin less) is aging's.
-      const aged = m.tier === YOUNG && t.tier === YOUNG && m.attainedMs + marginMs > t.attainedMs;
+      // A swap plain LAS would not make is the job rank's (by the jobs' service) or aging's.
+      const young = m.tier === YOUNG && t.tier === YOUNG;
+      const byJob = young && m.attainedMs + marginMs > t.attainedMs && m.serviceMs + marginMs <= t.serviceMs && v.jobs !== undefined;
+      const aged = young && !byJob && m.attainedMs + marginMs > t.attainedMs;
       v.out.add(
-        aged
+        byJob
           ? decisionWithReasonOf(
               suspendAction(t, v.nodeId),
               POLICY_NAME,
-              'agedService',
-              agedOut,
+              'rankByJobService',
+              jobAhead,
               tenthsOf(t.attainedMs),
-              tenthsOf(t.rankMs),
+              tenthsOf(t.serviceMs),
               m.id,
-              tenthsOf(m.rankMs),
+              tenthsOf(m.serviceMs),
             )
-          : decisionWithReasonOf(
-              suspendAction(t, v.nodeId),
-              POLICY_NAME,
-              'swapOnQuantumEnd',
-              quantumExpired,
-              tenthsOf(W),
-              tenthsOf(t.attainedMs),
-              m.id,
-              tenthsOf(m.attainedMs),
-            ),
+          : aged
+            ? decisionWithReasonOf(
+                suspendAction(t, v.nodeId),
+                POLICY_NAME,
+                'agedService',
+                agedOut,
+                tenthsOf(t.attainedMs),
+                tenthsOf(t.rankMs),
+                m.id,
+                tenthsOf(m.rankMs),
+              )
+            : decisionWithReasonOf(
+                suspendAction(t, v.nodeId),
+                POLICY_NAME,
+                'swapOnQuantumEnd',
+                quantumExpired,
+                tenthsOf(W),
+                tenthsOf(t.attainedMs),
+                m.id,
+                tenthsOf(m.attainedMs),
+              ),
       );
       v.used -= t.vcores;
       v.giveCore(m, now, W);
       v.out.add(
-        decisionWithReasonOf(resumeAction(m, v.nodeId), POLICY_NAME, aged ? 'agedService' : 'swapOnQuantumEnd', takesCoreOf, tenthsOf(m.attainedMs), t.id),
+        decisionWithReasonOf(
+          resumeAction(m, v.nodeId),
+          POLICY_NAME,
+          byJob ? 'rankByJobService' : aged ? 'agedService' : 'swapOnQuantumEnd',
+          takesCoreOf,
+          tenthsOf(m.attainedMs),
+          t.id,
+        ),
       );
       v.used += m.vcores;
     } else {
@@ -683,8 +745,10 @@ export function scheduleNode(
   params: KairosParams,
   out: DecisionBuffer,
   attainedOut: number[],
+  jobs?: JobEntries,
 ): NodeEntry {
   v.now = snapshot.nowMs;
+  v.jobs = jobs;
   v.W = params.quantumMs;
   v.cores = coresOf(node, params);
   v.nodeId = node.id;
@@ -710,15 +774,33 @@ export function scheduleNode(
     // Started with a number that is not a small integer, so that it holds unboxed numbers.
     const t = [wake];
     for (let j = 0; j < n; j++) t.push(fig[j]);
-    if (prev === undefined) return { id: node.id, ids: taskIds, t };
-    prev.ids = taskIds;
-    prev.t = t;
-    return prev;
+    const entry = prev ?? { id: node.id, ids: taskIds, t };
+    entry.ids = taskIds;
+    entry.t = t;
+    return withApps(entry, v, jobs !== undefined);
   }
   const taskIds = prev.ids;
   for (let i = 0; i < count; i++) if (taskIds[i] !== work[i].id) taskIds[i] = work[i].id;
   const t = prev.t;
   t[0] = wake;
   for (let j = 0; j < n; j++) t[1 + j] = fig[j];
-  return prev;
+  return withApps(prev, v, jobs !== undefined);
+}
+
+/** Calls `add` with the job and attained service of each task the visit saw for the first time. */
+export function forFreshTasks(v: NodeVisit, add: (app: AppId, attainedMs: number) => void): void {
+  for (let i = 0; i < v.count; i++) if (v.work[i].fresh) add(v.work[i].appId, v.work[i].attainedMs);
+}
+
+/** The entry with its tasks' jobs written (`counted`: job service is counted) or without them. */
+function withApps(e: NodeEntry, v: NodeVisit, counted: boolean): NodeEntry {
+  if (!counted) {
+    if (e.apps !== undefined) delete e.apps;
+    return e;
+  }
+  const { work, count } = v;
+  let apps = e.apps;
+  if (apps === undefined || apps.length !== count) apps = e.apps = new Array<AppId>(count);
+  for (let i = 0; i < count; i++) if (apps[i] !== work[i].appId) apps[i] = work[i].appId;
+  return e;
 }

@@ -72,6 +72,13 @@ export const kairosParamsSchema = z
      */
     serviceAgingPct: z.number().min(0).max(100).default(0),
     /**
+     * Not in the paper (kairos-plus): LAS by job. A young task is ranked by its job's attained
+     * service (all its tasks', those that ended included) instead of its own, so a job's tasks
+     * are not held back behind a newer job's many tasks of the same age, and the job with the
+     * least service overall goes first. False (default): by the task's own, as the paper.
+     */
+    jobServiceRank: z.boolean().default(false),
+    /**
      * Central dispatch tie-break among nodes holding the same number of tasks (paper Fig. 6):
      * `variance` (Kairos, §3.3.3) or its equivalent `stddev` (the prototype's heartbeat figure),
      * `random`, or `sum` (lowest total attained service).
