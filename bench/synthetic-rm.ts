@@ -228,6 +228,37 @@ export class SyntheticRm {
 
   // ---- bodies ----------------------------------------------------------------------------------
 
+  /** The recorded cluster metrics with this cluster's totals (every node RUNNING) and use. */
+  private metricsBody(): string {
+    let mb = 0;
+    let vc = 0;
+    let n = 0;
+    for (const a of this.apps)
+      for (const c of a.containers) {
+        mb += c.memoryMB;
+        vc += c.vcores;
+        n++;
+      }
+    const m = (fixture('metrics.json') as { clusterMetrics: Json }).clusterMetrics;
+    const totalMB = NODE_MEMORY_MB * this.opts.nodes;
+    const totalVirtualCores = NODE_VCORES * this.opts.nodes;
+    return JSON.stringify({
+      clusterMetrics: {
+        ...m,
+        appsRunning: this.apps.length,
+        allocatedMB: mb,
+        availableMB: totalMB - mb,
+        totalMB,
+        allocatedVirtualCores: vc,
+        availableVirtualCores: totalVirtualCores - vc,
+        totalVirtualCores,
+        containersAllocated: n,
+        totalNodes: this.opts.nodes,
+        activeNodes: this.opts.nodes,
+      },
+    });
+  }
+
   private nodesBody(): string {
     const used = new Array<{ mb: number; vc: number; n: number }>(this.opts.nodes);
     for (let i = 0; i < this.opts.nodes; i++) used[i] = { mb: 0, vc: 0, n: 0 };
@@ -429,6 +460,7 @@ export class SyntheticRm {
     if (path === '/scheduler-conf') return ok('/scheduler-conf', this.confBody);
     if (path === '/scheduler-conf/version') return ok('/scheduler-conf/version', JSON.stringify({ versionID: String(this.confVersion) }));
     if (path === '/info') return ok('/info', JSON.stringify(fixture('info.json')));
+    if (path === '/metrics') return ok('/metrics', this.metricsBody());
     if (path === '/apps') return ok('/apps', this.appsBody(query));
     const m = /^\/apps\/([^/]+)(\/appattempts(?:\/([^/]+)\/containers)?)?$/.exec(path);
     const app = m ? this.byId.get(decodeURIComponent(m[1]!)) : undefined;

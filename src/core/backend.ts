@@ -4,7 +4,7 @@
  * suite (test/conformance) runs against both.
  */
 import type { Action } from './actions.js';
-import type { ClusterSnapshot } from './model.js';
+import type { ClusterSnapshot, SnapshotPart } from './model.js';
 import type { WorkflowRequest } from './rsl.js';
 
 /** Version of this contract; bumped on any incompatible change to snapshot or actions. */
@@ -42,6 +42,12 @@ export interface SnapshotOptions {
    * backend no longer knows: the change sets are left out (everything may have changed).
    */
   readonly changesSince?: number;
+  /**
+   * Read at least these parts (core/model.ts `SnapshotPart`, with those they bring), besides the
+   * queue tree and the total capacity; undefined: everything. A backend may read more (the
+   * simulator always has all of it); the snapshot's `parts` says what it holds.
+   */
+  readonly parts?: readonly SnapshotPart[];
 }
 
 /** A reservation the cluster's own reservation system (YARN's Rayon) accepted. */

@@ -109,9 +109,42 @@ export interface QueueView {
   readonly children: readonly QueueView[];
 }
 
+/**
+ * What a snapshot holds besides the queue tree and the total capacity (always there): the nodes,
+ * the applications, the containers (on their nodes, of their applications: it brings both).
+ */
+export type SnapshotPart = 'nodes' | 'apps' | 'containers';
+export const SNAPSHOT_PARTS: readonly SnapshotPart[] = ['nodes', 'apps', 'containers'];
+
+/** The parts `parts` names with those they bring (`containers`: nodes and apps); undefined: all. */
+export function partsWith(parts: readonly SnapshotPart[] | undefined): ReadonlySet<SnapshotPart> {
+  if (parts === undefined) return new Set(SNAPSHOT_PARTS);
+  const out = new Set(parts);
+  if (out.has('containers')) out.add('nodes').add('apps');
+  return out;
+}
+
+/** Both parts' lists together; undefined (everything) when either is. */
+export function unionParts(a: readonly SnapshotPart[] | undefined, b: readonly SnapshotPart[] | undefined): SnapshotPart[] | undefined {
+  return a === undefined || b === undefined ? undefined : [...new Set([...a, ...b])];
+}
+
+/** The snapshot holds the parts `parts` names (with those they bring). */
+export function covers(snapshot: ClusterSnapshot, parts: readonly SnapshotPart[] | undefined): boolean {
+  if (snapshot.parts === undefined) return true;
+  const have = partsWith(snapshot.parts);
+  for (const p of partsWith(parts)) if (!have.has(p)) return false;
+  return true;
+}
+
 export interface ClusterSnapshot {
   /** When the snapshot was taken (virtual time in the simulator). */
   readonly nowMs: number;
+  /**
+   * The parts read (`partsWith`); undefined: all. A part not read is empty (no nodes, apps or
+   * containers), not absent from the cluster.
+   */
+  readonly parts?: readonly SnapshotPart[];
   /** Sum of RUNNING nodes' capacities. */
   readonly totalCapacity: Resources;
   readonly nodes: ReadonlyMap<NodeId, NodeView>;

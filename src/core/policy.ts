@@ -11,7 +11,7 @@
 import type { z } from 'zod';
 import type { Decision } from './actions.js';
 import type { SolveSteps } from './milp.js';
-import type { ClusterSnapshot } from './model.js';
+import type { ClusterSnapshot, SnapshotPart } from './model.js';
 import type { ChangeTracking } from './tracking.js';
 
 export interface PolicyInput<P, S> {
@@ -76,6 +76,12 @@ export interface Policy<P = unknown, S = unknown> {
    * whose backend lacks one refuses to start it (unless the operator lets it run advisory).
    */
   readonly needs?: readonly PolicyNeed[];
+  /**
+   * What the policy reads of a snapshot besides the queue tree and the total capacity
+   * (core/model.ts `SnapshotPart`); undefined: everything. A live backend reads only these, so a
+   * queue-level policy costs the RM neither its node list nor a container read.
+   */
+  readonly reads?: readonly SnapshotPart[];
 }
 
 /** Backend capabilities (core/backend.ts `Capabilities`) a policy may need. */

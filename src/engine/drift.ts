@@ -10,7 +10,7 @@
  * (`suspendedOnLostNode`): their processes may stay stopped until that node's shim starts again.
  */
 import type { Action } from '../core/actions.js';
-import { findQueue, type ClusterSnapshot } from '../core/model.js';
+import { findQueue, type ClusterSnapshot, type SnapshotPart } from '../core/model.js';
 
 export const DRIFT_POLICIES = ['respect', 'override', 'pause'] as const;
 export type DriftPolicy = (typeof DRIFT_POLICIES)[number];
@@ -94,6 +94,20 @@ export class DriftTracker {
       this.written.delete(`container:${a.containerId}`);
       this.listedByShim.delete(`container:${a.containerId}`);
     }
+  }
+
+  /**
+   * The snapshot parts the remembered fields are read from (queues are always read): a policy that
+   * reads only queues still has the nodes, apps or containers another one wrote looked at.
+   */
+  watchedParts(): SnapshotPart[] {
+    const parts = new Set<SnapshotPart>();
+    for (const w of this.written.values()) {
+      if (w.kind === 'nodeResource') parts.add('nodes');
+      else if (w.kind === 'appPriority') parts.add('apps');
+      else if (w.kind === 'suspension') parts.add('containers');
+    }
+    return [...parts];
   }
 
   /** The value a snapshot shows for a remembered field; undefined when the object is gone. */

@@ -6,7 +6,7 @@ import pino, { type Logger } from 'pino';
 import { describeAction } from '../core/actions.js';
 import type { Capabilities, ClusterBackend, ReservationSystem } from '../core/backend.js';
 import { ConflictError, RmUnavailableError, SchedbrainError, ValidationError, zodToValidationError } from '../core/errors.js';
-import type { ClusterSnapshot } from '../core/model.js';
+import { covers, unionParts, type ClusterSnapshot, type SnapshotPart } from '../core/model.js';
 import type { AnyPolicy, PolicyNeed } from '../core/policy.js';
 import { getPolicy, policyNames } from '../policies/index.js';
 import { DEFAULT_JOURNAL_MAX_BYTES, foldRepeatedSkips, type JournalEntry, type NewJournalEntry } from '../store/journal.js';
@@ -456,7 +456,7 @@ export class Engine {
     this.viewRead ??= (async () => {
       try {
         const capabilities = await this.backend.capabilities();
-        const snapshot = await this.backend.snapshot();
+        const snapshot = await this.backend.snapshot({ parts: this.partsRead(this.cfg.policy) });
         this.viewCache = { snapshot, capabilities, atMs: this.clock.now() };
         return this.viewCache;
       } finally {
@@ -468,7 +468,16 @@ export class Engine {
 
   /** A fresh snapshot straight from the backend (RmUnavailableError when it is down). */
   async snapshot(): Promise<ClusterSnapshot> {
-    return this.backend.snapshot({ changesSince: this.stateMark });
+    return this.backend.snapshot({ changesSince: this.stateMark, parts: this.partsRead(this.cfg.policy) });
+  }
+
+  /**
+   * What the engine reads of the cluster for `policy`: what the policy declares it reads, and the
+   * parts where the brain's earlier writes are watched for drift; undefined: everything.
+   */
+  private partsRead(policy: AnyPolicy): readonly SnapshotPart[] | undefined {
+    if (policy.reads === undefined) return undefined;
+    return [...new Set([...policy.reads, ...this.drift.watchedParts()])];
   }
 
   /**
@@ -482,7 +491,11 @@ export class Engine {
     const startedAtMs = this.clock.now();
     const cycleId = `dry-${startedAtMs.toString(36)}`;
     // The view, whose change sets may be relative to an older state: a full pass decides here.
-    const v = await this.view();
+    // Another policy than the running one may read parts the view has not: then they are read.
+    const viewed = await this.view();
+    const v = covers(viewed.snapshot, this.partsRead(policy))
+      ? viewed
+      : { ...viewed, snapshot: await this.backend.snapshot({ parts: unionParts(viewed.snapshot.parts, this.partsRead(policy)) }) };
     const caps = v.capabilities;
     const snapshot: ClusterSnapshot = { ...v.snapshot, changedNodeIds: undefined, changedAppIds: undefined };
     const advisory = !caps.queueWrites;
@@ -860,7 +873,7 @@ export class Engine {
         (async () => {
           const c = await this.backend.capabilities();
           askedMark = this.stateMark;
-          return { caps: c, snapshot: await this.backend.snapshot({ changesSince: askedMark }) };
+          return { caps: c, snapshot: await this.backend.snapshot({ changesSince: askedMark, parts: this.partsRead(cfg.policy) }) };
         })(),
       ));
     } catch (e) {
@@ -941,7 +954,7 @@ export class Engine {
       reconciled = r.done;
       if (r.done && r.changed) {
         try {
-          snapshot = await this.withReadDeadline(this.backend.snapshot({}));
+          snapshot = await this.withReadDeadline(this.backend.snapshot({ parts: this.partsRead(cfg.policy) }));
           this.rmOk(caps, snapshot);
         } catch (e) {
           this.log.warn({ cycleId, err: errMsg(e) }, 'could not read the cluster again after reconciling; writing nothing this cycle');

@@ -4,7 +4,7 @@
  * action applied. Not a simulator: time does not move here.
  */
 import type { Action } from '../core/actions.js';
-import type { ApplyOutcome, Capabilities, ClusterBackend } from '../core/backend.js';
+import type { ApplyOutcome, Capabilities, ClusterBackend, SnapshotOptions } from '../core/backend.js';
 import { RmRejectedError, RmUnavailableError } from '../core/errors.js';
 import type { AppView, ClusterSnapshot, ContainerView, NodeView, QueueView } from '../core/model.js';
 import { res, ZERO } from '../core/resources.js';
@@ -33,8 +33,9 @@ export class InMemoryBackend implements ClusterBackend {
   containers: ContainerView[] = [];
   /** Every action the backend carried out, in order. */
   readonly applied: Action[] = [];
-  /** Calls to snapshot(), successful or not. */
+  /** Calls to snapshot(), successful or not, and the options of the last (it always gives every part). */
   snapshotCalls = 0;
+  lastSnapshotOptions: SnapshotOptions | undefined;
   /** When set, snapshot/apply/capabilities throw RmUnavailableError with this message. */
   down: string | undefined;
   caps: Capabilities;
@@ -98,8 +99,9 @@ export class InMemoryBackend implements ClusterBackend {
     return build('root', 100, 100);
   }
 
-  async snapshot(): Promise<ClusterSnapshot> {
+  async snapshot(opts: SnapshotOptions = {}): Promise<ClusterSnapshot> {
     this.snapshotCalls++;
+    this.lastSnapshotOptions = opts;
     this.check();
     return buildSnapshot({ nowMs: this.now(), nodes: this.nodes, apps: this.apps, containers: this.containers, rootQueue: this.queueTree() });
   }

@@ -11,6 +11,8 @@ import type { ApplyOutcome, Capabilities, ClusterBackend, SnapshotOptions } from
 import { ReadOnlySchedulerConfError, RmProtocolError, RmRejectedError, RmUnavailableError, SchedbrainError, UnsupportedActionError } from '../core/errors.js';
 import {
   findQueue,
+  partsWith,
+  SNAPSHOT_PARTS,
   type AppState,
   type AppView,
   type ClusterSnapshot,
@@ -132,6 +134,10 @@ const LIVE_APP_STATES: readonly RmAppState[] = ['NEW', 'NEW_SAVING', 'SUBMITTED'
 const FINAL_APP_STATES: readonly RmAppState[] = ['FINISHED', 'FAILED', 'KILLED'];
 /** How long an ended app stays in the snapshot. */
 const RECENTLY_FINISHED_MS = 10 * 60_000;
+/** What a part not read gives (`SnapshotOptions.parts`). */
+const NO_RM_NODES: readonly RmNodeInfo[] = [];
+const NO_RM_APPS: readonly RmAppInfo[] = [];
+const NO_CONTAINERS: ReadonlyMap<string, ContainerView> = new Map();
 /** Ended apps are read since the previous read, less this, for clock skew between RM and brain. */
 const FINISHED_OVERLAP_MS = 60_000;
 /**
@@ -287,6 +293,8 @@ export class YarnBackend implements ClusterBackend {
    */
   private lastNodeViews = new Map<string, { rm: RmNodeInfo; view: NodeView }>();
   private lastAppViews = new Map<string, { rm: RmAppInfo; base: AppView; view: AppView }>();
+  /** The parts the last refresh read (`SnapshotOptions.parts`), as a key. */
+  private lastPartsKey: string | undefined;
   /** Snapshots one at a time: each builds on the previous one's reads. */
   private refreshing: Promise<unknown> = Promise.resolve();
   /** The scheduler-conf version behind the last queueWrites answer (re-read when it moves). */
@@ -366,28 +374,42 @@ export class YarnBackend implements ClusterBackend {
         .nudgeWaitingApps(Date.now())
         .catch((err: unknown) => this.logger?.warn({ err: (err as Error).message }, 'could not nudge reservation queues'));
     }
+    // Only the parts asked for are read (docs/decisions.md, "A policy's reads decide the RM's");
+    // reads of other parts than the last refresh's start over.
+    const parts = partsWith(opts.parts);
+    const partsKey = SNAPSHOT_PARTS.filter((x) => parts.has(x)).join(',');
+    if (this.lastPartsKey !== undefined && partsKey !== this.lastPartsKey) this.forgetReads();
+    this.lastPartsKey = partsKey;
+    const withNodes = parts.has('nodes');
+    const withApps = parts.has('apps');
+    const withContainers = parts.has('containers');
     const startMs = Date.now();
     const finishedSinceMs = this.finishedReadAtMs === undefined ? startMs - RECENTLY_FINISHED_MS : this.finishedReadAtMs - FINISHED_OVERLAP_MS;
-    const [rmNodes, scheduler, liveApps, recentlyFinished, shimContainers] = await Promise.all([
-      this.client.nodes(),
+    const [rmNodes, scheduler, liveApps, recentlyFinished, shimContainers, metrics] = await Promise.all([
+      withNodes ? this.client.nodes() : NO_RM_NODES,
       this.client.scheduler(),
-      this.client.apps({ states: LIVE_APP_STATES, deSelects: LIVE_APP_DESELECTS, withoutUsage: true }),
+      withApps ? this.client.apps({ states: LIVE_APP_STATES, deSelects: LIVE_APP_DESELECTS, withoutUsage: true }) : NO_RM_APPS,
       // Like the simulator, the snapshot keeps apps that ended lately in view, so a policy (and
       // reconciliation) sees that a job it killed or watched has ended rather than losing it.
-      this.client.apps({ states: FINAL_APP_STATES, finishedSinceMs, deSelects: FINAL_APP_DESELECTS }),
-      this.perNodeShims ? [] : this.shimContainers(),
+      withApps ? this.client.apps({ states: FINAL_APP_STATES, finishedSinceMs, deSelects: FINAL_APP_DESELECTS }) : NO_RM_APPS,
+      withContainers && !this.perNodeShims ? this.shimContainers() : [],
+      // Without the node list, the total capacity is the scheduler's (RUNNING nodes' capacities).
+      withNodes ? undefined : this.client.metrics(),
     ]);
     // The shims read after the RM: which to read depends on the nodes' figures the RM gives now.
-    const shimDirtyApps = this.perNodeShims
-      ? await this.readNodeShims(
-          rmNodes,
-          liveApps.filter((a) => a.state === 'RUNNING'),
-        )
-      : undefined;
+    const shimDirtyApps =
+      withContainers && this.perNodeShims
+        ? await this.readNodeShims(
+            rmNodes,
+            liveApps.filter((a) => a.state === 'RUNNING'),
+          )
+        : undefined;
     const nowMs = Date.now();
-    this.finishedReadAtMs = startMs;
-    for (const [id, a] of this.finishedApps) if ((a.finishedTime ?? 0) < startMs - RECENTLY_FINISHED_MS) this.finishedApps.delete(id);
-    for (const a of recentlyFinished) this.finishedApps.set(a.id, a);
+    if (withApps) {
+      this.finishedReadAtMs = startMs;
+      for (const [id, a] of this.finishedApps) if ((a.finishedTime ?? 0) < startMs - RECENTLY_FINISHED_MS) this.finishedApps.delete(id);
+      for (const a of recentlyFinished) this.finishedApps.set(a.id, a);
+    }
     const rootQueue = toQueueTree(scheduler);
     const leafPaths = leafPathsByName(rootQueue);
     const liveIds = new Set<string>();
@@ -403,10 +425,12 @@ export class YarnBackend implements ClusterBackend {
       apps.push(last?.rm === a && last.base.queue === resolveQueuePath(a.queue, leafPaths) ? last.base : toAppView(a, i, leafPaths));
     }
 
-    const running = rmApps.filter((a) => a.state === 'RUNNING');
+    const running = withContainers ? rmApps.filter((a) => a.state === 'RUNNING') : NO_RM_APPS;
     // Nodes where a container may differ from the last snapshot's: the others hold the very same
     // container objects, so the change sets compare only their own fields there.
-    const { touched, replaced } = await this.readChangedContainers(running, shimContainers, shimDirtyApps);
+    const { touched, replaced } = withContainers
+      ? await this.readChangedContainers(running, shimContainers, shimDirtyApps)
+      : { touched: new Set<string>(), replaced: new Map<string, readonly ContainerView[]>() };
     await slicer.next();
 
     // The RM's per-app counters and its container lists are separate reads, and an AM trading
@@ -426,8 +450,9 @@ export class YarnBackend implements ClusterBackend {
     }
     const prev = this.previous;
     // Per-node shims: the entries' views carry the shims' figures already, nothing to merge.
-    const containers =
-      shimContainers.length === 0 && this.listedWithoutShim && prev
+    const containers = !withContainers
+      ? NO_CONTAINERS
+      : shimContainers.length === 0 && this.listedWithoutShim && prev
         ? await this.changedContainers(prev.containers, replaced, gone, slicer)
         : await this.allContainers(running, shimContainers, touched, slicer);
     this.listedWithoutShim = shimContainers.length === 0;
@@ -459,10 +484,32 @@ export class YarnBackend implements ClusterBackend {
     }
     this.lastNodeViews = nodeViews;
     this.lastAppViews = appViews;
-    const snapshot = await buildSnapshotSliced({ nowMs, nodes, apps: consistentApps, containers, rootQueue }, slicer);
+    const totalCapacity = metrics !== undefined ? { memoryMB: metrics.totalMB, vcores: metrics.totalVirtualCores } : undefined;
+    const snapshot = await buildSnapshotSliced({ nowMs, nodes, apps: consistentApps, containers, rootQueue, totalCapacity }, slicer);
     const changeMark = await this.recordChanges(snapshot, touched, slicer);
     const changed = this.changes.since(opts.changesSince);
-    return { ...snapshot, changeMark, ...(changed ? { changedNodeIds: changed.nodes, changedAppIds: changed.apps } : {}) };
+    return {
+      ...snapshot,
+      ...(parts.size < SNAPSHOT_PARTS.length ? { parts: SNAPSHOT_PARTS.filter((x) => parts.has(x)) } : {}),
+      changeMark,
+      ...(changed ? { changedNodeIds: changed.nodes, changedAppIds: changed.apps } : {}),
+    };
+  }
+
+  /**
+   * Forgets what the reads built on (container lists, shim lists, the views made from the last
+   * lists) when the parts asked for change: the next refresh reads its parts as a first one does.
+   */
+  private forgetReads(): void {
+    this.appContainers.clear();
+    this.shimLists.clear();
+    this.shimApps.clear();
+    this.shimById.clear();
+    this.nodeLists = new Map();
+    this.nodeViews = new Map();
+    this.listedWithoutShim = false;
+    this.lastNodeViews = new Map();
+    this.lastAppViews = new Map();
   }
 
   /**
@@ -1607,7 +1654,7 @@ function withViewsKept(entry: AppContainers, last: readonly ContainerView[]): Ap
  * alone holds 200,000 entries at 10,000 nodes.
  */
 export async function buildSnapshotSliced(
-  p: Omit<SnapshotParts, 'containers'> & { containers: ContainerView[] | ReadonlyMap<string, ContainerView> },
+  p: Omit<SnapshotParts, 'containers'> & { containers: ContainerView[] | ReadonlyMap<string, ContainerView>; totalCapacity?: Resources },
   slicer: TimeSlicer,
 ): Promise<ClusterSnapshot> {
   const fill = async <T extends { id: string }>(items: readonly T[]): Promise<Map<string, T>> => {
@@ -1623,7 +1670,7 @@ export async function buildSnapshotSliced(
   const containers = Array.isArray(p.containers) ? await fill(p.containers) : p.containers;
   return {
     nowMs: p.nowMs,
-    totalCapacity: p.nodes.length ? sum(p.nodes.filter((n) => n.state === 'RUNNING').map((n) => n.capacity)) : ZERO,
+    totalCapacity: p.totalCapacity ?? (p.nodes.length ? sum(p.nodes.filter((n) => n.state === 'RUNNING').map((n) => n.capacity)) : ZERO),
     nodes,
     apps,
     containers,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/engine/clock.js';
-import type { DriftOptions } from '../../src/engine/drift.js';
+import { DriftTracker, type DriftOptions } from '../../src/engine/drift.js';
 import { Engine } from '../../src/engine/engine.js';
 import { InMemoryBackend } from '../../src/engine/fake-backend.js';
 import { Store } from '../../src/store/store.js';
@@ -107,5 +107,29 @@ describe('changes made outside the brain (drift)', () => {
     const [outage, back] = (await store.journal.query({ order: 'asc' })).filter((e) => e.rule.startsWith('engine.'));
     expect(outage.reason).toMatch(/became unavailable: .*connection refused/);
     expect(back.reason).toMatch(/answers again after 2 failed cycle/);
+  });
+});
+
+describe('what the engine reads for a policy', () => {
+  it("the policy's declared parts, with those the brain's earlier writes are watched in", async () => {
+    await start();
+    await engine.runCycle();
+    // capacity-targets reads the queue tree alone.
+    expect(backend.lastSnapshotOptions?.parts).toEqual([]);
+    await engine.view(0);
+    expect(backend.lastSnapshotOptions?.parts).toEqual([]);
+    const drift = new DriftTracker();
+    expect(drift.watchedParts()).toEqual([]);
+    drift.recordApplied({ kind: 'setNodeResource', nodeId: 'n1', resource: { memoryMB: 1024, vcores: 2 } }, 0);
+    drift.recordApplied({ kind: 'setAppPriority', appId: 'a1', priority: 2 }, 0);
+    drift.recordApplied({ kind: 'suspendContainer', containerId: 'c1', nodeId: 'n1' }, 0);
+    expect(drift.watchedParts().sort()).toEqual(['apps', 'containers', 'nodes']);
+  });
+
+  it('a policy that declares nothing reads everything', async () => {
+    engine = new Engine({ backend, store, clock, periodMs: PERIOD, initial: { policy: 'kairos', params: {} } });
+    await engine.init();
+    await engine.runCycle();
+    expect(backend.lastSnapshotOptions?.parts).toBeUndefined();
   });
 });
