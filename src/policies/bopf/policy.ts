@@ -115,6 +115,8 @@ function fmtShare(received: Resources, d: { vcoreSeconds: number; memoryMBSecond
 export function makeBopfPolicy(name: string, variant: Variant, description: string): Policy<BopfParams, BopfState> {
   return definePolicy<BopfParams, BopfState>({
     needs: ['queueWrites'],
+    // The queue tree, the total capacity and the apps' demand per queue (leafLoads).
+    reads: ['apps'],
     name,
     description,
     paramsSchema: bopfParamsSchema,

@@ -51,6 +51,8 @@ export type CapacityTargetsParams = z.infer<typeof capacityTargetsParams>;
 
 export const capacityTargetsPolicy = definePolicy<CapacityTargetsParams, Record<string, never>>({
   needs: ['queueWrites'],
+  // The queue tree alone.
+  reads: [],
   name: 'capacity-targets',
   description: 'Holds queue capacities at operator-given targets: one atomic updateQueues whenever the cluster differs.',
   paramsSchema: capacityTargetsParams,
