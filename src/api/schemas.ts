@@ -243,6 +243,10 @@ export const snapshotBody = z
     apps: z.array(appView),
     containers: z.array(containerView),
     rootQueue: queueView,
+    parts: z
+      .array(z.enum(['nodes', 'apps', 'containers']))
+      .optional()
+      .describe('what was read besides the queues and the total capacity, when not everything: the running policy reads only these (a part not read is empty)'),
     changedNodeIds: z.array(z.string()).optional(),
     changedAppIds: z.array(z.string()).optional(),
     ageMs: z.number().optional().describe('how long ago the cluster was read, ms'),

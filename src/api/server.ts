@@ -248,6 +248,7 @@ export function snapshotToJson(s: ClusterSnapshot): Record<string, unknown> {
     apps: [...s.apps.values()],
     containers: [...s.containers.values()],
     rootQueue: s.rootQueue,
+    ...(s.parts ? { parts: [...s.parts] } : {}),
     ...(s.changedNodeIds ? { changedNodeIds: [...s.changedNodeIds] } : {}),
     ...(s.changedAppIds ? { changedAppIds: [...s.changedAppIds] } : {}),
   };

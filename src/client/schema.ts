@@ -1307,6 +1307,8 @@ export interface components {
       apps: components['schemas']['App'][];
       containers: components['schemas']['Container'][];
       rootQueue: components['schemas']['Queue'];
+      /** @description what was read besides the queues and the total capacity, when not everything: the running policy reads only these (a part not read is empty) */
+      parts?: ('nodes' | 'apps' | 'containers')[];
       changedNodeIds?: string[];
       changedAppIds?: string[];
       /** @description how long ago the cluster was read, ms */

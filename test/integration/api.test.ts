@@ -63,14 +63,21 @@ describe('admin API on a real ResourceManager', () => {
     }
   });
 
-  it('serves the snapshot with nodes, queues, apps and containers as arrays', async () => {
+  it('serves the snapshot as arrays: the queues and the total capacity, and the parts the running policy reads', async () => {
+    // capacity-targets reads the queue tree alone: no node list, no app or container read.
     const s = await ok(client.GET('/v1/snapshot'));
-    expect(s.nodes.length).toBeGreaterThanOrEqual(1);
-    expect(s.nodes[0]).toMatchObject({ state: 'RUNNING', capacity: { memoryMB: expect.any(Number), vcores: expect.any(Number) } });
+    expect(s.parts).toEqual([]);
+    expect(s.nodes).toEqual([]);
+    expect(s.apps).toEqual([]);
+    expect(s.containers).toEqual([]);
     expect(s.rootQueue.path).toBe('root');
     expect(s.rootQueue.children.some((q) => q.path === 'root.default')).toBe(true);
-    expect(Array.isArray(s.apps)).toBe(true);
-    expect(Array.isArray(s.containers)).toBe(true);
+    // The total capacity is the scheduler's: the RUNNING nodes' capacities the node list sums.
+    const full = await new YarnBackend({ rmUrl }).snapshot();
+    expect(full.parts).toBeUndefined();
+    expect(full.nodes.size).toBeGreaterThanOrEqual(1);
+    expect([...full.nodes.values()][0]).toMatchObject({ state: 'RUNNING', capacity: { memoryMB: expect.any(Number), vcores: expect.any(Number) } });
+    expect(s.totalCapacity).toEqual(full.totalCapacity);
   });
 
   it('validates params against the live queue tree and names the field', async () => {
