@@ -133,12 +133,12 @@ async function runOne(sizeName: string, policy: string, cycles: number, containe
     let refreshWall = 0;
     let refreshCpu = 0;
     const timed =
-      <T>(fn: () => Promise<T>) =>
-      async (): Promise<T> => {
+      <A extends unknown[], T>(fn: (...args: A) => Promise<T>) =>
+      async (...args: A): Promise<T> => {
         const w = performance.now();
         const c = cpuS();
         try {
-          return await fn();
+          return await fn(...args);
         } finally {
           refreshWall += (performance.now() - w) / 1000;
           refreshCpu += cpuS() - c;
