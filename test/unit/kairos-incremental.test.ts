@@ -241,28 +241,23 @@ describe('kairos incremental cycles decide as a full pass would', () => {
       expect(r.rules.get(rule), rule).toBeGreaterThan(0);
   });
 
-  it("with the head's guard and the kairos-plus rules", () => {
-    const r = compare({
+  it.each([
+    {
+      what: "the head's guard and the kairos-plus rules by task",
       params: { preemptionsAllowed: 3, jobAgeLimitMs: 600_000, lasLimitMs: 100_000, oldTaskCores: 1 },
       seed: 1,
-      jobs: 40,
-      workload: 'kairos-paper',
-      reloadEvery: 25,
-    });
-    expect(r.incremental).toBeGreaterThan(r.cycles / 2);
-    for (const rule of ['preemptOnArrival', 'swapOnQuantumEnd', 'resumeOnFreeCore']) expect(r.rules.get(rule), rule).toBeGreaterThan(0);
-  });
-
-  it('with LAS by job (kairos-plus)', () => {
-    const r = compare({
+      rules: ['preemptOnArrival', 'swapOnQuantumEnd', 'resumeOnFreeCore'],
+    },
+    {
+      what: 'LAS by job (kairos-plus)',
       params: { jobServiceRank: true, jobAgeLimitMs: 400_000, lasLimitMs: 100_000, oldTaskCores: 1 },
       seed: 2,
-      jobs: 40,
-      workload: 'kairos-paper',
-      reloadEvery: 25,
-    });
+      rules: ['preemptOnArrival', 'rankByJobService', 'resumeOnFreeCore'],
+    },
+  ])('with $what', ({ params, seed, rules }) => {
+    const r = compare({ params, seed, jobs: 40, workload: 'kairos-paper', reloadEvery: 25 });
     expect(r.incremental).toBeGreaterThan(r.cycles / 2);
-    for (const rule of ['preemptOnArrival', 'rankByJobService', 'resumeOnFreeCore']) expect(r.rules.get(rule), rule).toBeGreaterThan(0);
+    for (const rule of rules) expect(r.rules.get(rule), rule).toBeGreaterThan(0);
   });
 
   it('on random workloads, parameters and reloads (property)', () => {
