@@ -69,6 +69,17 @@ export const decisionsQuery = z
   })
   .strict();
 
+export const snapshotQuery = z
+  .object({
+    parts: z
+      .enum(['policy', 'all'])
+      .default('policy')
+      .describe(
+        "policy: what the running policy reads, from the engine's last read (no RM request while it is fresh); all: nodes, apps and containers too, read from the RM now when the engine's read lacks them",
+      ),
+  })
+  .strict();
+
 // ---- responses ----
 
 export const livezBody = z.object({ status: z.literal('alive'), running: z.boolean() }).describe('Liveness');

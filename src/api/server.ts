@@ -112,9 +112,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
     method: 'get',
     path: '/v1/snapshot',
     summary:
-      "The cluster as the engine last read it (nodes, queues, apps, containers) and its age; read from the RM only when no cycle's read is fresh enough (three periods)",
+      "The cluster as the engine last read it (the queues and the parts the running policy reads: nodes, apps, containers) and its age; read from the RM only when no cycle's read is fresh enough (three periods), or with parts=all when it lacks a part",
     tags: ['cluster'],
-    responses: { 200: S.snapshotBody, 503: S.errorBody },
+    query: S.snapshotQuery,
+    responses: { 200: S.snapshotBody, 400: S.errorBody, 503: S.errorBody },
   },
   {
     method: 'get',
@@ -435,8 +436,9 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
 
   app.get('/metrics', async (_req, reply) => reply.type(PROMETHEUS_CONTENT_TYPE).send(await engine.metrics.render()));
 
-  app.get('/v1/snapshot', async () => {
-    const v = await engine.view();
+  app.get('/v1/snapshot', async (req) => {
+    const q = parse(S.snapshotQuery, req.query ?? {}, 'query');
+    const v = q.parts === 'all' ? await engine.viewOfEverything() : await engine.view();
     return { ...snapshotToJson(v.snapshot), ageMs: Math.max(0, engine.clock.now() - v.atMs) };
   });
 

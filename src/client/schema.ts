@@ -62,7 +62,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The cluster as the engine last read it (nodes, queues, apps, containers) and its age; read from the RM only when no cycle's read is fresh enough (three periods) */
+    /** The cluster as the engine last read it (the queues and the parts the running policy reads: nodes, apps, containers) and its age; read from the RM only when no cycle's read is fresh enough (three periods), or with parts=all when it lacks a part */
     get: operations['getV1Snapshot'];
     put?: never;
     post?: never;
@@ -1610,7 +1610,10 @@ export interface operations {
   };
   getV1Snapshot: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description policy: what the running policy reads, from the engine's last read (no RM request while it is fresh); all: nodes, apps and containers too, read from the RM now when the engine's read lacks them */
+        parts?: 'policy' | 'all';
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -1626,6 +1629,7 @@ export interface operations {
           'application/json': components['schemas']['Snapshot'];
         };
       };
+      400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       503: components['responses']['RmUnavailable'];

@@ -466,6 +466,16 @@ export class Engine {
     return this.viewRead;
   }
 
+  /**
+   * The view when it holds every part, else one read of everything now (for an operator who asks;
+   * it is not the engine's view, and the backend's next read for the policy starts its parts over).
+   */
+  async viewOfEverything(): Promise<{ snapshot: ClusterSnapshot; capabilities: Capabilities; atMs: number }> {
+    const v = await this.view();
+    if (covers(v.snapshot, undefined)) return v;
+    return { snapshot: await this.backend.snapshot({}), capabilities: v.capabilities, atMs: this.clock.now() };
+  }
+
   /** A fresh snapshot straight from the backend (RmUnavailableError when it is down). */
   async snapshot(): Promise<ClusterSnapshot> {
     return this.backend.snapshot({ changesSince: this.stateMark, parts: this.partsRead(this.cfg.policy) });

@@ -103,6 +103,20 @@ describe('admin API', () => {
     expect(d.json()).toEqual({ error: 'rm_unavailable', reason: expect.stringMatching(/ECONNREFUSED/) });
   });
 
+  it('GET /v1/snapshot?parts=: all (the view holds everything here: no read of its own), a bad value a 400 that names the field', async () => {
+    const reads = backend.snapshotCalls;
+    const all = await app.inject('/v1/snapshot?parts=all');
+    expect(all.statusCode).toBe(200);
+    expect(all.json().nodes).toHaveLength(2);
+    expect(all.json().parts).toBeUndefined();
+    const again = await app.inject('/v1/snapshot?parts=all');
+    expect(again.statusCode).toBe(200);
+    expect(backend.snapshotCalls).toBe(reads + 1);
+    const bad = await app.inject('/v1/snapshot?parts=some');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ error: 'bad_request', field: 'query.parts' });
+  });
+
   it('GET /v1/policy and PUT /v1/policy (validated, persisted, then effective)', async () => {
     const g = await app.inject('/v1/policy');
     expect(g.json()).toMatchObject({ name: 'capacity-targets', params: targets(50, 50), dryRun: false });

@@ -6,6 +6,8 @@ import { FakeClock } from '../../src/engine/clock.js';
 import { DriftTracker, type DriftOptions } from '../../src/engine/drift.js';
 import { Engine } from '../../src/engine/engine.js';
 import { InMemoryBackend } from '../../src/engine/fake-backend.js';
+import type { SnapshotOptions } from '../../src/core/backend.js';
+import { partsWith, type ClusterSnapshot } from '../../src/core/model.js';
 import { Store } from '../../src/store/store.js';
 
 const PERIOD = 10_000;
@@ -131,5 +133,32 @@ describe('what the engine reads for a policy', () => {
     await engine.init();
     await engine.runCycle();
     expect(backend.lastSnapshotOptions?.parts).toBeUndefined();
+  });
+});
+
+describe('a view that lacks parts', () => {
+  /** The in-memory cluster, read as the YARN backend reads it: only the parts asked for. */
+  class PartialBackend extends InMemoryBackend {
+    override async snapshot(opts: SnapshotOptions = {}): Promise<ClusterSnapshot> {
+      const s = await super.snapshot(opts);
+      const parts = partsWith(opts.parts);
+      if (parts.size === 3) return s;
+      return { ...s, parts: [...parts], nodes: parts.has('nodes') ? s.nodes : new Map(), containers: new Map(), apps: parts.has('apps') ? s.apps : new Map() };
+    }
+  }
+
+  it('everything is read for an operator who asks, and for a dry-run of a policy that reads more', async () => {
+    backend = new PartialBackend({ now: () => clock.now() });
+    await start();
+    await engine.runCycle();
+    const view = await engine.view();
+    expect(view.snapshot.parts).toEqual([]);
+    expect(view.snapshot.nodes.size).toBe(0);
+    const all = await engine.viewOfEverything();
+    expect(all.snapshot.parts).toBeUndefined();
+    expect(all.snapshot.nodes.size).toBeGreaterThan(0);
+    expect(backend.lastSnapshotOptions?.parts).toBeUndefined();
+    await engine.dryRun({ name: 'bopf', params: { parentQueue: 'root' } });
+    expect(backend.lastSnapshotOptions?.parts).toEqual(['apps']);
   });
 });
