@@ -486,8 +486,7 @@ export class Engine {
    * parts where the brain's earlier writes are watched for drift; undefined: everything.
    */
   private partsRead(policy: AnyPolicy): readonly SnapshotPart[] | undefined {
-    if (policy.reads === undefined) return undefined;
-    return [...new Set([...policy.reads, ...this.drift.watchedParts()])];
+    return unionParts(policy.reads, this.drift.watchedParts());
   }
 
   /**

@@ -393,7 +393,7 @@ export class YarnBackend implements ClusterBackend {
       // reconciliation) sees that a job it killed or watched has ended rather than losing it.
       withApps ? this.client.apps({ states: FINAL_APP_STATES, finishedSinceMs, deSelects: FINAL_APP_DESELECTS }) : NO_RM_APPS,
       withContainers && !this.perNodeShims ? this.shimContainers() : [],
-      // Without the node list, the total capacity is the scheduler's (RUNNING nodes' capacities).
+      // Without the node list, the total capacity is the scheduler's (the default partition's resource).
       withNodes ? undefined : this.client.metrics(),
     ]);
     // The shims read after the RM: which to read depends on the nodes' figures the RM gives now.

@@ -424,6 +424,8 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     let bestScore = Infinity;
     let rng = state.rng;
     const attained = space.attained;
+    // With LAS by job, a task seen for the first time brings the service it had attained to its job.
+    const addFresh = params.jobServiceRank ? (app: string, ms: number) => addService(state.jobs, tracking, app, ms, now) : undefined;
 
     for (let i = 0; i < visits.size; i++) {
       const id = visits.ids[i];
@@ -437,7 +439,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
       countNodeTasks(state, tracking, prev, -1, now);
       const entry = scheduleNode(space.visit, snapshot, node, prev, params, decisions, attained, params.jobServiceRank ? state.jobs : undefined);
       countNodeTasks(state, tracking, entry, +1, now);
-      if (params.jobServiceRank) forFreshTasks(space.visit, (app, ms) => addService(state.jobs, tracking, app, ms, now));
+      if (addFresh !== undefined) forFreshTasks(space.visit, addFresh);
       const wake = entry.t[0];
       const hasWake = wake === wake;
       // A known node's entry was updated in place; a new one is stored when the node holds

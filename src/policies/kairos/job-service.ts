@@ -42,14 +42,11 @@ export function addService(jobs: JobEntries, tracking: ChangeTracking, app: AppI
   jobs[app].serviceMs += serviceMs;
 }
 
-/** Forgets the entries of jobs that left the cluster with no task running; returns how many. */
-export function forgetEndedJobs(jobs: JobEntries, tracking: ChangeTracking, present: (app: AppId) => boolean): number {
-  let n = 0;
+/** Forgets the entries of jobs that left the cluster with no task running. */
+export function forgetEndedJobs(jobs: JobEntries, tracking: ChangeTracking, present: (app: AppId) => boolean): void {
   for (const app in jobs) {
     if (jobs[app].running > 0 || present(app)) continue;
     tracking.changing(JOBS, jobs, app);
     delete jobs[app];
-    n++;
   }
-  return n;
 }
