@@ -228,6 +228,16 @@ export class SyntheticRm {
 
   // ---- bodies ----------------------------------------------------------------------------------
 
+  /** The recorded scheduler with this cluster's totals as root's effective resources. */
+  private schedulerText(): string {
+    const info = this.schedulerBody.scheduler.schedulerInfo;
+    const total = { memory: NODE_MEMORY_MB * this.opts.nodes, vCores: NODE_VCORES * this.opts.nodes };
+    for (const p of [info.capacities?.queueCapacitiesByPartition ?? []].flat() as Json[])
+      if (!p.partitionName)
+        Object.assign(p, { effectiveMinResource: { ...p.effectiveMinResource, ...total }, effectiveMaxResource: { ...p.effectiveMaxResource, ...total } });
+    return JSON.stringify(this.schedulerBody);
+  }
+
   /** The recorded cluster metrics with this cluster's totals (every node RUNNING) and use. */
   private metricsBody(): string {
     let mb = 0;
@@ -456,7 +466,7 @@ export class SyntheticRm {
     const ok = (route: string, body: string) => ({ status: 200, body, route });
     if (method !== 'GET') return { status: 405, body: '{}', route: `${method} other` };
     if (path === '/nodes') return ok('/nodes', this.nodesBody());
-    if (path === '/scheduler') return ok('/scheduler', JSON.stringify(this.schedulerBody));
+    if (path === '/scheduler') return ok('/scheduler', this.schedulerText());
     if (path === '/scheduler-conf') return ok('/scheduler-conf', this.confBody);
     if (path === '/scheduler-conf/version') return ok('/scheduler-conf/version', JSON.stringify({ versionID: String(this.confVersion) }));
     if (path === '/info') return ok('/info', JSON.stringify(fixture('info.json')));

@@ -385,7 +385,7 @@ export class YarnBackend implements ClusterBackend {
     const withContainers = parts.has('containers');
     const startMs = Date.now();
     const finishedSinceMs = this.finishedReadAtMs === undefined ? startMs - RECENTLY_FINISHED_MS : this.finishedReadAtMs - FINISHED_OVERLAP_MS;
-    const [rmNodes, scheduler, liveApps, recentlyFinished, shimContainers, metrics] = await Promise.all([
+    const [rmNodes, scheduler, liveApps, recentlyFinished, shimContainers] = await Promise.all([
       withNodes ? this.client.nodes() : NO_RM_NODES,
       this.client.scheduler(),
       withApps ? this.client.apps({ states: LIVE_APP_STATES, deSelects: LIVE_APP_DESELECTS, withoutUsage: true }) : NO_RM_APPS,
@@ -393,9 +393,10 @@ export class YarnBackend implements ClusterBackend {
       // reconciliation) sees that a job it killed or watched has ended rather than losing it.
       withApps ? this.client.apps({ states: FINAL_APP_STATES, finishedSinceMs, deSelects: FINAL_APP_DESELECTS }) : NO_RM_APPS,
       withContainers && !this.perNodeShims ? this.shimContainers() : [],
-      // Without the node list, the total capacity is the scheduler's (the default partition's resource).
-      withNodes ? undefined : this.client.metrics(),
     ]);
+    // Without the node list, the total capacity is the scheduler's: root's effective resource in the
+    // answer just read, or (a scheduler that does not report it) the cluster metrics' total.
+    const totalCapacity = withNodes ? undefined : (rootPartitionResource(scheduler) ?? (await this.metricsTotal()));
     // The shims read after the RM: which to read depends on the nodes' figures the RM gives now.
     const shimDirtyApps =
       withContainers && this.perNodeShims
@@ -484,7 +485,6 @@ export class YarnBackend implements ClusterBackend {
     }
     this.lastNodeViews = nodeViews;
     this.lastAppViews = appViews;
-    const totalCapacity = metrics !== undefined ? { memoryMB: metrics.totalMB, vcores: metrics.totalVirtualCores } : undefined;
     const snapshot = await buildSnapshotSliced({ nowMs, nodes, apps: consistentApps, containers, rootQueue, totalCapacity }, slicer);
     const changeMark = await this.recordChanges(snapshot, touched, slicer);
     const changed = this.changes.since(opts.changesSince);
@@ -715,6 +715,12 @@ export class YarnBackend implements ClusterBackend {
    * `shimReadConcurrency` at a time. Keeps the running apps' containers on complete lists summed
    * and returns the apps whose containers there changed.
    */
+  /** /cluster/metrics' total: the root queue's available + allocated + reserved. */
+  private async metricsTotal(): Promise<Resources> {
+    const m = await this.client.metrics();
+    return { memoryMB: m.totalMB, vcores: m.totalVirtualCores };
+  }
+
   private async readNodeShims(rmNodes: readonly RmNodeInfo[], running: readonly RmAppInfo[]): Promise<Set<string>> {
     const shim = this.shim!;
     const nodeKeys = new Map<string, string>();
@@ -1379,6 +1385,20 @@ export function queueUpdateProblem(action: ActionOf<'updateQueues'>, root: Queue
 /** An absolute-resource capacity (Hadoop ≥ 3.1). The RM reads memory 0 as no guarantee at all, vcores 0 as none of them. */
 function absoluteResources(r: Resources): string {
   return `[memory=${Math.round(r.memoryMB)},vcores=${Math.round(r.vcores)}]`;
+}
+
+/**
+ * The default partition's resource as CapacityScheduler gives it to root: its effective minimum
+ * (CapacitySchedulerQueueCapacityHandler.updateRoot). Unlike /cluster/metrics' total, which adds
+ * the root queue's metrics, it does not move while a container is reserved or handed out.
+ */
+export function rootPartitionResource(root: RmCapacitySchedulerInfo): Resources | undefined {
+  const parts = (root.capacities as { queueCapacitiesByPartition?: unknown } | undefined)?.queueCapacitiesByPartition;
+  const first = [parts].flat().find((p) => p && typeof p === 'object' && !(p as { partitionName?: string }).partitionName) as
+    { effectiveMinResource?: { memory?: unknown; vCores?: unknown } } | undefined;
+  const r = first?.effectiveMinResource;
+  if (!r || typeof r.memory !== 'number' || typeof r.vCores !== 'number' || r.memory < 0 || r.vCores < 0) return undefined;
+  return { memoryMB: r.memory, vcores: r.vCores };
 }
 
 /** The configured guarantee of a queue in absolute-resource mode (`isAbsoluteResource`, the default partition's `configuredMinResource`). */

@@ -53,19 +53,40 @@ describe('snapshot parts', () => {
     expect(covers(base, ['containers'])).toBe(true);
   });
 
-  it('queues only: no node list, no app or container read; the total capacity is the scheduler metrics', async () => {
+  it("queues only: no node list, no app or container read; the total capacity is root's effective resource in the scheduler's answer", async () => {
     const backend = new YarnBackend({ rmUrl: rm.url, client: client(rm.url) });
     const s = await backend.snapshot({ parts: [] });
     expect(s.parts).toEqual([]);
     expect(s.nodes.size).toBe(0);
     expect(s.apps.size).toBe(0);
     expect(s.containers.size).toBe(0);
-    const metrics = fixture('metrics.json').clusterMetrics;
-    expect(s.totalCapacity).toEqual({ memoryMB: metrics.totalMB, vcores: metrics.totalVirtualCores });
+    const root = fixture('scheduler.json').scheduler.schedulerInfo.capacities.queueCapacitiesByPartition[0].effectiveMinResource;
+    expect(s.totalCapacity).toEqual({ memoryMB: root.memory, vcores: root.vCores });
+    // The node list's sum, as a full snapshot has it.
+    expect(s.totalCapacity).toEqual((await new YarnBackend({ rmUrl: rm.url, client: client(rm.url) }).snapshot()).totalCapacity);
+    expect(rm.callsTo('GET /nodes')).toBe(1); // the full snapshot's
+    expect(rm.callsTo('GET /metrics')).toBe(0);
+    expect(rm.callsTo('GET /scheduler')).toBe(2);
+  });
+
+  it('queues only: no node list, no app or container read', async () => {
+    const s = await new YarnBackend({ rmUrl: rm.url, client: client(rm.url) }).snapshot({ parts: [] });
+    expect(s.rootQueue.children.length).toBeGreaterThan(0);
     expect(rm.callsTo('GET /nodes')).toBe(0);
     expect(rm.callsTo('GET /apps')).toBe(0);
     expect(rm.callsTo(`GET /apps/${APP}/appattempts`)).toBe(0);
     expect(rm.callsTo('GET /scheduler')).toBe(1);
+  });
+
+  it("queues only, root without effective resources in the scheduler's answer: the total capacity is the cluster metrics'", async () => {
+    const body = fixture('scheduler.json');
+    delete body.scheduler.schedulerInfo.capacities;
+    rm.on('GET /scheduler', { body: JSON.stringify(body), contentType: JSON_TYPE });
+    const s = await new YarnBackend({ rmUrl: rm.url, client: client(rm.url) }).snapshot({ parts: [] });
+    const metrics = fixture('metrics.json').clusterMetrics;
+    expect(s.totalCapacity).toEqual({ memoryMB: metrics.totalMB, vcores: metrics.totalVirtualCores });
+    expect(rm.callsTo('GET /metrics')).toBe(1);
+    expect(rm.callsTo('GET /nodes')).toBe(0);
   });
 
   it('apps without containers: the apps as a full snapshot has them, no container read', async () => {
@@ -102,7 +123,7 @@ describe('snapshot parts', () => {
       expect([...again.containers.keys()].sort()).toEqual([...first.containers.keys()].sort());
       expect([...again.nodes.values()].map((n) => [n.id, n.containerIds.length])).toEqual([...first.nodes.values()].map((n) => [n.id, n.containerIds.length]));
       expect(again.totalCapacity).toEqual(first.totalCapacity);
-      // The synthetic RM's metrics total its nodes, as the node list does.
+      // The synthetic RM's root resource totals its nodes, as the node list does.
       expect((await fresh.snapshot({ parts: [] })).totalCapacity).toEqual(first.totalCapacity);
     } finally {
       await synthetic.stop();
