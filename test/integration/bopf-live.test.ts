@@ -519,18 +519,19 @@ describe('BoPF live on a real ResourceManager', () => {
     if (last !== undefined) await sleep(Math.max(0, last + LQ_PERIOD_MS - Date.now() + 500));
     const lqJob = await submitJob(confDir, { name: 'bopf-lq-absolute', queue: LQ, containers: 1, ...TASK, command: { kind: 'sleep', seconds: 5 } });
     apps.push(lqJob.appId);
-    await eventually(
+    const opened = await eventually(
       'the brain to open a burst for the LQ',
       async () => {
-        await cycle();
-        return (engine.policyState() as BopfState).tracks[LQ]?.open ? true : undefined;
+        const r = await cycle();
+        return (engine.policyState() as BopfState).tracks[LQ]?.open ? r : undefined;
       },
       60_000,
       500,
     );
     const during = await rootModes();
     // d = <80 vcore·s, 40,960 MB·s> over a 20 s deadline: d/t = <2048 MB, 4 vcores>, no floor taken out of it.
-    expect(during.get(LQ_PATH)!.configured).toEqual(LQ_RATE);
+    const said = JSON.stringify({ notes: opened.notes, decisions: opened.decisions.map((d) => ({ rule: d.rule, result: d.result, reason: d.reason })) });
+    expect(during.get(LQ_PATH)!.configured, `the cycle that opened the burst: ${said}`).toEqual(LQ_RATE);
     expect(during.get(LQ_PATH)!.capacity).toBeCloseTo(50, 3);
     await killApp(lqJob.appId);
 
