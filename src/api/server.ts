@@ -452,7 +452,7 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
 
   app.get('/v1/state', { config: { role: 'operate' } }, async () => {
     const s = engine.status();
-    const state = engine.policyState();
+    const state = await engine.settledPolicyState();
     return {
       atMs: Date.now(),
       service: opts.serviceInfo?.() ?? {},
@@ -469,7 +469,7 @@ export async function buildApi(opts: ApiOptions): Promise<FastifyInstance> {
   app.get('/v1/policy/state', async () => {
     const name = engine.config().name;
     const saved = await store.getPolicyState(name);
-    return { policy: name, state: engine.policyState() ?? null, savedAtMs: saved?.savedAtMs ?? null, savedByCycle: saved?.cycleId ?? null };
+    return { policy: name, state: (await engine.settledPolicyState()) ?? null, savedAtMs: saved?.savedAtMs ?? null, savedByCycle: saved?.cycleId ?? null };
   });
 
   app.put('/v1/policy', { config: { role: 'admin' } }, async (req) => {

@@ -48,13 +48,16 @@ export interface Policy<P = unknown, S = unknown> {
   initialState(params: P): S;
   decide(input: PolicyInput<P, S>): PolicyOutput<S>;
   /**
-   * For a policy whose cycle solves a mathematical programme: the same cycle as `decide`, written
-   * as steps that yield each solve to the runtime (`milp.ts`). The live engine runs the solves in
-   * a worker it can stop at their deadline, so a long solve does not hold the event loop; `decide`
-   * runs them on the caller's thread (the simulator, tests). Not with `stateEntries` (a cycle that
-   * waits may overlap another).
+   * The same cycle as `decide`, written as steps: each solve of a mathematical programme it needs
+   * (`milp.ts`, with `solves`), and turns where a long cycle may let the event loop run
+   * (`loopTurn`). The live engine runs the solves in a worker it can stop at their deadline and
+   * takes the turns, so a long cycle does not hold the event loop; `decide` runs the solves on the
+   * caller's thread and takes no turn (the simulator, tests). The engine runs one cycle of a
+   * policy at a time, so a cycle's state and change tracking are its own across its turns.
    */
   readonly decideInSteps?: (input: PolicyInput<P, S>) => SolveSteps<PolicyOutput<S>>;
+  /** Its steps (`decideInSteps`) solve mathematical programmes: the engine starts its solver worker ahead. */
+  readonly solves?: boolean;
   /**
    * decide() may update the state it is given and return it, instead of building a new one.
    * Whoever may still need the previous state passes a copy (`copyStateFor`): the engine does

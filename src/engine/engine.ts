@@ -208,6 +208,13 @@ export class Engine {
   private disruptions: { atMs: number; kind: 'suspend' | 'kill' }[] = [];
   private lastPruneAtMs: number | undefined;
   private configLock: Promise<unknown> = Promise.resolve();
+  /**
+   * One policy cycle at a time (a cycle, a dry-run, a trial), and none while a cycle's state is
+   * adopted or a policy change saves one: a cycle that takes turns of the event loop
+   * (`decideInSteps`) has the change tracking, and the state's dictionaries it changes in place,
+   * to itself until it ends. Readers of the state wait for it (`settledPolicyState`).
+   */
+  private decideLock: Promise<void> = Promise.resolve();
   /** Leadership as last journaled, the epoch reconciled, the renewal timer and the renewal in flight. */
   private lastLeadership: Leadership | undefined;
   private reconciledEpoch: number | undefined;
@@ -289,9 +296,35 @@ export class Engine {
     return { name: c.policy.name, description: c.policy.description, params: c.params, dryRun: c.dryRun, updatedAtMs: c.updatedAtMs };
   }
 
-  /** Current in-memory policy state (for inspection). */
+  /** Current in-memory policy state (for inspection); between two turns of a cycle, partly changed. */
   policyState(): unknown {
     return this.state;
+  }
+
+  /** The policy state once no cycle is changing it (the admin API's reads): the last committed. */
+  async settledPolicyState(): Promise<unknown> {
+    const release = await this.decideTurn();
+    release();
+    return this.state;
+  }
+
+  /** Waits for the policy cycles before to end; the caller's cycle runs until it calls the release returned. */
+  private async decideTurn(): Promise<() => void> {
+    const before = this.decideLock;
+    let release!: () => void;
+    this.decideLock = new Promise<void>((resolve) => (release = resolve));
+    await before;
+    return release;
+  }
+
+  /** Runs a policy cycle once no other is deciding, on the state `stateThen` gives at that point. */
+  private async decideAlone(session: Session, policy: AnyPolicy, params: unknown, stateThen: () => unknown): Promise<Statement> {
+    const release = await this.decideTurn();
+    try {
+      return await session.decideOffLoop(policy, params, stateThen(), this.solverFor(policy));
+    } finally {
+      release();
+    }
   }
 
   /**
@@ -324,18 +357,30 @@ export class Engine {
           `policy ${policy.name} needs ${lack.missing.join(', ')}, which this cluster lacks${lack.notes.length ? ` (${lack.notes.join('; ')})` : ''}: run it as a dry-run, or start the brain with --allow-advisory`,
         );
     }
-    const updatedAtMs = this.clock.now();
-    const config = { policy: policy.name, params, dryRun, updatedAtMs };
-    if (sameParams) await this.store.putEngineConfig(config);
-    else
-      await this.store.putEngineConfigAndState(config, policy.name, { state, savedAtMs: updatedAtMs, cycleId: 'config' }, { entryFields: policy.stateEntries });
-    this.active = { policy, params, dryRun, updatedAtMs };
-    this.state = state;
-    this.savedState = undefined;
-    // A cycle in flight decided for the state this change replaced: its next state is dropped.
-    if (!samePolicy) {
-      this.generation++;
-      this.stateMark = undefined;
+    // Saved and swapped while no cycle has the state half-changed; the same policy keeps the state as it is then.
+    const release = await this.decideTurn();
+    try {
+      const kept = samePolicy ? this.state : state;
+      const updatedAtMs = this.clock.now();
+      const config = { policy: policy.name, params, dryRun, updatedAtMs };
+      if (sameParams) await this.store.putEngineConfig(config);
+      else
+        await this.store.putEngineConfigAndState(
+          config,
+          policy.name,
+          { state: kept, savedAtMs: updatedAtMs, cycleId: 'config' },
+          { entryFields: policy.stateEntries },
+        );
+      this.active = { policy, params, dryRun, updatedAtMs };
+      this.state = kept;
+      this.savedState = undefined;
+      // A cycle in flight decided for the state this change replaced: its next state is dropped.
+      if (!samePolicy) {
+        this.generation++;
+        this.stateMark = undefined;
+      }
+    } finally {
+      release();
     }
     this.metrics.dryRun.set(dryRun ? 1 : 0);
     this.log.info({ policy: policy.name, dryRun }, 'policy changed');
@@ -381,7 +426,7 @@ export class Engine {
   /** Runs the policy once on a snapshot; a ValidationError it throws names a `params.` field. */
   private async trialDecide(policy: AnyPolicy, params: unknown, state: unknown, snapshot: ClusterSnapshot, caps: Capabilities): Promise<Statement | undefined> {
     try {
-      return await this.session('trial', snapshot, caps).decideOffLoop(policy, params, state, this.solverFor(policy));
+      return await this.decideAlone(this.session('trial', snapshot, caps), policy, params, () => state);
     } catch (e) {
       const cause = e instanceof PolicyError ? e.cause : e;
       if (cause instanceof ValidationError) {
@@ -496,7 +541,6 @@ export class Engine {
   async dryRun(req: { name?: string; params?: unknown } = {}): Promise<CycleReport & { params: unknown; snapshotAtMs: number }> {
     const policy = req.name !== undefined ? this.lookup(req.name) : this.cfg.policy;
     const params = req.params !== undefined || policy !== this.cfg.policy ? this.validateParams(policy, req.params) : this.cfg.params;
-    const state = policy === this.cfg.policy ? this.state : policy.initialState(params);
     const startedAtMs = this.clock.now();
     const cycleId = `dry-${startedAtMs.toString(36)}`;
     // The view, whose change sets may be relative to an older state: a full pass decides here.
@@ -509,7 +553,9 @@ export class Engine {
     const snapshot: ClusterSnapshot = { ...v.snapshot, changedNodeIds: undefined, changedAppIds: undefined };
     const advisory = !caps.queueWrites;
     try {
-      const st = await this.session(cycleId, snapshot, caps).decideOffLoop(policy, params, state, this.solverFor(policy));
+      const st = await this.decideAlone(this.session(cycleId, snapshot, caps), policy, params, () =>
+        policy === this.cfg.policy ? this.state : policy.initialState(params),
+      );
       return {
         cycleId,
         startedAtMs,
@@ -776,9 +822,9 @@ export class Engine {
     );
   }
 
-  /** The solver for a policy that decides in steps; undefined for the others (they decide on this thread). */
+  /** The solver for a policy whose steps solve MILPs; undefined for the others (they solve nothing). */
   private solverFor(policy: AnyPolicy): WorkerMilpSolver | undefined {
-    if (!policy.decideInSteps) return undefined;
+    if (!policy.decideInSteps || !policy.solves) return undefined;
     this.solverWorker ??= new WorkerMilpSolver({
       onStop: (why, detail) => {
         this.metrics.solverStops.inc({ why });
@@ -973,7 +1019,7 @@ export class Engine {
     }
     let st: Statement;
     try {
-      st = await this.session(cycleId, snapshot, caps).decideOffLoop(cfg.policy, cfg.params, state, this.solverFor(cfg.policy));
+      st = await this.decideAlone(this.session(cycleId, snapshot, caps), cfg.policy, cfg.params, () => state);
     } catch (e) {
       const error = errMsg(e);
       this.log.error({ cycleId, policy: cfg.policy.name, err: e instanceof PolicyError ? e.cause : e }, 'policy threw; cycle discarded');
@@ -986,7 +1032,17 @@ export class Engine {
         error,
       };
       const decisions = await this.journal([entry]);
-      return finish({ ...base, policy: cfg.policy.name, dryRun: cfg.dryRun, advisory, outcome: 'policy_error', decisions, notes: [], error, committed: false });
+      return finish({
+        ...base,
+        policy: cfg.policy.name,
+        dryRun: cfg.dryRun,
+        advisory,
+        outcome: 'policy_error',
+        decisions,
+        notes: [],
+        error,
+        committed: false,
+      });
     }
 
     this.metrics.cyclePhase.observe({ phase: 'decide' }, st.timings.decideS);
@@ -997,10 +1053,10 @@ export class Engine {
     // standby, and a leadership whose takeover could not be reconciled yet.
     const standby = !cfg.dryRun && !advisory && !(reconciled && this.leads());
     const commit = !cfg.dryRun && !advisory && !standby;
+    // Recorded before the first action is sent and cleared once the outcomes are journaled.
     let entries: NewJournalEntry[];
     let outcome: CycleOutcome = 'ok';
     let error: string | undefined;
-    // Recorded before the first action is sent and cleared once the outcomes are journaled.
     const sending = commit ? st.pending : [];
     if (sending.length > 0)
       await this.safely('record the plan in flight', () =>
@@ -1030,20 +1086,26 @@ export class Engine {
         outcome = this.rmFailed(new RmUnavailableError(r.rmUnavailable));
         error = r.rmUnavailable;
       }
-      if (gen === this.generation) {
-        const next = st.adoptState();
-        // Only the entries the cycle changed are written when the store holds the state it began from.
-        const changed = this.savedState === state ? st.changedEntries : undefined;
-        this.state = next;
-        this.stateMark = snapshot.changeMark;
-        this.savedState = undefined;
-        await this.safely('save policy state', async () => {
-          const rec = { state: next, savedAtMs: this.clock.now(), cycleId };
-          await this.store.putPolicyState(cfg.policy.name, rec, { entryFields: cfg.policy.stateEntries, changed });
-          this.savedState = next;
-        });
-      } else {
-        notes.push('policy changed during the cycle: its next state was not kept');
+      // Adopting writes the cycle's entries into dictionaries another cycle (a dry-run) may be changing.
+      const release = await this.decideTurn();
+      try {
+        if (gen === this.generation) {
+          const next = st.adoptState();
+          // Only the entries the cycle changed are written when the store holds the state it began from.
+          const changed = this.savedState === state ? st.changedEntries : undefined;
+          this.state = next;
+          this.stateMark = snapshot.changeMark;
+          this.savedState = undefined;
+          await this.safely('save policy state', async () => {
+            const rec = { state: next, savedAtMs: this.clock.now(), cycleId };
+            await this.store.putPolicyState(cfg.policy.name, rec, { entryFields: cfg.policy.stateEntries, changed });
+            this.savedState = next;
+          });
+        } else {
+          notes.push('policy changed during the cycle: its next state was not kept');
+        }
+      } finally {
+        release();
       }
     } else {
       entries = st.discard();
@@ -1054,6 +1116,8 @@ export class Engine {
         notes.push(why);
       }
     }
+    // At 10,000 nodes the plan and the journal's write are each tens of ms: the loop answers between them.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const journalStart = performance.now();
     const decisions = await this.journal(foldRepeatedSkips(entries), true);
     if (sending.length > 0) await this.safely('clear the plan in flight', () => this.store.delPlanInFlight());

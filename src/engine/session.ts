@@ -801,25 +801,29 @@ export class Session {
   }
 
   /**
-   * `decide`, with a policy's solves (`decideInSteps`) run by `solver` off the event loop; a policy
-   * without steps, or one with `stateEntries` (whose cycle must not overlap another), decides as
-   * `decide` does.
+   * `decide`, with a policy's steps (`decideInSteps`): its solves run by `solver` off the event
+   * loop, and the loop run at its turns. A policy without steps decides as `decide` does. The
+   * caller runs one cycle at a time (the change tracking is the engine's, across the turns).
    */
   async decideOffLoop(policy: AnyPolicy, params: unknown, state: unknown, solver: MilpSolver | undefined): Promise<Statement> {
     const steps = policy.decideInSteps;
-    if (!solver || !steps || policy.stateEntries) return this.decide(policy, params, state);
+    if (!steps) return this.decide(policy, params, state);
     let output: PolicyOutput<unknown>;
+    let entries: CycleEntries;
     const t0 = performance.now();
     const tracking = this.ctx.tracking ?? new ChangeTracker();
     try {
       const given = tracking.beginCycle(policy, state);
-      const entries = tracking.endCycle();
-      output = await runStepsOffThread(steps({ snapshot: this.ctx.snapshot, params, state: given, tracking }), solver);
+      try {
+        output = await runStepsOffThread(steps({ snapshot: this.ctx.snapshot, params, state: given, tracking }), solver ?? NO_SOLVER);
+      } finally {
+        entries = tracking.endCycle();
+      }
       checkOutput(output);
-      return this.statement(policy, output, entries, t0);
     } catch (e) {
       throw e instanceof PolicyError ? e : new PolicyError(policy.name, e);
     }
+    return this.statement(policy, output, entries, t0);
   }
 
   private statement(policy: AnyPolicy, output: PolicyOutput<unknown>, entries: CycleEntries, t0: number): Statement {
@@ -830,6 +834,11 @@ export class Session {
     return new Statement(this.ctx, policy.name, planned, output, timings, entries);
   }
 }
+
+/** For steps that only take turns: a solve asked of it is the policy's error (it declares no `solves`). */
+const NO_SOLVER: MilpSolver = {
+  solve: () => Promise.reject(new Error('the policy asked for a solve but does not declare `solves`')),
+};
 
 function checkOutput(output: PolicyOutput<unknown>): void {
   if (!output || !Array.isArray(output.decisions)) throw new Error('decide() did not return { decisions, state }');

@@ -40,6 +40,7 @@ const solving = definePolicy<Params, { cycles: number }>({
   initialState: () => ({ cycles: 0 }),
   decide: ({ params }) => runStepsInline(solvingCycle(params), solveInline),
   decideInSteps: ({ params }) => solvingCycle(params),
+  solves: true,
 });
 const still = definePolicy<Record<string, never>, Record<string, never>>({
   name: 'still',

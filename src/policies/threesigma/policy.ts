@@ -364,6 +364,7 @@ export const threeSigmaPolicy = definePolicy<ThreeSigmaParams, ThreeSigmaState>(
     return runStepsInline(threeSigmaCycle(input), solveInline);
   },
   decideInSteps: threeSigmaCycle,
+  solves: true,
 });
 
 /** One cycle, its MILP yielded to the runtime (the live engine solves it off the event loop). */
