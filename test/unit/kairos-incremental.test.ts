@@ -7,6 +7,7 @@ import * as fc from 'fast-check';
 import type { Decision } from '../../src/core/actions.js';
 import type { AnyPolicy } from '../../src/core/policy.js';
 import { ChangeTracker } from '../../src/engine/change-tracking.js';
+import { runStepsInline, type InlineMilpSolver, type SolveSteps } from '../../src/core/milp.js';
 import { kairosParamsSchema, kairosPolicy, stateNodes, type KairosState } from '../../src/policies/kairos/index.js';
 import { simulate } from '../../src/sim/simulate.js';
 import { guarded } from './policy-fixtures.js';
@@ -280,5 +281,52 @@ describe('kairos incremental cycles decide as a full pass would', () => {
       ),
       { numRuns: 12, seed: 16 },
     );
+  });
+});
+
+describe('kairos in steps (the live engine lets the event loop run between visits)', () => {
+  const noSolve: InlineMilpSolver = () => {
+    throw new Error('kairos asked for a solve');
+  };
+  /** Runs the steps, counting the turns they offer. */
+  function stepped(steps: SolveSteps<ReturnType<typeof kairosPolicy.decide>>): { out: ReturnType<typeof kairosPolicy.decide>; turns: number } {
+    let turns = 0;
+    const counting: SolveSteps<ReturnType<typeof kairosPolicy.decide>> = {
+      ...steps,
+      next: (v) => {
+        const r = steps.next(v as never);
+        if (!r.done) turns++;
+        return r;
+      },
+      [Symbol.iterator]() {
+        return this;
+      },
+    };
+    return { out: runStepsInline(counting, noSolve), turns };
+  }
+
+  it('a cycle over 200 nodes takes a turn and decides what decide does', () => {
+    const nodes = Array.from({ length: 200 }, (_, i) => node(`n${String(i).padStart(3, '0')}`));
+    const cs: C[] = nodes.flatMap((n, i) => [
+      { id: `${n.id}-r`, node: n.id, attained: 60 * S - i * 100, runningSince: i * 100 },
+      { id: `${n.id}-w`, node: n.id, state: 'SUSPENDED' as const, attained: 1 * S },
+    ]);
+    const input = () => ({ snapshot: snap(60 * S, nodes, cs), params, state: kairosPolicy.initialState(params), tracking: new ChangeTracker() });
+    const whole = kairosPolicy.decide(input());
+    const { out, turns } = stepped(kairosPolicy.decideInSteps!(input()));
+    expect(turns).toBeGreaterThan(0);
+    expect(plain(out.decisions)).toEqual(plain(whole.decisions));
+    expect(JSON.parse(JSON.stringify(out.state))).toEqual(JSON.parse(JSON.stringify(whole.state)));
+    expect(out.wakeAtMs).toBe(whole.wakeAtMs);
+  });
+
+  it('a replay decided in steps ends as the one decided in one go', () => {
+    const inSteps: AnyPolicy = { ...kairosPolicy, decide: (input) => stepped(kairosPolicy.decideInSteps!(input as never)).out };
+    const opts = { workload: 'kairos-paper', jobs: 40, seed: 3, params: { monitorIntervalMs: 0 } };
+    const a = simulate({ ...opts, policy: kairosPolicy });
+    const b = simulate({ ...opts, policy: inSteps });
+    expect(a.jobs).toBe(40);
+    expect(b.perJob.map((j) => j.jctS)).toEqual(a.perJob.map((j) => j.jctS));
+    expect(b.actions).toEqual(a.actions);
   });
 });

@@ -19,7 +19,8 @@
 import { decisionWithReasonOf, ListedRanking, type ActionOf, type Decision } from '../../core/actions.js';
 import { objectList } from '../../core/lists.js';
 import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
-import { definePolicy } from '../../core/policy.js';
+import { loopTurn, type SolveSteps } from '../../core/milp.js';
+import { definePolicy, type PolicyInput, type PolicyOutput } from '../../core/policy.js';
 import { keptKey, trackingOf, type ChangeTracking, type WakeIndex } from '../../core/tracking.js';
 import type { Resources } from '../../core/resources.js';
 import { runSpaceOf } from '../shared/run-space.js';
@@ -336,42 +337,54 @@ function dispatchRank(ids: NodeId[], scores: number[], partial: boolean, params:
 
 const newRunSpace = (): KairosRunSpace => new KairosRunSpace();
 
-export const kairosPolicy = definePolicy<KairosParams, KairosState>({
-  needs: ['containerSuspend'],
-  name: POLICY_NAME,
-  description:
-    'Kairos: node-level Least Attained Service with quantum W through suspend/resume, at most N+Q tasks per node, ' +
-    'central dispatch to the node with the fewest tasks then the lowest variance of attained service.',
-  paramsSchema: kairosParamsSchema,
-  updatesStateInPlace: true,
-  stateEntries: [NODES, JOBS],
-  initialState: (params) => ({
-    layout: STATE_LAYOUT,
-    nodes: dictionary<NodeEntry>(),
-    jobs: dictionary<JobEntries[string]>(),
-    lastSweepMs: null,
-    rng: params.seed >>> 0,
-  }),
-  decide(input) {
+/**
+ * One cycle of the policy: the nodes to visit, found as it starts; each node's visit (Alg. 1 on
+ * its tasks, its cap, its score); the ranking and the state handed over at the end. `decide` runs
+ * it in one go; `decideInSteps` lets the event loop run between visits (the live engine).
+ */
+class KairosCycle {
+  readonly snapshot: ClusterSnapshot;
+  readonly params: KairosParams;
+  readonly now: number;
+  readonly state: KairosState;
+  readonly tracking: ChangeTracking;
+  readonly kept: KairosKept;
+  readonly full: boolean;
+  readonly sweep: boolean;
+  readonly space: KairosRunSpace;
+  capped = 0;
+  ranked = 0;
+  best: NodeId | undefined;
+  bestScore = Infinity;
+  rng: number;
+  /** With LAS by job, a task seen for the first time brings the service it had attained to its job. */
+  readonly addFresh: ((app: string, ms: number) => void) | undefined;
+
+  constructor(input: PolicyInput<KairosParams, KairosState>) {
     const { snapshot, params } = input;
     const now = snapshot.nowMs;
     const state = current(input.state);
+    this.snapshot = snapshot;
+    this.params = params;
+    this.now = now;
+    this.state = state;
     const nodes = state.nodes;
-    const tracking = trackingOf(input, POLICY_NAME);
+    const tracking = (this.tracking = trackingOf(input, POLICY_NAME));
     const wakes = tracking.wakes;
     let kept = tracking.kept(KEPT);
     if (!tracking.follows(state) || kept === undefined) {
       kept = rebuild(state, wakes);
       tracking.keep(KEPT, kept);
     }
+    this.kept = kept;
     // A full pass (every node scheduled and scored) when the backend cannot say what changed and
     // on the first cycle; otherwise only the nodes whose containers changed and those whose
     // quantum or starvation deadline has come. Every `sweepIntervalMs` a sweep also re-checks
     // every node's advertised cap and forgets vanished nodes.
-    const full = snapshot.changedNodeIds === undefined || state.lastSweepMs === null;
-    const sweep = full || now - (state.lastSweepMs ?? now) >= params.sweepIntervalMs;
+    const full = (this.full = snapshot.changedNodeIds === undefined || state.lastSweepMs === null);
+    const sweep = (this.sweep = full || now - (state.lastSweepMs ?? now) >= params.sweepIntervalMs);
     // Nodes to visit: pushed as found, then put in id order without repeats.
-    const space = runSpaceOf(state, newRunSpace);
+    const space = (this.space = runSpaceOf(state, newRunSpace));
     const visits = space.visits;
     visits.clear();
     if (full) {
@@ -390,7 +403,6 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
 
     const decisions = space.decisions;
     decisions.discard();
-    let capped = 0;
     if (sweep && !full) {
       // Every node's advertised cap is checked (a visited node is checked at its visit), and the
       // entry of a node no longer RUNNING is forgotten by a visit. Entries are listed, to find
@@ -407,7 +419,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
         if (isCapped(node, params)) continue;
         visiting ??= new Set(visits.ids.slice(0, visits.size));
         if (visiting.has(id)) continue;
-        capped++;
+        this.capped++;
         decisions.add(nodeCap(node, params));
       }
       if (kept.size > running) for (const id in nodes) if (snapshot.nodes.get(id)?.state !== 'RUNNING') visits.push(id);
@@ -416,77 +428,120 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     // the order in which changes were reported.
     visits.sortUnique();
 
-    // The ranking as two lists (node, score), in visit order.
-    const rankedIds = space.rankedIds;
-    const rankedScores = space.rankedScores;
-    let ranked = 0;
-    let best: NodeId | undefined;
-    let bestScore = Infinity;
-    let rng = state.rng;
+    this.rng = state.rng;
+    this.addFresh = params.jobServiceRank ? (app: string, ms: number) => addService(state.jobs, tracking, app, ms, now) : undefined;
+  }
+
+  /** Visits the `i`-th node to visit. */
+  visit(i: number): void {
+    const { snapshot, params, state, tracking, kept, space, now } = this;
+    const nodes = state.nodes;
+    const wakes = tracking.wakes;
+    const decisions = space.decisions;
     const attained = space.attained;
-    // With LAS by job, a task seen for the first time brings the service it had attained to its job.
-    const addFresh = params.jobServiceRank ? (app: string, ms: number) => addService(state.jobs, tracking, app, ms, now) : undefined;
+    const id = space.visits.ids[i];
+    const node = snapshot.nodes.get(id);
+    if (!node || node.state !== 'RUNNING') {
+      forget(state, kept, tracking, id, now);
+      return;
+    }
+    const prev = tracking.changing(NODES, nodes, id);
+    const prevWake = prev !== undefined ? prev.t[0] : NaN;
+    countNodeTasks(state, tracking, prev, -1, now);
+    const entry = scheduleNode(space.visit, snapshot, node, prev, params, decisions, attained, params.jobServiceRank ? state.jobs : undefined);
+    countNodeTasks(state, tracking, entry, +1, now);
+    if (this.addFresh !== undefined) forFreshTasks(space.visit, this.addFresh);
+    const wake = entry.t[0];
+    const hasWake = wake === wake;
+    // A known node's entry was updated in place; a new one is stored when the node holds
+    // something, and stays while the node runs, also when it empties (nodes refill all the time).
+    if (prev === undefined && (hasWake || entry.ids.length > 0)) {
+      kept.size++;
+      nodes[id] = entry;
+    }
+    // A wake that moved goes to the index (one that did not is there already).
+    if (hasWake) {
+      if (wake !== prevWake) wakes.schedule(id, wake);
+    } else if (prevWake === prevWake) wakes.forget(id);
 
-    for (let i = 0; i < visits.size; i++) {
-      const id = visits.ids[i];
-      const node = snapshot.nodes.get(id);
-      if (!node || node.state !== 'RUNNING') {
-        forget(state, kept, tracking, id, now);
-        continue;
-      }
-      const prev = tracking.changing(NODES, nodes, id);
-      const prevWake = prev !== undefined ? prev.t[0] : NaN;
-      countNodeTasks(state, tracking, prev, -1, now);
-      const entry = scheduleNode(space.visit, snapshot, node, prev, params, decisions, attained, params.jobServiceRank ? state.jobs : undefined);
-      countNodeTasks(state, tracking, entry, +1, now);
-      if (addFresh !== undefined) forFreshTasks(space.visit, addFresh);
-      const wake = entry.t[0];
-      const hasWake = wake === wake;
-      // A known node's entry was updated in place; a new one is stored when the node holds
-      // something, and stays while the node runs, also when it empties (nodes refill all the time).
-      if (prev === undefined && (hasWake || entry.ids.length > 0)) {
-        kept.size++;
-        nodes[id] = entry;
-      }
-      // A wake that moved goes to the index (one that did not is there already).
-      if (hasWake) {
-        if (wake !== prevWake) wakes.schedule(id, wake);
-      } else if (prevWake === prevWake) wakes.forget(id);
-
-      if (!isCapped(node, params)) {
-        capped++;
-        decisions.add(nodeCap(node, params));
-      }
-
-      let score: number;
-      if (params.tieBreak === 'random') {
-        const [x, s] = nextRandom(rng);
-        rng = s;
-        score = round3(x * 1000);
-      } else {
-        score = round3(dispatchScore(params.tieBreak, attained, space.visit.count));
-      }
-      rankedIds[ranked] = id;
-      rankedScores[ranked] = score;
-      ranked++;
-      if (best === undefined || score < bestScore) {
-        best = id;
-        bestScore = score;
-      }
+    if (!isCapped(node, params)) {
+      this.capped++;
+      decisions.add(nodeCap(node, params));
     }
 
-    if (ranked > 0) decisions.add(dispatchRank(rankedIds.slice(0, ranked), rankedScores.slice(0, ranked), !full, params, best as NodeId, bestScore));
+    let score: number;
+    if (params.tieBreak === 'random') {
+      const [x, s] = nextRandom(this.rng);
+      this.rng = s;
+      score = round3(x * 1000);
+    } else {
+      score = round3(dispatchScore(params.tieBreak, attained, space.visit.count));
+    }
+    space.rankedIds[this.ranked] = id;
+    space.rankedScores[this.ranked] = score;
+    this.ranked++;
+    if (this.best === undefined || score < this.bestScore) {
+      this.best = id;
+      this.bestScore = score;
+    }
+  }
+
+  /** The ranking of the nodes visited, the jobs that ended forgotten, the state handed over. */
+  finish(): PolicyOutput<KairosState> {
+    const { snapshot, params, state, tracking, space, now, full, sweep, ranked } = this;
+    const decisions = space.decisions;
+    if (ranked > 0)
+      decisions.add(dispatchRank(space.rankedIds.slice(0, ranked), space.rankedScores.slice(0, ranked), !full, params, this.best as NodeId, this.bestScore));
 
     // Jobs that left with no task running are forgotten at a sweep (a job's last task ends at a
     // visit, but the job may leave the snapshot later).
     if (sweep) forgetEndedJobs(state.jobs, tracking, (app) => snapshot.apps.has(app));
-    const wakeAtMs = wakes.earliest();
+    const wakeAtMs = tracking.wakes.earliest();
     if (sweep) state.lastSweepMs = now;
-    state.rng = rng;
+    state.rng = this.rng;
     tracking.handOver(state);
 
-    return { decisions: decisions.take(), state, wakeAtMs, notes: capped > 0 ? [`capped ${capped} node(s) at N+Q`] : undefined };
+    return { decisions: decisions.take(), state, wakeAtMs, notes: this.capped > 0 ? [`capped ${this.capped} node(s) at N+Q`] : undefined };
+  }
+}
+
+/** Turns of the event loop a live cycle may take: one every this many node visits. */
+const VISITS_PER_TURN = 128;
+
+/** The cycle as steps: the runtime may let the event loop run between visits. */
+function* kairosCycle(input: PolicyInput<KairosParams, KairosState>): SolveSteps<PolicyOutput<KairosState>> {
+  const cycle = new KairosCycle(input);
+  const n = cycle.space.visits.size;
+  for (let i = 0; i < n; i++) {
+    cycle.visit(i);
+    if (i % VISITS_PER_TURN === VISITS_PER_TURN - 1) yield* loopTurn();
+  }
+  return cycle.finish();
+}
+
+export const kairosPolicy = definePolicy<KairosParams, KairosState>({
+  needs: ['containerSuspend'],
+  name: POLICY_NAME,
+  description:
+    'Kairos: node-level Least Attained Service with quantum W through suspend/resume, at most N+Q tasks per node, ' +
+    'central dispatch to the node with the fewest tasks then the lowest variance of attained service.',
+  paramsSchema: kairosParamsSchema,
+  updatesStateInPlace: true,
+  stateEntries: [NODES, JOBS],
+  initialState: (params) => ({
+    layout: STATE_LAYOUT,
+    nodes: dictionary<NodeEntry>(),
+    jobs: dictionary<JobEntries[string]>(),
+    lastSweepMs: null,
+    rng: params.seed >>> 0,
+  }),
+  decide(input) {
+    const cycle = new KairosCycle(input);
+    const n = cycle.space.visits.size;
+    for (let i = 0; i < n; i++) cycle.visit(i);
+    return cycle.finish();
   },
+  decideInSteps: kairosCycle,
 });
 
 export default kairosPolicy;
