@@ -1053,10 +1053,10 @@ export class Engine {
     // standby, and a leadership whose takeover could not be reconciled yet.
     const standby = !cfg.dryRun && !advisory && !(reconciled && this.leads());
     const commit = !cfg.dryRun && !advisory && !standby;
-    // Recorded before the first action is sent and cleared once the outcomes are journaled.
     let entries: NewJournalEntry[];
     let outcome: CycleOutcome = 'ok';
     let error: string | undefined;
+    // Recorded before the first action is sent and cleared once the outcomes are journaled.
     const sending = commit ? st.pending : [];
     if (sending.length > 0)
       await this.safely('record the plan in flight', () =>
