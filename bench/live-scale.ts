@@ -14,9 +14,11 @@
  *   npm run bench -- --live-scale --sizes 1x50k,50x1k --policies capacity-targets   # one big app vs 50
  *   npm run bench -- --live-scale --sizes 10k --containers-from rm                   # without shims
  *   npm run bench -- --live-scale --sizes 10k --max-old-space-mb 384                 # the measured process's heap capped (issue 19's condition)
+ *   node --import tsx bench/live-scale.ts --one 10k --policies kairos --profile /tmp/steady.cpuprofile   # one configuration here, its steady cycles' main thread profiled
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +31,7 @@ import { Engine } from '../src/engine/engine.js';
 import type { JournalEntry, NewJournalEntry } from '../src/store/journal.js';
 import { Store } from '../src/store/store.js';
 import { YarnBackend } from '../src/yarn/backend.js';
+import { sharedListParser } from '../src/yarn/list-parser.js';
 import { HttpNodeShim } from '../src/yarn/shim-client.js';
 
 export const SIZES: Record<string, { nodes: number; apps: number; containers: number; bigApp?: number }> = {
@@ -72,7 +75,10 @@ interface Phase {
   mb: number;
   refreshWallS: number;
   refreshCpuS: number;
+  /** Of the refresh CPU, the list-parsing thread's (its event loop busy), s. */
+  parserThreadS: number;
   decidePlanMs: number;
+  journalMs: number;
   journalKB: number;
   cycleWallS: number;
 }
@@ -118,7 +124,7 @@ const cpuS = (): number => {
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 /** One configuration, in this process. */
-async function runOne(sizeName: string, policy: string, cycles: number, containersFrom: 'shims' | 'rm'): Promise<Row> {
+async function runOne(sizeName: string, policy: string, cycles: number, containersFrom: 'shims' | 'rm', profilePath?: string): Promise<Row> {
   const size = SIZES[sizeName]!;
   const { url, shimUrls, child } = await startRm(size);
   const dir = mkdtempSync(join(os.tmpdir(), 'schedbrain-live-'));
@@ -195,11 +201,18 @@ async function runOne(sizeName: string, policy: string, cycles: number, containe
 
     const phases: Phase[] = [];
     let decisions = 0;
+    const profiler = profilePath ? new Session() : undefined;
     for (let i = 0; i <= cycles; i++) {
+      if (i === 1 && profiler) {
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.start');
+      }
       if (i > 0) await fetch(`${url}/ws/v1/cluster/_synthetic/step?fraction=0.01`, { method: 'POST' });
       await counters();
       probe = i > 0 ? 'on' : 'idle';
       refreshWall = refreshCpu = journalWall = 0;
+      const parserBusy = sharedListParser.busyMs();
       // What the cycle added to the journal (a decision unchanged since the last cycle adds nothing).
       const journalBefore = await store.journal.sizeBytes();
       const w = performance.now();
@@ -214,10 +227,17 @@ async function runOne(sizeName: string, policy: string, cycles: number, containe
         mb: (c.bytes + c.shimBytes) / 1e6,
         refreshWallS: refreshWall,
         refreshCpuS: refreshCpu,
+        parserThreadS: (sharedListParser.busyMs() - parserBusy) / 1000,
         decidePlanMs: (wall - refreshWall - journalWall) * 1000,
+        journalMs: journalWall * 1000,
         journalKB: ((await store.journal.sizeBytes()) - journalBefore) / 1e3,
         cycleWallS: wall,
       });
+    }
+    if (profiler && cycles > 0) {
+      const { profile } = await profiler.post('Profiler.stop');
+      writeFileSync(profilePath!, JSON.stringify(profile));
+      profiler.disconnect();
     }
     probe = 'stop';
     await prober;
@@ -238,7 +258,9 @@ async function runOne(sizeName: string, policy: string, cycles: number, containe
         mb: med('mb'),
         refreshWallS: med('refreshWallS'),
         refreshCpuS: med('refreshCpuS'),
+        parserThreadS: med('parserThreadS'),
         decidePlanMs: med('decidePlanMs'),
+        journalMs: med('journalMs'),
         journalKB: med('journalKB'),
         cycleWallS: med('cycleWallS'),
       },
@@ -288,11 +310,11 @@ const f = (x: number, d = 2): string => x.toLocaleString('en-US', { minimumFract
 
 export function table(rows: readonly Row[]): string {
   const head =
-    '| nodes / running apps / containers | policy | containers from | RM requests (cold / 1 % changed) | shim requests (cold / 1 %) | MB read, RM + shims (cold / 1 %) | refresh CPU s (cold / 1 %) | refresh wall s (1 %) | decide + plan ms (1 %) | journal KB per cycle | decisions per cycle | cycle wall s (1 %) | peak RSS MB | /healthz p50 / p99 / max ms during cycles |';
-  const sep = '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
+    '| nodes / running apps / containers | policy | containers from | RM requests (cold / 1 % changed) | shim requests (cold / 1 %) | MB read, RM + shims (cold / 1 %) | refresh CPU s (cold / 1 %) | of which list-parsing thread s (cold / 1 %) | refresh wall s (1 %) | decide + plan ms (1 %) | journal ms (1 %) | journal KB per cycle | decisions per cycle | cycle wall s (1 %) | peak RSS MB | /healthz p50 / p99 / max ms during cycles |';
+  const sep = '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
   const lines = rows.map(
     (r) =>
-      `| ${r.nodes.toLocaleString('en-US')} / ${(r.apps + (r.bigApp ? 1 : 0)).toLocaleString('en-US')} / ${(r.containers + (r.bigApp ?? 0)).toLocaleString('en-US')} | ${r.policy} | ${r.containersFrom === 'shims' ? 'node shims' : 'RM per app'} | ${r.cold.requests.toLocaleString('en-US')} / ${r.steady.requests.toLocaleString('en-US')} | ${r.cold.shimRequests.toLocaleString('en-US')} / ${r.steady.shimRequests.toLocaleString('en-US')} | ${f(r.cold.mb, 1)} / ${f(r.steady.mb, 1)} | ${f(r.cold.refreshCpuS)} / ${f(r.steady.refreshCpuS)} | ${f(r.steady.refreshWallS)} | ${f(r.steady.decidePlanMs, 0)} | ${f(r.steady.journalKB, 1)} | ${r.decisions.toLocaleString('en-US')} | ${f(r.steady.cycleWallS)} | ${f(r.peakRssMB, 0)} | ${r.healthz ? `${f(r.healthz.p50, 1)} / ${f(r.healthz.p99, 1)} / ${f(r.healthz.max, 0)}` : '–'} |`,
+      `| ${r.nodes.toLocaleString('en-US')} / ${(r.apps + (r.bigApp ? 1 : 0)).toLocaleString('en-US')} / ${(r.containers + (r.bigApp ?? 0)).toLocaleString('en-US')} | ${r.policy} | ${r.containersFrom === 'shims' ? 'node shims' : 'RM per app'} | ${r.cold.requests.toLocaleString('en-US')} / ${r.steady.requests.toLocaleString('en-US')} | ${r.cold.shimRequests.toLocaleString('en-US')} / ${r.steady.shimRequests.toLocaleString('en-US')} | ${f(r.cold.mb, 1)} / ${f(r.steady.mb, 1)} | ${f(r.cold.refreshCpuS)} / ${f(r.steady.refreshCpuS)} | ${f(r.cold.parserThreadS)} / ${f(r.steady.parserThreadS)} | ${f(r.steady.refreshWallS)} | ${f(r.steady.decidePlanMs, 0)} | ${f(r.steady.journalMs, 0)} | ${f(r.steady.journalKB, 1)} | ${r.decisions.toLocaleString('en-US')} | ${f(r.steady.cycleWallS)} | ${f(r.peakRssMB, 0)} | ${r.healthz ? `${f(r.healthz.p50, 1)} / ${f(r.healthz.p99, 1)} / ${f(r.healthz.max, 0)}` : '–'} |`,
   );
   return [head, sep, ...lines].join('\n');
 }
@@ -308,6 +330,7 @@ export async function runLiveScale(argv: string[]): Promise<void> {
       label: { type: 'string', default: 'run' },
       'containers-from': { type: 'string', default: 'shims' },
       'max-old-space-mb': { type: 'string' },
+      profile: { type: 'string' },
     },
   });
   const maxOldSpaceMB = values['max-old-space-mb'] === undefined ? undefined : Number(values['max-old-space-mb']);
@@ -317,7 +340,7 @@ export async function runLiveScale(argv: string[]): Promise<void> {
   const containersFrom = values['containers-from'];
   if (containersFrom !== 'shims' && containersFrom !== 'rm') throw new Error(`--containers-from: shims or rm, not ${containersFrom}`);
   if (values.one !== undefined) {
-    const row = await runOne(values.one, values.policies, cycles, containersFrom);
+    const row = await runOne(values.one, values.policies, cycles, containersFrom, values.profile);
     process.stdout.write(`${JSON.stringify(row)}\n`);
     return;
   }

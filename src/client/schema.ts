@@ -1011,6 +1011,10 @@ export interface components {
       repeats?: number;
       lastCycleId?: string;
       lastTimeMs?: number;
+      rankingBase?: {
+        base: string;
+        unchanged: number;
+      };
     };
     Leadership: {
       /**

@@ -5,7 +5,7 @@
  * then by a sequence number, so "latest N" and "since T" are range scans.
  */
 import { z } from 'zod';
-import { actionSchema } from '../core/actions.js';
+import { actionSchema, rankedNodeLists } from '../core/actions.js';
 import { decodeValue, type RawLevel } from './codec.js';
 
 export const DECISION_RESULTS = ['applied', 'noop', 'dryRun', 'skipped', 'failed'] as const;
@@ -48,6 +48,12 @@ export const journalEntrySchema = z.object({
   /** With `repeats`: the last cycle that made this decision, and when (epoch ms). */
   lastCycleId: z.string().optional(),
   lastTimeMs: z.number().optional(),
+  /**
+   * A large node ranking journaled by what changed: `action` lists only the scores that differ
+   * from those of entry `base`'s action (a whole ranking of the same policy and rule); `unchanged`
+   * scores are as there. Once `base` is pruned, the changed scores alone remain.
+   */
+  rankingBase: z.object({ base: z.string(), unchanged: z.number().int().min(1) }).optional(),
 });
 export type JournalEntry = z.infer<typeof journalEntrySchema>;
 export type NewJournalEntry = Omit<JournalEntry, 'id' | 'timeMs'>;
@@ -92,8 +98,66 @@ export const UNCHANGED_FOLDABLE_RESULTS: ReadonlySet<DecisionResult> = new Set<D
 
 /** Everything that makes two decisions the same one: target (in the action), rule, outcome and explanation. */
 function decisionIdentity(e: NewJournalEntry): string {
-  return JSON.stringify([e.policy, e.rule, e.result, e.skipReason, e.detail, e.reason, e.error, e.count, e.action, e.requestedAction]);
+  return JSON.stringify([e.policy, e.rule, e.result, e.skipReason, e.detail, e.reason, e.error, e.count, e.action, e.requestedAction, e.rankingBase]);
 }
+
+/** A whole node ranking of at least this many scores is journaled as a delta against the last whole one. */
+export const RANKING_DELTA_MIN_SCORES = 64;
+
+/** A ranking that changed more than this share of its base's scores is journaled whole (and becomes the base). */
+export const RANKING_DELTA_MAX_CHANGED = 0.25;
+
+/** A whole ranking journaled, as the next ones are told against it: each node's place in `values`. */
+interface RankingBase {
+  readonly id: string;
+  readonly leastLoadedFirst: boolean;
+  readonly at: ReadonlyMap<string, number>;
+  readonly values: readonly number[];
+  /** Per node, the last `told` it was seen at (a node listed twice is not a change of score). */
+  readonly seen: Uint32Array;
+  told: number;
+}
+
+function rankingBaseOf(id: string, a: RankNodes): RankingBase | undefined {
+  const { nodeIds, values } = rankedNodeLists(a);
+  if (nodeIds.length < RANKING_DELTA_MIN_SCORES) return undefined;
+  const at = new Map<string, number>();
+  for (let i = 0; i < nodeIds.length; i++) at.set(nodeIds[i]!, i);
+  return { id, leastLoadedFirst: a.leastLoadedFirst, at, values: values.slice(), seen: new Uint32Array(nodeIds.length), told: 0 };
+}
+
+/**
+ * The entry's ranking as changes against `base` (a whole ranking journaled earlier), or undefined
+ * when it is not a whole ranking, or differs too much (or lists other nodes) to be told so. Read
+ * from the action's lists: the dictionary of a whole ranking is made only when it is written whole.
+ */
+function rankingDelta(e: NewJournalEntry, base: RankingBase | undefined): NewJournalEntry | undefined {
+  const a = e.action;
+  if (base === undefined || a?.kind !== 'rankNodes' || a.partial || a.leastLoadedFirst !== base.leastLoadedFirst) return undefined;
+  const { nodeIds, values } = rankedNodeLists(a);
+  // A node of the base missing here, or one it does not list, cannot be told as a change of score.
+  if (nodeIds.length !== base.values.length) return undefined;
+  const told = ++base.told;
+  const limit = Math.floor(base.values.length * RANKING_DELTA_MAX_CHANGED);
+  const changed = Object.create(null) as Record<string, number>;
+  let changedCount = 0;
+  for (let i = 0; i < nodeIds.length; i++) {
+    const j = base.at.get(nodeIds[i]!);
+    if (j === undefined || base.seen[j] === told) return undefined;
+    base.seen[j] = told;
+    const v = values[i]!;
+    if (base.values[j] === v) continue;
+    if (++changedCount > limit) return undefined;
+    changed[nodeIds[i]!] = v;
+  }
+  return {
+    ...e,
+    action: { kind: 'rankNodes', scores: changed, leastLoadedFirst: a.leastLoadedFirst, partial: true },
+    rankingBase: { base: base.id, unchanged: nodeIds.length - changedCount },
+  };
+}
+
+type RankNodes = Extract<NonNullable<NewJournalEntry['action']>, { kind: 'rankNodes' }>;
 
 /** Default size limit of the journal (256 MiB; docs/decisions.md). */
 export const DEFAULT_JOURNAL_MAX_BYTES = 256 * 1024 * 1024;
@@ -145,6 +209,8 @@ export class DecisionJournal {
    */
   private lastCycle = new Map<string, { entry: JournalEntry; bytes: number }>();
   private liveIds = new Set<string>();
+  /** Per policy and rule, the last large whole ranking journaled: what the next is journaled against (`rankingDelta`). */
+  private rankingBases = new Map<string, RankingBase>();
 
   constructor(private readonly level: RawLevel) {
     this.prefixBytes = Buffer.byteLength(level.prefixKey('', 'utf8'));
@@ -223,7 +289,10 @@ export class DecisionJournal {
     const out: JournalEntry[] = [];
     const puts: Array<{ key: string; value: string; identity?: string }> = [];
     let delta = 0;
-    for (const e of entries) {
+    for (const given of entries) {
+      // A large ranking is told as its changes against the last whole one, and known by them.
+      const baseKey = `${given.policy}\0${given.rule}`;
+      const e = rankingDelta(given, this.rankingBases.get(baseKey)) ?? given;
       let identity: string | undefined;
       if (UNCHANGED_FOLDABLE_RESULTS.has(e.result)) {
         const base = decisionIdentity(e);
@@ -244,6 +313,10 @@ export class DecisionJournal {
       }
       const { key } = this.nextKey(nowMs);
       const entry = journalEntrySchema.parse({ ...e, id: key, timeMs: this.lastTimeMs });
+      if (e.rankingBase === undefined && e.action?.kind === 'rankNodes' && !e.action.partial) {
+        const base = rankingBaseOf(key, e.action);
+        if (base) this.rankingBases.set(baseKey, base);
+      }
       const value = JSON.stringify(entry);
       const bytes = this.entryBytes(key, value);
       delta += bytes;
@@ -258,7 +331,9 @@ export class DecisionJournal {
       );
     this.grow(delta);
     this.lastCycle = current;
+    // The bases the last cycle's rankings are told against stay with them.
     this.liveIds = new Set([...current.values()].map((r) => r.entry.id));
+    for (const r of current.values()) if (r.entry.rankingBase) this.liveIds.add(r.entry.rankingBase.base);
     return out;
   }
 

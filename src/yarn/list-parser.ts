@@ -714,6 +714,8 @@ export class ListParser {
    * fragmented: its RSS grew by ~100 MB over a few refreshes beyond the heaps (docs/benchmarks.md).
    */
   private readonly freeBuffers: SharedArrayBuffer[] = [];
+  /** Busy time of the workers that ended (`busyMs`). */
+  private busyMsOfEnded = 0;
   /**
    * Answers accepted: read from the bytes by the spec, or parsed whole and checked (the way taken
    * when the first is unsure); and items of reused lists found unchanged by their print alone.
@@ -722,6 +724,11 @@ export class ListParser {
 
   constructor(opts: ListParserOptions = {}) {
     this.oldGenerationMB = opts.oldGenerationMB ?? WORKER_OLD_GENERATION_MB;
+  }
+
+  /** Time the parsing thread has spent working (its event loop busy), over every worker it started, ms. */
+  busyMs(): number {
+    return this.busyMsOfEnded + (this.worker?.performance.eventLoopUtilization().active ?? 0);
   }
 
   /** The worker's old-generation limit now (raised each time a worker ran out of memory). */
@@ -841,6 +848,7 @@ export class ListParser {
   /** Stops the thread (a later `parse` starts another). */
   async close(): Promise<void> {
     const w = this.worker;
+    if (w) this.busyMsOfEnded += w.performance.eventLoopUtilization().active;
     this.worker = undefined;
     if (w) await w.terminate();
   }
@@ -865,7 +873,10 @@ export class ListParser {
       this.settle(worker, m.id, m.ok ? { ok: true, data: m.data } : { ok: false, withBytes: true }, m.thinned);
     });
     const fail = (): void => {
-      if (this.worker === worker) this.worker = undefined;
+      if (this.worker === worker) {
+        this.busyMsOfEnded += worker.performance.eventLoopUtilization().active;
+        this.worker = undefined;
+      }
       // A new worker knows no earlier answers.
       this.lastItems.clear();
       for (const id of [...this.pending.keys()]) this.settle(worker, id, { ok: false, withBytes: false });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PRUNE_TO_FRACTION, type NewJournalEntry } from '../../src/store/journal.js';
+import { PRUNE_TO_FRACTION, RANKING_DELTA_MIN_SCORES, type NewJournalEntry } from '../../src/store/journal.js';
 import { Store } from '../../src/store/store.js';
 
 let dir: string;
@@ -145,5 +145,84 @@ describe('decisions unchanged since the last cycle', () => {
     await store.journal.append(1000, [decision('c1', 'a')]);
     await store.journal.append(2000, [decision('c1', 'a')]);
     expect(await store.journal.query({})).toHaveLength(2);
+  });
+});
+
+describe('large node rankings', () => {
+  const N = RANKING_DELTA_MIN_SCORES * 4;
+  const scoresOf = (changed: Record<string, number> = {}, n = N): Record<string, number> => {
+    const s: Record<string, number> = {};
+    for (let i = 0; i < n; i++) s[`node-${i}`] = i;
+    return { ...s, ...changed };
+  };
+  const ranking = (cycleId: string, scores: Record<string, number>, over: Partial<NewJournalEntry> = {}): NewJournalEntry => ({
+    cycleId,
+    policy: 'kairos',
+    rule: 'dispatchRank',
+    action: { kind: 'rankNodes', scores, leastLoadedFirst: true, partial: false },
+    reason: 'all nodes rescored',
+    result: 'dryRun',
+    ...over,
+  });
+  /** The scores an entry stands for: its own, over its base's when it is told against one. */
+  const wholeScores = async (id: string): Promise<Record<string, number>> => {
+    const all = await store.journal.query({ limit: 1000 });
+    const e = all.find((x) => x.id === id)!;
+    const own = e.action?.kind === 'rankNodes' ? e.action.scores : {};
+    if (!e.rankingBase) return own;
+    const base = all.find((x) => x.id === e.rankingBase!.base)!;
+    return { ...(base.action?.kind === 'rankNodes' ? base.action.scores : {}), ...own };
+  };
+
+  it('are journaled by the scores that changed against the last whole one, standing for the same ranking', async () => {
+    const [whole] = await store.journal.appendCycle(1000, [ranking('c1', scoresOf())]);
+    expect(whole.rankingBase).toBeUndefined();
+    const next = scoresOf({ 'node-3': 100, 'node-7': 200 });
+    const [delta] = await store.journal.appendCycle(2000, [ranking('c2', next)]);
+    expect(delta.rankingBase).toEqual({ base: whole.id, unchanged: N - 2 });
+    expect(delta.action).toEqual({ kind: 'rankNodes', scores: { 'node-3': 100, 'node-7': 200 }, leastLoadedFirst: true, partial: true });
+    expect(await wholeScores(delta.id)).toEqual(next);
+    // The next is told against the same whole one, not against the delta.
+    const third = scoresOf({ 'node-3': 100, 'node-9': 300 });
+    const [delta2] = await store.journal.appendCycle(3000, [ranking('c3', third)]);
+    expect(delta2.rankingBase).toEqual({ base: whole.id, unchanged: N - 2 });
+    expect(await wholeScores(delta2.id)).toEqual(third);
+    // Unchanged since the last cycle: folded into that entry as any repeat.
+    const [repeat] = await store.journal.appendCycle(4000, [ranking('c4', third)]);
+    expect(repeat).toMatchObject({ id: delta2.id, repeats: 1 });
+  });
+
+  it('are journaled whole when much changed, a node came or went, the order differs, or they are small', async () => {
+    await store.journal.appendCycle(1000, [ranking('c1', scoresOf())]);
+    const many: Record<string, number> = {};
+    for (let i = 0; i < N / 2; i++) many[`node-${i}`] = 1000 + i;
+    const [muchChanged] = await store.journal.appendCycle(2000, [ranking('c2', scoresOf(many))]);
+    expect(muchChanged.rankingBase).toBeUndefined();
+    const [gone] = await store.journal.appendCycle(3000, [ranking('c3', scoresOf(many, N - 1))]);
+    expect(gone.rankingBase).toBeUndefined();
+    const [came] = await store.journal.appendCycle(4000, [ranking('c4', { ...scoresOf(many, N - 1), extra: 1 })]);
+    expect(came.rankingBase).toBeUndefined();
+    const [otherOrder] = await store.journal.appendCycle(5000, [
+      ranking(
+        'c5',
+        { ...scoresOf(many, N - 1), extra: 2 },
+        { action: { kind: 'rankNodes', scores: { ...scoresOf(many, N - 1), extra: 2 }, leastLoadedFirst: false, partial: false } },
+      ),
+    ]);
+    expect(otherOrder.rankingBase).toBeUndefined();
+    const small = scoresOf({}, RANKING_DELTA_MIN_SCORES - 1);
+    await store.journal.appendCycle(6000, [ranking('c6', small, { rule: 'other' })]);
+    const [smallNext] = await store.journal.appendCycle(7000, [ranking('c7', { ...small, 'node-1': 50 }, { rule: 'other' })]);
+    expect(smallNext.rankingBase).toBeUndefined();
+  });
+
+  it("keep the base of the last cycle's ranking under both limits", async () => {
+    const [whole] = await store.journal.appendCycle(1000, [ranking('c1', scoresOf())]);
+    for (let i = 0; i < 5; i++) await store.journal.append(1500 + i, [decision(`x${i}`, `q${i}`, { result: 'applied' })]);
+    const [delta] = await store.journal.appendCycle(2000, [ranking('c2', scoresOf({ 'node-1': 9 }))]);
+    await store.journal.pruneToBytes(1);
+    expect(await store.journal.prune(10_000)).toBe(0);
+    expect((await store.journal.query({})).map((e) => e.id).sort()).toEqual([whole.id, delta.id].sort());
+    expect(await wholeScores(delta.id)).toEqual(scoresOf({ 'node-1': 9 }));
   });
 });
