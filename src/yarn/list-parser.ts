@@ -675,6 +675,15 @@ export const OFF_THREAD_MIN_BYTES = 256 * 1024;
 /** Receive buffers are made in steps of this size (a list a little longer than the last fits the same buffer). */
 const BUFFER_STEP_BYTES = 4 << 20;
 
+/**
+ * A receive buffer too small for a body grows by this factor (at least), in whole steps: by
+ * doubling, a 19 MB node list ended in a 32 MB buffer, kept for the next reads.
+ */
+const BUFFER_GROWTH = 1.25;
+
+/** A list read again is expected at its last length times this (the RM's lists carry no length). */
+const LENGTH_SLACK = 1.0625;
+
 /** Free receive buffers kept for the next reads: the node and app lists are read at once, and a few more. */
 const FREE_BUFFERS_KEPT = 4;
 
@@ -714,6 +723,8 @@ export class ListParser {
    * fragmented: its RSS grew by ~100 MB over a few refreshes beyond the heaps (docs/benchmarks.md).
    */
   private readonly freeBuffers: SharedArrayBuffer[] = [];
+  /** Per reuse key, the length of the last answer (`LENGTH_SLACK`). */
+  private readonly lastLengths = new Map<string, number>();
   /** Busy time of the workers that ended (`busyMs`). */
   private busyMsOfEnded = 0;
   /**
@@ -748,14 +759,20 @@ export class ListParser {
       for await (const chunk of body) parts.push(chunk);
       return { ok: false, bytes: Buffer.concat(parts) };
     }
-    let buffer = this.takeBuffer(expectedBytes ?? 0);
+    let specId = this.specIds.get(spec);
+    if (specId === undefined) this.specIds.set(spec, (specId = this.nextSpecId++));
+    // Answers checked by different schemas are different lists.
+    if (reuse) reuse = { key: `${reuse.key}#${specId}`, path: reuse.path };
+    // The RM sends its lists chunked, without a length: a list read again is expected at its last length and a little more.
+    const lastLength = reuse ? this.lastLengths.get(reuse.key) : undefined;
+    let buffer = this.takeBuffer(expectedBytes ?? (lastLength !== undefined ? Math.ceil(lastLength * LENGTH_SLACK) : 0));
     let view = new Uint8Array(buffer);
     let length = 0;
     try {
       for await (const chunk of body) {
         const bytes = chunk as Uint8Array;
         if (length + bytes.byteLength > buffer.byteLength) {
-          const larger = new SharedArrayBuffer(bufferSize(Math.max(length + bytes.byteLength, 2 * buffer.byteLength)));
+          const larger = new SharedArrayBuffer(bufferSize(Math.max(length + bytes.byteLength, Math.ceil(buffer.byteLength * BUFFER_GROWTH))));
           const largerView = new Uint8Array(larger);
           largerView.set(view.subarray(0, length));
           buffer = larger;
@@ -768,11 +785,8 @@ export class ListParser {
       this.releaseBuffer(buffer);
       throw err;
     }
-    let specId = this.specIds.get(spec);
-    if (specId === undefined) this.specIds.set(spec, (specId = this.nextSpecId++));
+    if (reuse) this.lastLengths.set(reuse.key, length);
     const id = this.nextId++;
-    // Answers checked by different schemas are different lists.
-    if (reuse) reuse = { key: `${reuse.key}#${specId}`, path: reuse.path };
     const have = reuse ? (this.lastItems.get(reuse.key)?.generation ?? 0) : undefined;
     const result = new Promise<ListParseResult>((resolve) => {
       this.pending.set(id, { resolve, reuse, have, buffer, length });

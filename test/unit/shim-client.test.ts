@@ -235,3 +235,31 @@ describe('the container list checked by hand', () => {
     );
   });
 });
+
+describe('the containers a node shim lists', () => {
+  it('share one frozen allocation per size, with each container its own figures', async () => {
+    const listed = (id: string, mb: number, vcores: number) => ({
+      ...container('a:1', id),
+      allocatedMB: mb,
+      allocatedVCores: vcores,
+      createdAtMs: 900,
+      appMaster: false,
+    });
+    const shim = await fakeShim(() => ({
+      status: 200,
+      body: { nowMs: 5, nodes: ['a:1'], lease: null, containers: [listed('c1', 1024, 1), listed('c2', 1024, 1), listed('c3', 2048, 2)] },
+    }));
+    const client = new HttpNodeShim({ urls: [shim.url], retry: fastRetry });
+    const { containers } = await client.nodeShimContainers(shim.url);
+    expect(containers.map((c) => c.allocated)).toEqual([
+      { memoryMB: 1024, vcores: 1 },
+      { memoryMB: 1024, vcores: 1 },
+      { memoryMB: 2048, vcores: 2 },
+    ]);
+    expect(containers[0]!.allocated).toBe(containers[1]!.allocated);
+    expect(Object.isFrozen(containers[0]!.allocated)).toBe(true);
+    // A second read gives the same object for the same size.
+    const again = await client.nodeShimContainers(shim.url);
+    expect(again.containers[2]!.allocated).toBe(containers[2]!.allocated);
+  });
+});
