@@ -146,6 +146,13 @@ export function runStepsInline<R>(steps: SolveSteps<R>, solver: InlineMilpSolver
   return next.value;
 }
 
+/** Runs the steps of a cycle that never solves to their end on this thread (its turns are nothing here). */
+export function runTurnsInline<R>(steps: SolveSteps<R>): R {
+  return runStepsInline(steps, () => {
+    throw new Error('the cycle asked for a solve where none can be made');
+  });
+}
+
 /**
  * Runs the steps to their end, each request solved by `solver` while this thread goes on, and the
  * event loop run at a turn once the steps have held it for `LOOP_SLICE_MS`.

@@ -19,7 +19,7 @@
 import { decisionWithReasonOf, ListedRanking, type ActionOf, type Decision } from '../../core/actions.js';
 import { objectList } from '../../core/lists.js';
 import { containerAt, type ClusterSnapshot, type ContainerId, type NodeId, type NodeView } from '../../core/model.js';
-import { loopTurn, type SolveSteps } from '../../core/milp.js';
+import { loopTurn, runTurnsInline, type SolveSteps } from '../../core/milp.js';
 import { definePolicy, type PolicyInput, type PolicyOutput } from '../../core/policy.js';
 import { keptKey, trackingOf, type ChangeTracking, type WakeIndex } from '../../core/tracking.js';
 import type { Resources } from '../../core/resources.js';
@@ -505,16 +505,13 @@ class KairosCycle {
   }
 }
 
-/** Turns of the event loop a live cycle may take: one every this many node visits. */
-const VISITS_PER_TURN = 128;
-
-/** The cycle as steps: the runtime may let the event loop run between visits. */
+/** The cycle as steps: the runtime may let the event loop run after any visit (it does so by elapsed time). */
 function* kairosCycle(input: PolicyInput<KairosParams, KairosState>): SolveSteps<PolicyOutput<KairosState>> {
   const cycle = new KairosCycle(input);
   const n = cycle.space.visits.size;
   for (let i = 0; i < n; i++) {
     cycle.visit(i);
-    if (i % VISITS_PER_TURN === VISITS_PER_TURN - 1) yield* loopTurn();
+    yield* loopTurn();
   }
   return cycle.finish();
 }
@@ -535,12 +532,7 @@ export const kairosPolicy = definePolicy<KairosParams, KairosState>({
     lastSweepMs: null,
     rng: params.seed >>> 0,
   }),
-  decide(input) {
-    const cycle = new KairosCycle(input);
-    const n = cycle.space.visits.size;
-    for (let i = 0; i < n; i++) cycle.visit(i);
-    return cycle.finish();
-  },
+  decide: (input) => runTurnsInline(kairosCycle(input)),
   decideInSteps: kairosCycle,
 });
 
