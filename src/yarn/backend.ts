@@ -431,7 +431,7 @@ export class YarnBackend implements ClusterBackend {
     // container objects, so the change sets compare only their own fields there.
     const { touched, replaced } = withContainers
       ? await this.readChangedContainers(running, shimContainers, shimDirtyApps)
-      : { touched: new Set<string>(), replaced: new Map<string, readonly ContainerView[]>() };
+      : { touched: new Set<string>(), replaced: new Map<string, Replacement>() };
     await slicer.next();
 
     // The RM's per-app counters and its container lists are separate reads, and an AM trading
@@ -561,7 +561,7 @@ export class YarnBackend implements ClusterBackend {
    */
   private async changedContainers(
     previous: ReadonlyMap<string, ContainerView>,
-    replaced: ReadonlyMap<string, readonly ContainerView[]>,
+    replaced: ReadonlyMap<string, Replacement>,
     gone: readonly AppContainers[],
     slicer: TimeSlicer,
   ): Promise<ReadonlyMap<string, ContainerView>> {
@@ -575,9 +575,9 @@ export class YarnBackend implements ClusterBackend {
       if (s) s.add(c.id);
       else removedByNode.set(c.nodeId, new Set([c.id]));
     };
-    for (const [appId, old] of replaced) {
-      old.forEach(remove);
-      for (const c of this.appContainers.get(appId)?.containers ?? []) {
+    for (const [appId, r] of replaced) {
+      r.removed.forEach(remove);
+      for (const c of r.added ?? this.appContainers.get(appId)?.containers ?? []) {
         sets.push([c.id, c]);
         const ids = addedByNode.get(c.nodeId);
         if (ids) ids.push(c.id);
@@ -628,21 +628,24 @@ export class YarnBackend implements ClusterBackend {
    * (state, running containers, allocation, AM container) moved since their last read, those
    * holding a container the shim lists and the last snapshot did not, and `sweepPerSnapshot`
    * others in turn. The attempts read is skipped while the AM container stays the same. Returns
-   * the nodes of the containers read and of those they replace, and the apps read with the
-   * containers they had before.
+   * the nodes of the containers read and of those they replace, and what each app's new entry
+   * replaced: an app read again (or rebuilt) its whole last list, an app whose shim-listed
+   * containers changed only those (`patchShimEntry`: the cost follows the changes, not the app's size).
    */
   private async readChangedContainers(
     running: readonly RmAppInfo[],
     shimContainers: readonly ShimContainer[],
-    shimDirtyApps?: ReadonlySet<string>,
-  ): Promise<{ touched: Set<string>; replaced: Map<string, readonly ContainerView[]> }> {
+    shimDirtyApps?: ShimChanges,
+  ): Promise<{ touched: Set<string>; replaced: Map<string, Replacement> }> {
     const touched = new Set<string>();
-    const replaced = new Map<string, readonly ContainerView[]>();
+    const replaced = new Map<string, Replacement>();
+    // An app takes one kind of entry per refresh: patched from the shims, or put whole (read from
+    // the RM, possibly put again with the shims' figures): a patch never meets a whole put.
     const put = (appId: string, entry: AppContainers): void => {
       const old = this.appContainers.get(appId)?.containers ?? [];
       for (const c of old) touched.add(c.nodeId);
       for (const c of entry.containers) touched.add(c.nodeId);
-      if (!replaced.has(appId)) replaced.set(appId, old);
+      if (!replaced.has(appId)) replaced.set(appId, { removed: old });
       this.appContainers.set(appId, entry);
     };
     // Per-node shims: an app whose containers on complete shim lists add up to its RM counters
@@ -658,7 +661,17 @@ export class YarnBackend implements ClusterBackend {
         }
         const old = this.appContainers.get(a.id);
         const key = countersKey(a);
-        if (old?.fromShims && old.key === key && !shimDirtyApps.has(a.id)) continue;
+        const changedIds = shimDirtyApps.get(a.id);
+        if (old?.fromShims && old.key === key && !changedIds) continue;
+        const patch = old?.fromShims ? patchShimEntry(a, key, listed, old, changedIds) : undefined;
+        if (patch) {
+          this.appContainers.set(a.id, patch.entry);
+          if (patch.removed.length + patch.added.length === 0) continue;
+          for (const c of patch.removed) touched.add(c.nodeId);
+          for (const c of patch.added) touched.add(c.nodeId);
+          replaced.set(a.id, { removed: patch.removed, added: patch.added });
+          continue;
+        }
         const entry = shimEntry(a, key, listed);
         if (old?.fromShims && sameViews(old.containers, entry.containers)) this.appContainers.set(a.id, { ...old, key });
         else put(a.id, old?.fromShims ? withViewsKept(entry, old.containers) : entry);
@@ -721,7 +734,7 @@ export class YarnBackend implements ClusterBackend {
     return { memoryMB: m.totalMB, vcores: m.totalVirtualCores };
   }
 
-  private async readNodeShims(rmNodes: readonly RmNodeInfo[], running: readonly RmAppInfo[]): Promise<Set<string>> {
+  private async readNodeShims(rmNodes: readonly RmNodeInfo[], running: readonly RmAppInfo[]): Promise<ShimChanges> {
     const shim = this.shim!;
     const nodeKeys = new Map<string, string>();
     const rmNode = new Map<string, RmNodeInfo>();
@@ -737,7 +750,7 @@ export class YarnBackend implements ClusterBackend {
     };
     const urls = shim.nodeShimUrls!().filter((u) => stale(u, this.shimLists.get(u)));
     for (const u of urls) this.shimsToReread.delete(u);
-    const dirty = new Set<string>();
+    const dirty: ShimChanges = new Map();
     const failed: string[] = [];
     const read = async (batch: readonly string[]): Promise<void> => {
       const lists = await mapWithConcurrency(batch, this.shimReadConcurrency, (url) =>
@@ -806,7 +819,7 @@ export class YarnBackend implements ClusterBackend {
   }
 
   /** Takes a list's containers out, but for those listed again as they were (`kept`; `keptComplete` on a complete node still). */
-  private dropShimList(l: ShimList, kept: ReadonlySet<ShimContainer>, keptComplete: ReadonlySet<ShimContainer>, dirty: Set<string>): void {
+  private dropShimList(l: ShimList, kept: ReadonlySet<ShimContainer>, keptComplete: ReadonlySet<ShimContainer>, dirty: ShimChanges): void {
     for (const c of l.containers) if (!kept.has(c) && this.shimById.get(c.containerId) === c) this.shimById.delete(c.containerId);
     for (const c of l.complete) {
       if (keptComplete.has(c)) continue;
@@ -818,11 +831,11 @@ export class YarnBackend implements ClusterBackend {
       a.memoryMB -= c.allocated!.memoryMB;
       a.vcores -= c.allocated!.vcores;
       if (a.byId.size === 0) this.shimApps.delete(appId);
-      dirty.add(appId);
+      noteShimChange(dirty, appId, c.containerId);
     }
   }
 
-  private addShimList(l: ShimList, dirty: Set<string>): void {
+  private addShimList(l: ShimList, dirty: ShimChanges): void {
     for (const c of l.containers) this.shimById.set(c.containerId, c);
     for (const c of l.complete) {
       const appId = appIdOfContainer(c.containerId)!;
@@ -839,7 +852,7 @@ export class YarnBackend implements ClusterBackend {
       a.n++;
       a.memoryMB += c.allocated!.memoryMB;
       a.vcores += c.allocated!.vcores;
-      dirty.add(appId);
+      noteShimChange(dirty, appId, c.containerId);
     }
   }
 
@@ -1589,25 +1602,100 @@ function shimCovers(listed: ShimAppContainers, a: RmAppInfo): boolean {
   );
 }
 
+const byContainerId = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
+
 /** A running app's entry from its containers on complete shim lists (views with the shims' figures). */
 function shimEntry(a: RmAppInfo, key: string, listed: ShimAppContainers): AppContainers {
   const amId = amContainerIdOf(a.amContainerLogs);
   const containers: ContainerView[] = [];
-  for (const c of listed.byId.values()) {
-    containers.push({
-      id: c.containerId,
-      appId: a.id,
-      nodeId: c.nodeId,
-      resource: c.allocated!,
-      state: c.state,
-      startedAtMs: c.createdAtMs ?? c.runningSinceMs,
-      attainedServiceMs: c.attainedServiceMs,
-      runningSinceMs: c.runningSinceMs,
-      ...(c.appMaster === true || c.containerId === amId ? { appMaster: true } : {}),
-    });
+  for (const c of listed.byId.values()) containers.push(shimView(a, c, amId));
+  containers.sort((x, y) => byContainerId(x.id, y.id));
+  return { key, fromShims: true, amKey: a.amContainerLogs, containers, memoryMB: listed.memoryMB, vcores: listed.vcores };
+}
+
+/** The view of a container on a complete shim list, for its app's entry. */
+function shimView(a: RmAppInfo, c: ShimContainer, amId: string | undefined): ContainerView {
+  return {
+    id: c.containerId,
+    appId: a.id,
+    nodeId: c.nodeId,
+    resource: c.allocated!,
+    state: c.state,
+    startedAtMs: c.createdAtMs ?? c.runningSinceMs,
+    attainedServiceMs: c.attainedServiceMs,
+    runningSinceMs: c.runningSinceMs,
+    ...(c.appMaster === true || c.containerId === amId ? { appMaster: true } : {}),
+  };
+}
+
+/**
+ * The app's last shim entry with the containers the shims' lists changed (`changedIds`) taken
+ * out, put in or replaced, and what moved. The entries' lists stay sorted by id, so a change is
+ * found by binary search and the list is copied once. Undefined when the AM container is not the
+ * one the entry was built with (every view's AM flag may move): the entry is then built again.
+ */
+function patchShimEntry(
+  a: RmAppInfo,
+  key: string,
+  listed: ShimAppContainers,
+  old: AppContainers,
+  changedIds: ReadonlySet<string> | undefined,
+): { entry: AppContainers; removed: ContainerView[]; added: ContainerView[] } | undefined {
+  if (old.amKey !== a.amContainerLogs) return undefined;
+  const removed: ContainerView[] = [];
+  const added: ContainerView[] = [];
+  const base = { ...old, key, memoryMB: listed.memoryMB, vcores: listed.vcores };
+  if (!changedIds) return { entry: base, removed, added };
+  const amId = amContainerIdOf(a.amContainerLogs);
+  const last = old.containers;
+  const indexOf = (id: string): number => {
+    let lo = 0;
+    let hi = last.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (last[mid]!.id < id) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  // Changes by position in the last list: at `at`, drop the view there (`drop`) and/or put `view`.
+  const changes: Array<{ at: number; drop: boolean; view?: ContainerView }> = [];
+  for (const id of [...changedIds].sort(byContainerId)) {
+    const at = indexOf(id);
+    const had = last[at]?.id === id ? last[at] : undefined;
+    const c = listed.byId.get(id);
+    const view = c ? shimView(a, c, amId) : undefined;
+    if (had && view && sameView(had, view)) continue;
+    if (had) removed.push(had);
+    if (view) added.push(view);
+    if (had || view) changes.push({ at, drop: had !== undefined, ...(view ? { view } : {}) });
   }
-  containers.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-  return { key, fromShims: true, containers, memoryMB: listed.memoryMB, vcores: listed.vcores };
+  if (changes.length === 0) return { entry: base, removed, added };
+  const containers: ContainerView[] = [];
+  let from = 0;
+  for (const ch of changes) {
+    for (let i = from; i < ch.at; i++) containers.push(last[i]!);
+    from = ch.at;
+    if (ch.drop) from++;
+    if (ch.view) containers.push(ch.view);
+  }
+  for (let i = from; i < last.length; i++) containers.push(last[i]!);
+  return { entry: { ...base, containers }, removed, added };
+}
+
+/** What an app's new entry replaced: its whole last list (the new one is the entry's), or the views a patch took out and put in. */
+interface Replacement {
+  readonly removed: readonly ContainerView[];
+  readonly added?: readonly ContainerView[];
+}
+
+/** Per running app, the containers whose shim listing moved since the last refresh. */
+type ShimChanges = Map<string, Set<string>>;
+
+function noteShimChange(changes: ShimChanges, appId: string, containerId: string): void {
+  const ids = changes.get(appId);
+  if (ids) ids.add(containerId);
+  else changes.set(appId, new Set([containerId]));
 }
 
 /** An RM-read entry with the shims' figures of the containers they list (the same entry when none moved). */

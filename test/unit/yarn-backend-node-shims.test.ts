@@ -280,6 +280,57 @@ describe('on synthetic RM states', () => {
     }
   });
 
+  it('an app with many containers changed on one node: a fresh snapshot, its containers elsewhere the same objects, that node alone changed', async () => {
+    // Two small apps and, as the third, one of 200 containers over 20 nodes.
+    const synthetic = await new SyntheticRm({ nodes: 20, apps: 2, containers: 4, bigApp: 200 }).start();
+    try {
+      const shim = new HttpNodeShim({ urls: synthetic.shimUrls(), retry: fastRetry });
+      const backend = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), shim, shimListMaxAgeMs: 3_600_000 });
+      const before = await backend.snapshot();
+      const big = `application_${synthetic.clusterTs}_0003`;
+      expect(before.apps.get(big)!.runningContainers).toBe(200);
+      synthetic.grow(2);
+      const after = await backend.snapshot({ changesSince: before.changeMark });
+      expect(content(after)).toEqual(content(await new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url) }).snapshot()));
+      const grown = synthetic.nodeId(2);
+      for (const c of before.containers.values()) if (c.nodeId !== grown) expect(after.containers.get(c.id)).toBe(c);
+      expect(after.changedNodeIds).toEqual(new Set([grown]));
+      expect(after.changedAppIds).toEqual(new Set([big]));
+      expect(backend.readStats.rmAppReads).toBe(0);
+    } finally {
+      await synthetic.stop();
+    }
+  });
+
+  it('an app with many containers: the same snapshot as the RM reads give, on random sequences of RM states', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ step: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 1, noNaN: true })), grow: fc.nat(2), swap: fc.boolean() }), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        async (moves) => {
+          const synthetic = await new SyntheticRm({ nodes: 5, apps: 2, containers: 4, bigApp: 40 }).start();
+          try {
+            const shim = new HttpNodeShim({ urls: synthetic.shimUrls(), retry: fastRetry });
+            const backend = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), shim, shimListMaxAgeMs: 0 });
+            await backend.snapshot();
+            for (const m of moves) {
+              if (m.step > 0) synthetic.step(m.step);
+              synthetic.grow(m.grow);
+              if (m.swap) synthetic.swapAcrossApps(2, 0);
+              const s = await backend.snapshot();
+              expect(content(s)).toEqual(content(await new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url) }).snapshot()));
+            }
+          } finally {
+            await synthetic.stop();
+          }
+        },
+      ),
+      { numRuns: 20, seed: 7 },
+    );
+  });
+
   it('shims down or of contract 4: the per-app reads for what they hold, the same snapshot', async () => {
     for (const shimContract of [4, 5] as const) {
       const synthetic = await new SyntheticRm({ nodes: 7, apps: 12, containers: 40, shimContract }).start();
