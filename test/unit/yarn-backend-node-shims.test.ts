@@ -35,6 +35,18 @@ const content = (s: ClusterSnapshot) => ({
   totalCapacity: s.totalCapacity,
 });
 
+/** A backend reading the synthetic RM's node shims, each list again once older than `shimListMaxAgeMs`. */
+const shimBackend = (synthetic: SyntheticRm, shimListMaxAgeMs: number) =>
+  new YarnBackend({
+    rmUrl: synthetic.url,
+    client: client(synthetic.url),
+    shim: new HttpNodeShim({ urls: synthetic.shimUrls(), retry: fastRetry }),
+    shimListMaxAgeMs,
+  });
+
+/** The content of the snapshot the RM's per-app reads give of the synthetic RM now. */
+const freshContent = async (synthetic: SyntheticRm) => content(await new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url) }).snapshot());
+
 const sorted = (s: ReadonlySet<string> | undefined) => (s === undefined ? undefined : [...s].sort());
 
 describe('amContainerIdOf', () => {
@@ -183,27 +195,35 @@ describe('on the recorded fixtures', () => {
 });
 
 describe('on synthetic RM states', () => {
-  it('the same snapshot as the RM reads give, a constant number of RM requests and one request per shim', async () => {
+  // The second shape: two small apps and one of 40 containers, changed on a node or two at a time.
+  it.each([
+    { shape: 'twelve apps', rm: { nodes: 7, apps: 12, containers: 40, finishedApps: 2 }, maxStep: 0.5, runs: 15, seed: 19 },
+    { shape: 'an app with many containers', rm: { nodes: 5, apps: 2, containers: 4, bigApp: 40 }, maxStep: 1, runs: 20, seed: 7 },
+  ])('$shape: the same snapshot as the RM reads give, a constant number of RM requests and one request per shim', async ({ rm, maxStep, runs, seed }) => {
+    const appCount = rm.apps + (rm.bigApp ? 1 : 0);
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ step: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 0.5, noNaN: true })), grow: fc.nat(11) }), { minLength: 1, maxLength: 6 }),
+        fc.array(
+          fc.record({ step: fc.oneof(fc.constant(0), fc.double({ min: 0, max: maxStep, noNaN: true })), grow: fc.nat(appCount - 1), swap: fc.boolean() }),
+          { minLength: 1, maxLength: 8 },
+        ),
         async (moves) => {
-          const synthetic = await new SyntheticRm({ nodes: 7, apps: 12, containers: 40, finishedApps: 2 }).start();
+          const synthetic = await new SyntheticRm(rm).start();
           try {
             // Every list read at each snapshot: a same-size swap on one node moves no RM figure.
-            const shim = new HttpNodeShim({ urls: synthetic.shimUrls(), retry: fastRetry });
-            const backend = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), shim, shimListMaxAgeMs: 0 });
+            const backend = shimBackend(synthetic, 0);
             await backend.snapshot();
             for (const m of moves) {
               if (m.step > 0) synthetic.step(m.step);
               synthetic.grow(m.grow);
-              const fresh = content(await new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url) }).snapshot());
+              if (m.swap) synthetic.swapAcrossApps(appCount - 1, 0);
+              const fresh = await freshContent(synthetic);
               synthetic.resetCounters();
               const s = await backend.snapshot();
               expect(content(s)).toEqual(fresh);
               // nodes, scheduler, live apps, ended apps: no per-app read.
               expect(synthetic.requests).toBe(4);
-              expect(synthetic.shimRequests).toBe(7);
+              expect(synthetic.shimRequests).toBe(rm.nodes);
             }
             expect(backend.readStats.rmAppReads).toBe(0);
           } finally {
@@ -211,15 +231,14 @@ describe('on synthetic RM states', () => {
           }
         },
       ),
-      { numRuns: 15, seed: 19 },
+      { numRuns: runs, seed },
     );
   });
 
   it('reads only the shims of nodes whose RM figures moved', async () => {
     const synthetic = await new SyntheticRm({ nodes: 20, apps: 30, containers: 120 }).start();
     try {
-      const shim = new HttpNodeShim({ urls: synthetic.shimUrls(), retry: fastRetry });
-      const backend = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), shim, shimListMaxAgeMs: 3_600_000 });
+      const backend = shimBackend(synthetic, 3_600_000);
       await backend.snapshot();
       synthetic.resetCounters();
       await backend.snapshot();
@@ -239,8 +258,7 @@ describe('on synthetic RM states', () => {
   it('a node whose containers are as they were keeps its view when an app with a container there changed on another node', async () => {
     const synthetic = await new SyntheticRm({ nodes: 20, apps: 30, containers: 120 }).start();
     try {
-      const shim = new HttpNodeShim({ urls: synthetic.shimUrls(), retry: fastRetry });
-      const backend = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), shim, shimListMaxAgeMs: 3_600_000 });
+      const backend = shimBackend(synthetic, 3_600_000);
       const before = await backend.snapshot();
       // An app with containers on nodes other than the one grow() adds to (node index % 20).
       const index = [...Array(30).keys()].find((i) => {
@@ -252,7 +270,7 @@ describe('on synthetic RM states', () => {
       const grown = synthetic.nodeId(index! % 20);
       synthetic.grow(index!);
       const after = await backend.snapshot({ changesSince: before.changeMark });
-      expect(content(after)).toEqual(content(await new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url) }).snapshot()));
+      expect(content(after)).toEqual(await freshContent(synthetic));
       const elsewhere = new Set([...before.containers.values()].filter((c) => c.appId === appId && c.nodeId !== grown).map((c) => c.nodeId));
       expect(elsewhere.size).toBeGreaterThan(0);
       for (const nodeId of elsewhere) expect(after.nodes.get(nodeId)).toBe(before.nodes.get(nodeId));
@@ -265,13 +283,12 @@ describe('on synthetic RM states', () => {
   it("a swap across apps that leaves a node's figures as they were is found through the apps' counters", async () => {
     const synthetic = await new SyntheticRm({ nodes: 20, apps: 30, containers: 120 }).start();
     try {
-      const shim = new HttpNodeShim({ urls: synthetic.shimUrls(), retry: fastRetry });
-      const backend = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), shim, shimListMaxAgeMs: 3_600_000 });
+      const backend = shimBackend(synthetic, 3_600_000);
       await backend.snapshot();
       synthetic.swapAcrossApps(2, 7);
       synthetic.resetCounters();
       const s = await backend.snapshot();
-      expect(content(s)).toEqual(content(await new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url) }).snapshot()));
+      expect(content(s)).toEqual(await freshContent(synthetic));
       // The node's shim, read again for the two apps whose lists no longer add up; no app from the RM.
       expect(synthetic.shimRequests).toBeGreaterThanOrEqual(1);
       expect(backend.readStats.rmAppReads).toBe(0);
@@ -284,14 +301,13 @@ describe('on synthetic RM states', () => {
     // Two small apps and, as the third, one of 200 containers over 20 nodes.
     const synthetic = await new SyntheticRm({ nodes: 20, apps: 2, containers: 4, bigApp: 200 }).start();
     try {
-      const shim = new HttpNodeShim({ urls: synthetic.shimUrls(), retry: fastRetry });
-      const backend = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), shim, shimListMaxAgeMs: 3_600_000 });
+      const backend = shimBackend(synthetic, 3_600_000);
       const before = await backend.snapshot();
       const big = `application_${synthetic.clusterTs}_0003`;
       expect(before.apps.get(big)!.runningContainers).toBe(200);
       synthetic.grow(2);
       const after = await backend.snapshot({ changesSince: before.changeMark });
-      expect(content(after)).toEqual(content(await new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url) }).snapshot()));
+      expect(content(after)).toEqual(await freshContent(synthetic));
       const grown = synthetic.nodeId(2);
       for (const c of before.containers.values()) if (c.nodeId !== grown) expect(after.containers.get(c.id)).toBe(c);
       expect(after.changedNodeIds).toEqual(new Set([grown]));
@@ -302,35 +318,6 @@ describe('on synthetic RM states', () => {
     }
   });
 
-  it('an app with many containers: the same snapshot as the RM reads give, on random sequences of RM states', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.record({ step: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 1, noNaN: true })), grow: fc.nat(2), swap: fc.boolean() }), {
-          minLength: 1,
-          maxLength: 8,
-        }),
-        async (moves) => {
-          const synthetic = await new SyntheticRm({ nodes: 5, apps: 2, containers: 4, bigApp: 40 }).start();
-          try {
-            const shim = new HttpNodeShim({ urls: synthetic.shimUrls(), retry: fastRetry });
-            const backend = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), shim, shimListMaxAgeMs: 0 });
-            await backend.snapshot();
-            for (const m of moves) {
-              if (m.step > 0) synthetic.step(m.step);
-              synthetic.grow(m.grow);
-              if (m.swap) synthetic.swapAcrossApps(2, 0);
-              const s = await backend.snapshot();
-              expect(content(s)).toEqual(content(await new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url) }).snapshot()));
-            }
-          } finally {
-            await synthetic.stop();
-          }
-        },
-      ),
-      { numRuns: 20, seed: 7 },
-    );
-  });
-
   it('shims down or of contract 4: the per-app reads for what they hold, the same snapshot', async () => {
     for (const shimContract of [4, 5] as const) {
       const synthetic = await new SyntheticRm({ nodes: 7, apps: 12, containers: 40, shimContract }).start();
@@ -339,7 +326,7 @@ describe('on synthetic RM states', () => {
         const shim = new HttpNodeShim({ urls: synthetic.shimUrls(), retry: fastRetry });
         // Lists read at each snapshot: a same-size swap on one node moves no RM figure.
         const backend = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), shim, shimListMaxAgeMs: 0 });
-        const fresh = content(await new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url) }).snapshot());
+        const fresh = await freshContent(synthetic);
         expect(content(await backend.snapshot())).toEqual(fresh);
         expect(backend.readStats.rmAppReads).toBeGreaterThan(0);
         expect(backend.readStats.fallbackNodes).toBe(shimContract === 4 ? 7 : 1);
@@ -348,7 +335,7 @@ describe('on synthetic RM states', () => {
           synthetic.shimsDown.clear();
           const reads = backend.readStats.rmAppReads;
           synthetic.step(0.3);
-          expect(content(await backend.snapshot())).toEqual(content(await new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url) }).snapshot()));
+          expect(content(await backend.snapshot())).toEqual(await freshContent(synthetic));
           expect(backend.readStats.rmAppReads).toBe(reads);
         }
       } finally {
@@ -369,8 +356,7 @@ describe('change sets from the shims against a full diff', () => {
         async (moves) => {
           const synthetic = await new SyntheticRm({ nodes: 7, apps: 12, containers: 40, finishedApps: 2 }).start();
           try {
-            const shim = new HttpNodeShim({ urls: synthetic.shimUrls(), retry: fastRetry });
-            const backend = new YarnBackend({ rmUrl: synthetic.url, client: client(synthetic.url), shim, shimListMaxAgeMs: 0 });
+            const backend = shimBackend(synthetic, 0);
             const taken: ClusterSnapshot[] = [await backend.snapshot()];
             for (const m of moves) {
               synthetic.shimsDown.clear();
