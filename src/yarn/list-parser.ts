@@ -24,7 +24,10 @@ import type { SchemaSpec } from './fast-parse.js';
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const FAIL = Symbol('fail');
+// A body's leading byte-order mark is not part of its text (readBySpec steps over it too); a
+// string's leading U+FEFF is part of the string.
 const decoder = new TextDecoder();
+const stringDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 function arrayOf(v, item) {
   if (!Array.isArray(v)) return FAIL;
@@ -113,8 +116,8 @@ function skipString() {
   return escaped;
 }
 function readString() {
-  if (skipString()) return JSON.parse(decoder.decode(b.subarray(strStart - 1, strEnd + 1)));
-  for (let i = strStart; i < strEnd; i++) if (b[i] >= 128) return decoder.decode(b.subarray(strStart, strEnd));
+  if (skipString()) return JSON.parse(stringDecoder.decode(b.subarray(strStart - 1, strEnd + 1)));
+  for (let i = strStart; i < strEnd; i++) if (b[i] >= 128) return stringDecoder.decode(b.subarray(strStart, strEnd));
   return b.latin1Slice(strStart, strEnd);
 }
 function readNumber() {
@@ -349,7 +352,7 @@ function keyFinder(keys) {
     if (codes.every((code) => code >= 32 && code < 127 && code !== 34 && code !== 92)) (byLength[k.length] ??= []).push(i, codes);
   });
   return (escaped) => {
-    if (escaped) return index.get(JSON.parse(decoder.decode(b.subarray(strStart - 1, strEnd + 1)))) ?? -1;
+    if (escaped) return index.get(JSON.parse(stringDecoder.decode(b.subarray(strStart - 1, strEnd + 1)))) ?? -1;
     const candidates = byLength[strEnd - strStart];
     if (candidates === undefined) return -1;
     for (let k = 0; k < candidates.length; k += 2) {
@@ -502,7 +505,7 @@ function readItemsReusing(item, print) {
       idStart = -1;
       print(c);
       let id = idStart < 0 ? null : b.latin1Slice(idStart, idEnd);
-      if (id !== null) for (let k = idStart; k < idEnd; k++) if (b[k] >= 128) { id = decoder.decode(b.subarray(idStart, idEnd)); break; }
+      if (id !== null) for (let k = idStart; k < idEnd; k++) if (b[k] >= 128) { id = stringDecoder.decode(b.subarray(idStart, idEnd)); break; }
       if (id !== null && at.has(id)) id = null;
       if (id !== null) at.set(id, items.length);
       const j = id !== null ? last.at.get(id) : undefined;

@@ -148,6 +148,21 @@ describe('list parser thread', () => {
     );
   });
 
+  it('keeps a U+FEFF that starts a string (kept value, item id or key), as JSON.parse does; only a leading one of the body is not text', async () => {
+    const json = fixture('nodes.json') as { nodes: { node: Array<Record<string, unknown>> } };
+    const node = json.nodes.node[0]!;
+    const edited = { nodes: { node: [{ ...node, state: '\ufeffRUNNING', id: `\ufeff${node.id as string}`, rack: '\ufeff/r1' }, ...json.nodes.node.slice(1)] } };
+    const text = JSON.stringify(edited);
+    const read = (await viaWorker(nodesResponseSchema, text)) as typeof json;
+    expect(read).toEqual(onThisThread(nodesResponseSchema, edited));
+    expect(read.nodes.node[0]!.state).toBe('\ufeffRUNNING');
+    expect(read.nodes.node[0]!.id).toBe(`\ufeff${node.id as string}`);
+    // A key starting with U+FEFF is another key than the schema's.
+    const keyed = text.replace('"rack"', '"\ufeffrack"');
+    expect(await viaWorker(nodesResponseSchema, keyed)).toEqual(onThisThread(nodesResponseSchema, JSON.parse(keyed)));
+    expect(await viaWorker(nodesResponseSchema, `\ufeff${text}`)).toEqual(read);
+  });
+
   it('reads an answer from its bytes, without parsing it whole, when it holds what the schema expects', async () => {
     const json = fixture('nodes.json');
     const byteOrderMarked = `\ufeff${JSON.stringify(json)}`;
