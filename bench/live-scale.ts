@@ -14,10 +14,10 @@
  *   npm run bench -- --live-scale --sizes 1x50k,50x1k --policies capacity-targets   # one big app vs 50
  *   npm run bench -- --live-scale --sizes 10k --containers-from rm                   # without shims
  *   npm run bench -- --live-scale --sizes 10k --max-old-space-mb 384                 # the measured process's heap capped (issue 19's condition)
- *   node --import tsx bench/live-scale.ts --one 10k --policies kairos --profile /tmp/steady.cpuprofile   # one configuration here, its steady cycles' main thread profiled
+ *   node --import tsx bench/live-scale.ts --one 10k --policies kairos --profile /tmp/steady.cpuprofile   # one configuration here, its steady cycles' main thread profiled (--profile-cold FILE: the cold cycle's)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +77,8 @@ interface Phase {
   refreshCpuS: number;
   /** Of the refresh CPU, the list-parsing thread's (its event loop busy), s. */
   parserThreadS: number;
+  /** Of the refresh CPU, the main thread's, s (NaN where the OS does not say). */
+  mainThreadS: number;
   decidePlanMs: number;
   journalMs: number;
   journalKB: number;
@@ -121,10 +123,46 @@ const cpuS = (): number => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
 };
+/**
+ * The main thread's CPU time, s (Linux: its line in /proc/self/task, in clock ticks of 10 ms; NaN
+ * elsewhere). The process's CPU less this is the other threads': the list-parsing thread and V8's
+ * helpers (parallel and concurrent GC of both isolates, background compilation).
+ */
+const mainThreadCpuS = (): number => {
+  try {
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+};
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
-/** One configuration, in this process. */
-async function runOne(sizeName: string, policy: string, cycles: number, containersFrom: 'shims' | 'rm', profilePath?: string): Promise<Row> {
+/** A CPU profile of this thread's JavaScript, from `start` to `stop`. */
+class ThreadProfile {
+  private session?: Session;
+  async start(): Promise<void> {
+    this.session = new Session();
+    this.session.connect();
+    await this.session.post('Profiler.enable');
+    await this.session.post('Profiler.start');
+  }
+  async stop(path: string): Promise<void> {
+    const { profile } = await this.session!.post('Profiler.stop');
+    writeFileSync(path, JSON.stringify(profile));
+    this.session!.disconnect();
+    this.session = undefined;
+  }
+}
+
+/** One configuration, in this process; `profiles`: where to write the cold cycle's and the steady cycles' CPU profiles. */
+async function runOne(
+  sizeName: string,
+  policy: string,
+  cycles: number,
+  containersFrom: 'shims' | 'rm',
+  profiles: { cold?: string; steady?: string } = {},
+): Promise<Row> {
   const size = SIZES[sizeName]!;
   const { url, shimUrls, child } = await startRm(size);
   const dir = mkdtempSync(join(os.tmpdir(), 'schedbrain-live-'));
@@ -138,16 +176,19 @@ async function runOne(sizeName: string, policy: string, cycles: number, containe
     // What the engine's reads cost, apart from the rest of the cycle.
     let refreshWall = 0;
     let refreshCpu = 0;
+    let refreshMainCpu = 0;
     const timed =
       <A extends unknown[], T>(fn: (...args: A) => Promise<T>) =>
       async (...args: A): Promise<T> => {
         const w = performance.now();
         const c = cpuS();
+        const m = mainThreadCpuS();
         try {
           return await fn(...args);
         } finally {
           refreshWall += (performance.now() - w) / 1000;
           refreshCpu += cpuS() - c;
+          refreshMainCpu += mainThreadCpuS() - m;
         }
       };
     const snapshot = backend.snapshot.bind(backend);
@@ -201,17 +242,15 @@ async function runOne(sizeName: string, policy: string, cycles: number, containe
 
     const phases: Phase[] = [];
     let decisions = 0;
-    const profiler = profilePath ? new Session() : undefined;
+    const profiler = new ThreadProfile();
     for (let i = 0; i <= cycles; i++) {
-      if (i === 1 && profiler) {
-        profiler.connect();
-        await profiler.post('Profiler.enable');
-        await profiler.post('Profiler.start');
-      }
+      if (i === 0 && profiles.cold) await profiler.start();
+      if (i === 1 && profiles.cold) await profiler.stop(profiles.cold);
+      if (i === 1 && profiles.steady) await profiler.start();
       if (i > 0) await fetch(`${url}/ws/v1/cluster/_synthetic/step?fraction=0.01`, { method: 'POST' });
       await counters();
       probe = i > 0 ? 'on' : 'idle';
-      refreshWall = refreshCpu = journalWall = 0;
+      refreshWall = refreshCpu = refreshMainCpu = journalWall = 0;
       const parserBusy = sharedListParser.busyMs();
       // What the cycle added to the journal (a decision unchanged since the last cycle adds nothing).
       const journalBefore = await store.journal.sizeBytes();
@@ -228,17 +267,14 @@ async function runOne(sizeName: string, policy: string, cycles: number, containe
         refreshWallS: refreshWall,
         refreshCpuS: refreshCpu,
         parserThreadS: (sharedListParser.busyMs() - parserBusy) / 1000,
+        mainThreadS: refreshMainCpu,
         decidePlanMs: (wall - refreshWall - journalWall) * 1000,
         journalMs: journalWall * 1000,
         journalKB: ((await store.journal.sizeBytes()) - journalBefore) / 1e3,
         cycleWallS: wall,
       });
     }
-    if (profiler && cycles > 0) {
-      const { profile } = await profiler.post('Profiler.stop');
-      writeFileSync(profilePath!, JSON.stringify(profile));
-      profiler.disconnect();
-    }
+    if (profiles.steady && cycles > 0) await profiler.stop(profiles.steady);
     probe = 'stop';
     await prober;
     await api.close();
@@ -259,6 +295,7 @@ async function runOne(sizeName: string, policy: string, cycles: number, containe
         refreshWallS: med('refreshWallS'),
         refreshCpuS: med('refreshCpuS'),
         parserThreadS: med('parserThreadS'),
+        mainThreadS: med('mainThreadS'),
         decidePlanMs: med('decidePlanMs'),
         journalMs: med('journalMs'),
         journalKB: med('journalKB'),
@@ -310,11 +347,11 @@ const f = (x: number, d = 2): string => x.toLocaleString('en-US', { minimumFract
 
 export function table(rows: readonly Row[]): string {
   const head =
-    '| nodes / running apps / containers | policy | containers from | RM requests (cold / 1 % changed) | shim requests (cold / 1 %) | MB read, RM + shims (cold / 1 %) | refresh CPU s (cold / 1 %) | of which list-parsing thread s (cold / 1 %) | refresh wall s (1 %) | decide + plan ms (1 %) | journal ms (1 %) | journal KB per cycle | decisions per cycle | cycle wall s (1 %) | peak RSS MB | /healthz p50 / p99 / max ms during cycles |';
-  const sep = '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
+    '| nodes / running apps / containers | policy | containers from | RM requests (cold / 1 % changed) | shim requests (cold / 1 %) | MB read, RM + shims (cold / 1 %) | refresh CPU s (cold / 1 %) | of which list-parsing thread s (cold / 1 %) | of which main thread s (cold / 1 %) | refresh wall s (1 %) | decide + plan ms (1 %) | journal ms (1 %) | journal KB per cycle | decisions per cycle | cycle wall s (1 %) | peak RSS MB | /healthz p50 / p99 / max ms during cycles |';
+  const sep = '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
   const lines = rows.map(
     (r) =>
-      `| ${r.nodes.toLocaleString('en-US')} / ${(r.apps + (r.bigApp ? 1 : 0)).toLocaleString('en-US')} / ${(r.containers + (r.bigApp ?? 0)).toLocaleString('en-US')} | ${r.policy} | ${r.containersFrom === 'shims' ? 'node shims' : 'RM per app'} | ${r.cold.requests.toLocaleString('en-US')} / ${r.steady.requests.toLocaleString('en-US')} | ${r.cold.shimRequests.toLocaleString('en-US')} / ${r.steady.shimRequests.toLocaleString('en-US')} | ${f(r.cold.mb, 1)} / ${f(r.steady.mb, 1)} | ${f(r.cold.refreshCpuS)} / ${f(r.steady.refreshCpuS)} | ${f(r.cold.parserThreadS)} / ${f(r.steady.parserThreadS)} | ${f(r.steady.refreshWallS)} | ${f(r.steady.decidePlanMs, 0)} | ${f(r.steady.journalMs, 0)} | ${f(r.steady.journalKB, 1)} | ${r.decisions.toLocaleString('en-US')} | ${f(r.steady.cycleWallS)} | ${f(r.peakRssMB, 0)} | ${r.healthz ? `${f(r.healthz.p50, 1)} / ${f(r.healthz.p99, 1)} / ${f(r.healthz.max, 0)}` : '–'} |`,
+      `| ${r.nodes.toLocaleString('en-US')} / ${(r.apps + (r.bigApp ? 1 : 0)).toLocaleString('en-US')} / ${(r.containers + (r.bigApp ?? 0)).toLocaleString('en-US')} | ${r.policy} | ${r.containersFrom === 'shims' ? 'node shims' : 'RM per app'} | ${r.cold.requests.toLocaleString('en-US')} / ${r.steady.requests.toLocaleString('en-US')} | ${r.cold.shimRequests.toLocaleString('en-US')} / ${r.steady.shimRequests.toLocaleString('en-US')} | ${f(r.cold.mb, 1)} / ${f(r.steady.mb, 1)} | ${f(r.cold.refreshCpuS)} / ${f(r.steady.refreshCpuS)} | ${f(r.cold.parserThreadS)} / ${f(r.steady.parserThreadS)} | ${f(r.cold.mainThreadS)} / ${f(r.steady.mainThreadS)} | ${f(r.steady.refreshWallS)} | ${f(r.steady.decidePlanMs, 0)} | ${f(r.steady.journalMs, 0)} | ${f(r.steady.journalKB, 1)} | ${r.decisions.toLocaleString('en-US')} | ${f(r.steady.cycleWallS)} | ${f(r.peakRssMB, 0)} | ${r.healthz ? `${f(r.healthz.p50, 1)} / ${f(r.healthz.p99, 1)} / ${f(r.healthz.max, 0)}` : '–'} |`,
   );
   return [head, sep, ...lines].join('\n');
 }
@@ -331,6 +368,7 @@ export async function runLiveScale(argv: string[]): Promise<void> {
       'containers-from': { type: 'string', default: 'shims' },
       'max-old-space-mb': { type: 'string' },
       profile: { type: 'string' },
+      'profile-cold': { type: 'string' },
     },
   });
   const maxOldSpaceMB = values['max-old-space-mb'] === undefined ? undefined : Number(values['max-old-space-mb']);
@@ -340,7 +378,7 @@ export async function runLiveScale(argv: string[]): Promise<void> {
   const containersFrom = values['containers-from'];
   if (containersFrom !== 'shims' && containersFrom !== 'rm') throw new Error(`--containers-from: shims or rm, not ${containersFrom}`);
   if (values.one !== undefined) {
-    const row = await runOne(values.one, values.policies, cycles, containersFrom, values.profile);
+    const row = await runOne(values.one, values.policies, cycles, containersFrom, { steady: values.profile, cold: values['profile-cold'] });
     process.stdout.write(`${JSON.stringify(row)}\n`);
     return;
   }
