@@ -254,7 +254,7 @@ export class DecisionBuffer {
 
 /**
  * One node visit at a time: the node's tasks (`work[0 .. count)`) and their figures (`fig`,
- * TASK_FIELDS per task, as in `NodeEntry.t`), worked on here and written back to the entry.
+ * laid out as `NodeEntry.t`: the wake, then TASK_FIELDS per task), worked on here and written back to the entry.
  * Owned by a run and reused by its visits; the lists are used up to a count and never emptied
  * (emptying an array drops its room).
  */
@@ -424,6 +424,8 @@ function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev
 
   let count = 0;
   let used = 0;
+  // The figures are laid out as the entry's: the wake first (written at the end of the visit).
+  fig[0] = NaN;
   const ids = node.containerIds;
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i];
@@ -433,7 +435,7 @@ function loadTasks(v: NodeVisit, snapshot: ClusterSnapshot, node: NodeView, prev
     // Tasks keep the order of the node's containers: look at the same position first.
     let pk = count < prevIds.length && prevIds[count] === id ? count : -1;
     if (pk < 0) for (let k = 0; k < prevIds.length; k++) if (prevIds[k] === id) pk = k;
-    const b = count * TASK_FIELDS;
+    const b = 1 + count * TASK_FIELDS;
     let acc: number;
     let since: number;
     let qEnd: number;
@@ -767,13 +769,13 @@ export function scheduleNode(
   // changed (an array shortened in place goes through V8's runtime).
   const { work, fig, count } = v;
   for (let i = 0; i < count; i++) attainedOut[i] = work[i].attainedMs;
-  const n = count * TASK_FIELDS;
+  const n = 1 + count * TASK_FIELDS;
+  fig[0] = wake;
   if (prev === undefined || prev.ids.length !== count) {
     const taskIds = new Array<ContainerId>(count);
     for (let i = 0; i < count; i++) taskIds[i] = work[i].id;
-    // Started with a number that is not a small integer, so that it holds unboxed numbers.
-    const t = [wake];
-    for (let j = 0; j < n; j++) t.push(fig[j]);
+    // A copy of the visit's figures, laid out as the entry's: unboxed numbers, no room to spare.
+    const t = fig.slice(0, n);
     const entry = prev ?? { id: node.id, ids: taskIds, t };
     entry.ids = taskIds;
     entry.t = t;
@@ -782,8 +784,7 @@ export function scheduleNode(
   const taskIds = prev.ids;
   for (let i = 0; i < count; i++) if (taskIds[i] !== work[i].id) taskIds[i] = work[i].id;
   const t = prev.t;
-  t[0] = wake;
-  for (let j = 0; j < n; j++) t[1 + j] = fig[j];
+  for (let j = 0; j < n; j++) t[j] = fig[j];
   return withApps(prev, v, jobs !== undefined);
 }
 
