@@ -184,13 +184,28 @@ interface AppContainers {
 
 /** What moves in the apps listing when an app's containers change (other than a same-size swap). */
 function countersKey(a: RmAppInfo): string {
-  return `${a.state}|${a.runningContainers ?? ''}|${a.allocatedMB ?? ''}|${a.allocatedVCores ?? ''}|${a.amContainerLogs ?? ''}`;
+  let key = countersKeys.get(a);
+  if (key === undefined) {
+    key = `${a.state}|${a.runningContainers ?? ''}|${a.allocatedMB ?? ''}|${a.allocatedVCores ?? ''}|${a.amContainerLogs ?? ''}`;
+    countersKeys.set(a, key);
+  }
+  return key;
 }
 
 /** What moves in the nodes listing when a node's containers change (other than a same-size swap). */
 function nodeShimKey(n: RmNodeInfo): string {
-  return `${n.state}|${n.numContainers}|${n.usedMemoryMB}|${n.usedVirtualCores}`;
+  let key = nodeShimKeys.get(n);
+  if (key === undefined) {
+    key = `${n.state}|${n.numContainers}|${n.usedMemoryMB}|${n.usedVirtualCores}`;
+    nodeShimKeys.set(n, key);
+  }
+  return key;
 }
+
+// The lists' items a read found unchanged are the last read's objects (list-parser.ts): their
+// keys are made once, not at every refresh.
+const countersKeys = new WeakMap<RmAppInfo, string>();
+const nodeShimKeys = new WeakMap<RmNodeInfo, string>();
 
 /** The AM container the RM names in an app's `amContainerLogs` (AppInfo: the current attempt's master container). */
 export function amContainerIdOf(amContainerLogs: string | undefined): string | undefined {
@@ -268,6 +283,10 @@ export class YarnBackend implements ClusterBackend {
   private readonly perNodeShims: boolean;
   /** Node shim URL → its last list (absent: never read, or its last read failed). */
   private readonly shimLists = new Map<string, ShimList>();
+  /** Node → the shim whose last list holds it (`setShimList`). */
+  private readonly shimUrlOfNode = new Map<string, string>();
+  /** The RM's nodes by id as the last refresh listed them (`mirrorRmNodes`). */
+  private readonly rmNodeById = new Map<string, RmNodeInfo>();
   /** Running apps' containers on complete shim lists, and every container the shims list, by id. */
   private readonly shimApps = new Map<string, ShimAppContainers>();
   private readonly shimById = new Map<string, ShimContainer>();
@@ -413,10 +432,14 @@ export class YarnBackend implements ClusterBackend {
     }
     const rootQueue = toQueueTree(scheduler);
     const leafPaths = leafPathsByName(rootQueue);
-    const liveIds = new Set<string>();
-    for (const a of liveApps) liveIds.add(a.id);
-    const rmApps = [...liveApps];
-    for (const a of this.finishedApps.values()) if (!liveIds.has(a.id)) rmApps.push(a);
+    let rmApps: readonly RmAppInfo[] = liveApps;
+    if (this.finishedApps.size > 0) {
+      const liveIds = new Set<string>();
+      for (const a of liveApps) liveIds.add(a.id);
+      const all = [...liveApps];
+      for (const a of this.finishedApps.values()) if (!liveIds.has(a.id)) all.push(a);
+      rmApps = all;
+    }
     const slicer = new TimeSlicer();
     const apps: AppView[] = [];
     for (let i = 0; i < rmApps.length; i++) {
@@ -437,18 +460,15 @@ export class YarnBackend implements ClusterBackend {
     // The RM's per-app counters and its container lists are separate reads, and an AM trading
     // containers moves between them: for apps whose containers we list, derive the counters
     // from that list so the snapshot agrees with itself.
-    const counted = new Map<string, { n: number; memoryMB: number; vcores: number }>();
-    for (const a of running) {
-      const e = this.appContainers.get(a.id);
-      counted.set(a.id, { n: e?.containers.length ?? 0, memoryMB: e?.memoryMB ?? 0, vcores: e?.vcores ?? 0 });
-    }
+    const runningIds = new Set<string>();
+    for (const a of running) runningIds.add(a.id);
     const gone: AppContainers[] = [];
-    for (const [id, e] of this.appContainers) {
-      if (counted.has(id)) continue;
+    this.appContainers.forEach((e, id) => {
+      if (runningIds.has(id)) return;
       for (const c of e.containers) touched.add(c.nodeId);
       gone.push(e);
       this.appContainers.delete(id);
-    }
+    });
     const prev = this.previous;
     // Per-node shims: the entries' views carry the shims' figures already, nothing to merge.
     const containers = !withContainers
@@ -458,35 +478,47 @@ export class YarnBackend implements ClusterBackend {
         : await this.allContainers(running, shimContainers, touched, slicer);
     this.listedWithoutShim = shimContainers.length === 0;
     const nodes: NodeView[] = [];
-    const nodeViews = new Map<string, { rm: RmNodeInfo; view: NodeView }>();
+    const nodeViews = this.lastNodeViews;
     for (let i = 0; i < rmNodes.length; i++) {
       if ((i & 255) === 0) await slicer.maybeNext();
       const n = rmNodes[i]!;
       const ids = this.nodeLists.get(n.id) ?? [];
-      const last = this.lastNodeViews.get(n.id);
+      const last = nodeViews.get(n.id);
       const view = last?.rm === n && this.sameNodeInputs(last.view, ids) ? last.view : this.toNodeView(n, i, ids, containers);
-      nodeViews.set(n.id, { rm: n, view });
+      if (last === undefined) nodeViews.set(n.id, { rm: n, view });
+      else {
+        last.rm = n;
+        last.view = view;
+      }
       nodes.push(view);
     }
+    forgetUnlisted(nodeViews, nodes);
     const consistentApps: AppView[] = [];
-    const appViews = new Map<string, { rm: RmAppInfo; base: AppView; view: AppView }>();
+    const appViews = this.lastAppViews;
     for (let i = 0; i < apps.length; i++) {
       const base = apps[i]!;
-      const mine = counted.get(base.id);
       const last = this.lastAppViews.get(base.id);
       let view = base;
-      if (mine) {
+      if (runningIds.has(base.id)) {
+        const mine = this.appContainers.get(base.id);
+        const n = mine?.containers.length ?? 0;
+        const memoryMB = mine?.memoryMB ?? 0;
+        const vcores = mine?.vcores ?? 0;
         const same =
-          last?.base === base && last.view.runningContainers === mine.n && equals(last.view.allocated, { memoryMB: mine.memoryMB, vcores: mine.vcores });
-        view = same ? last.view : { ...base, runningContainers: mine.n, allocated: { memoryMB: mine.memoryMB, vcores: mine.vcores } };
+          last?.base === base && last.view.runningContainers === n && last.view.allocated.memoryMB === memoryMB && last.view.allocated.vcores === vcores;
+        view = same ? last.view : { ...base, runningContainers: n, allocated: { memoryMB, vcores } };
       }
-      appViews.set(base.id, { rm: rmApps[i]!, base, view });
+      if (last === undefined) appViews.set(base.id, { rm: rmApps[i]!, base, view });
+      else {
+        last.rm = rmApps[i]!;
+        last.base = base;
+        last.view = view;
+      }
       consistentApps.push(view);
     }
-    this.lastNodeViews = nodeViews;
-    this.lastAppViews = appViews;
+    forgetUnlisted(appViews, consistentApps);
     const snapshot = await buildSnapshotSliced({ nowMs, nodes, apps: consistentApps, containers, rootQueue, totalCapacity }, slicer);
-    const changeMark = await this.recordChanges(snapshot, touched, slicer);
+    const changeMark = await this.recordChanges(snapshot, nodes, consistentApps, touched, slicer);
     const changed = this.changes.since(opts.changesSince);
     return {
       ...snapshot,
@@ -503,6 +535,8 @@ export class YarnBackend implements ClusterBackend {
   private forgetReads(): void {
     this.appContainers.clear();
     this.shimLists.clear();
+    this.shimUrlOfNode.clear();
+    this.rmNodeById.clear();
     this.shimApps.clear();
     this.shimById.clear();
     this.nodeLists = new Map();
@@ -721,6 +755,12 @@ export class YarnBackend implements ClusterBackend {
     return { touched, replaced };
   }
 
+  /** /cluster/metrics' total: the root queue's available + allocated + reserved. */
+  private async metricsTotal(): Promise<Resources> {
+    const m = await this.client.metrics();
+    return { memoryMB: m.totalMB, vcores: m.totalVirtualCores };
+  }
+
   /**
    * Reads the node shims whose lists may have moved: never read (or failed last time), a node of
    * theirs the RM shows with other figures (state, container count, memory, vcores used) or whose
@@ -728,25 +768,17 @@ export class YarnBackend implements ClusterBackend {
    * `shimReadConcurrency` at a time. Keeps the running apps' containers on complete lists summed
    * and returns the apps whose containers there changed.
    */
-  /** /cluster/metrics' total: the root queue's available + allocated + reserved. */
-  private async metricsTotal(): Promise<Resources> {
-    const m = await this.client.metrics();
-    return { memoryMB: m.totalMB, vcores: m.totalVirtualCores };
-  }
-
   private async readNodeShims(rmNodes: readonly RmNodeInfo[], running: readonly RmAppInfo[]): Promise<ShimChanges> {
     const shim = this.shim!;
-    const nodeKeys = new Map<string, string>();
-    const rmNode = new Map<string, RmNodeInfo>();
-    for (const n of rmNodes) {
-      nodeKeys.set(n.id, nodeShimKey(n));
-      rmNode.set(n.id, n);
-    }
+    const rmNode = this.mirrorRmNodes(rmNodes);
     const nowMs = Date.now();
+    const moved = (key: string, id: string): boolean => {
+      const n = rmNode.get(id);
+      return n === undefined || nodeShimKey(n) !== key;
+    };
     const stale = (url: string, l: ShimList | undefined): boolean => {
       if (!l || this.shimsToReread.has(url) || l.incompleteNodes.size > 0 || nowMs - l.readAtMs >= this.shimListMaxAgeMs) return true;
-      for (const [id, key] of l.nodeKeys) if (nodeKeys.get(id) !== key) return true;
-      return false;
+      return someEntry(l.nodeKeys, moved);
     };
     const urls = shim.nodeShimUrls!().filter((u) => stale(u, this.shimLists.get(u)));
     for (const u of urls) this.shimsToReread.delete(u);
@@ -766,7 +798,7 @@ export class YarnBackend implements ClusterBackend {
         if (got instanceof Error) {
           if (old) this.dropShimList(old, new Set(), new Set(), dirty);
           failed.push(`${url}: ${got.message}`);
-          this.shimLists.delete(url);
+          this.setShimList(url, undefined);
           return;
         }
         // A container listed as before stays the same object: its app is not rebuilt.
@@ -774,13 +806,13 @@ export class YarnBackend implements ClusterBackend {
           const had = this.shimById.get(c.containerId);
           return had !== undefined && sameShimContainer(had, c) ? had : c;
         });
-        const list = completeShimList(got.nodes, containers, rmNode, nodeKeys, nowMs);
+        const list = completeShimList(got.nodes, containers, rmNode, nowMs);
         if (containers.length > 0 && containers.every((c) => c.allocated === undefined) && !this.olderShims.has(url)) {
           this.olderShims.add(url);
           this.logger?.warn({ url }, "node shim lists no allocations (contract before 5): its nodes' containers are read from the RM per application");
         }
         if (old) this.dropShimList(old, new Set(containers), new Set(list.complete), dirty);
-        this.shimLists.set(url, list);
+        this.setShimList(url, list);
         this.addShimList(list, dirty);
       });
     };
@@ -789,8 +821,7 @@ export class YarnBackend implements ClusterBackend {
     // of the same size of another started) shows as apps whose listed containers no longer add up
     // to their counters: the shims holding those apps' containers are read once more now.
     const readNow = new Set(urls);
-    const nodeUrl = new Map<string, string>();
-    for (const [url, l] of this.shimLists) for (const id of l.nodeKeys.keys()) nodeUrl.set(id, url);
+    const nodeUrl = this.shimUrlOfNode;
     const again = new Set<string>();
     for (const a of running) {
       const listed = this.shimApps.get(a.id);
@@ -805,10 +836,13 @@ export class YarnBackend implements ClusterBackend {
     if (failed.length > 0)
       this.logger?.warn({ failed: failed.length, first: failed[0] }, "node shims unreachable: their nodes' containers are read from the RM per application");
     // Nodes holding containers that no complete list covers: their apps are read from the RM.
-    const covered = new Set<string>();
-    for (const l of this.shimLists.values()) for (const [id] of l.nodeKeys) if (!l.incompleteNodes.has(id)) covered.add(id);
     let fallbackNodes = 0;
-    for (const n of rmNodes) if (n.numContainers > 0 && !covered.has(n.id)) fallbackNodes++;
+    for (const n of rmNodes) {
+      if (n.numContainers === 0) continue;
+      const url = nodeUrl.get(n.id);
+      const l = url === undefined ? undefined : this.shimLists.get(url);
+      if (l === undefined || l.incompleteNodes.has(n.id)) fallbackNodes++;
+    }
     this.readStats.fallbackNodes += fallbackNodes;
     // A node disagrees for a moment whenever a container is allocated and not yet launched: the
     // count is logged when it changes, at debug; shims that fail or are older warn (above, below).
@@ -816,6 +850,32 @@ export class YarnBackend implements ClusterBackend {
       this.logger?.debug({ nodes: fallbackNodes }, 'nodes whose containers no complete shim list covers: their apps are read from the RM per application');
     this.lastFallbackNodes = fallbackNodes;
     return dirty;
+  }
+
+  /**
+   * The RM's nodes by id, as last listed: kept from one refresh to the next and changed where the
+   * list did (an unchanged node is the same object, list-parser.ts).
+   */
+  private mirrorRmNodes(rmNodes: readonly RmNodeInfo[]): ReadonlyMap<string, RmNodeInfo> {
+    const byId = this.rmNodeById;
+    for (const n of rmNodes) if (byId.get(n.id) !== n) byId.set(n.id, n);
+    if (byId.size > rmNodes.length) {
+      const listed = new Set(rmNodes.map((n) => n.id));
+      for (const id of byId.keys()) if (!listed.has(id)) byId.delete(id);
+    }
+    return byId;
+  }
+
+  /** Keeps a node shim's list (undefined: none) and which shim serves each of its nodes. */
+  private setShimList(url: string, list: ShimList | undefined): void {
+    const old = this.shimLists.get(url);
+    if (old) for (const id of old.nodeKeys.keys()) if (this.shimUrlOfNode.get(id) === url) this.shimUrlOfNode.delete(id);
+    if (list === undefined) {
+      this.shimLists.delete(url);
+      return;
+    }
+    this.shimLists.set(url, list);
+    for (const id of list.nodeKeys.keys()) this.shimUrlOfNode.set(id, url);
   }
 
   /** Takes a list's containers out, but for those listed again as they were (`kept`; `keptComplete` on a complete node still). */
@@ -856,17 +916,28 @@ export class YarnBackend implements ClusterBackend {
     }
   }
 
-  /** Numbers the snapshot and notes which nodes and apps changed since the previous one. */
-  private async recordChanges(snapshot: ClusterSnapshot, touched: ReadonlySet<string>, slicer: TimeSlicer): Promise<number> {
+  /** Numbers the snapshot (its `nodes` and `apps` also as lists) and notes which nodes and apps changed since the previous one. */
+  private async recordChanges(
+    snapshot: ClusterSnapshot,
+    nodes: readonly NodeView[],
+    apps: readonly AppView[],
+    touched: ReadonlySet<string>,
+    slicer: TimeSlicer,
+  ): Promise<number> {
     // Compared in slices, but recorded in one go: nothing reads the log until the snapshot is out.
     const changedNodes: string[] = [];
     const changedApps: string[] = [];
     const prev = this.previous;
     if (prev) {
       let walked = 0;
-      for (const n of snapshot.nodes.values()) {
+      // By index over the lists: an iterator's results are made anew around each await. Ids gone
+      // since are looked for only when the lists did not hold every one of the last snapshot's.
+      let nodesKept = 0;
+      for (let k = 0; k < nodes.length; k++) {
         if ((walked++ & 255) === 0) await slicer.maybeNext();
+        const n = nodes[k]!;
         const p = prev.nodes.get(n.id);
+        if (p !== undefined) nodesKept++;
         // The last view kept (sameNodeInputs): same RM item, same container list and views.
         if (p === n) continue;
         let same = p !== undefined && sameNode(p, n);
@@ -878,13 +949,18 @@ export class YarnBackend implements ClusterBackend {
         }
         if (!same) changedNodes.push(n.id);
       }
-      for (const id of prev.nodes.keys()) if (!snapshot.nodes.has(id)) changedNodes.push(id);
-      for (const a of snapshot.apps.values()) {
+      if (!(nodesKept === prev.nodes.size && nodes.length === snapshot.nodes.size))
+        for (const id of prev.nodes.keys()) if (!snapshot.nodes.has(id)) changedNodes.push(id);
+      let appsKept = 0;
+      for (let k = 0; k < apps.length; k++) {
         if ((walked++ & 255) === 0) await slicer.maybeNext();
+        const a = apps[k]!;
         const p = prev.apps.get(a.id);
+        if (p !== undefined) appsKept++;
         if (p !== a && (p === undefined || !sameApp(p, a))) changedApps.push(a.id);
       }
-      for (const id of prev.apps.keys()) if (!snapshot.apps.has(id)) changedApps.push(id);
+      if (!(appsKept === prev.apps.size && apps.length === snapshot.apps.size))
+        for (const id of prev.apps.keys()) if (!snapshot.apps.has(id)) changedApps.push(id);
     }
     const mark = this.changes.next();
     for (const id of changedNodes) this.changes.nodeChanged(id);
@@ -928,14 +1004,16 @@ export class YarnBackend implements ClusterBackend {
 
   private rereadShimOf(nodeId: string): void {
     if (!this.perNodeShims) return;
-    for (const [url, l] of this.shimLists) if (l.nodeKeys.has(nodeId)) this.shimsToReread.add(url);
+    const url = this.shimUrlOfNode.get(nodeId);
+    if (url !== undefined) this.shimsToReread.add(url);
   }
 
   /** The containers of the shim serving `nodeId`: one list read when the backend knows that shim, else every shim's. */
   private async shimContainersOfNode(nodeId: string): Promise<readonly ShimContainer[]> {
     const shim = this.shim!;
     if (this.perNodeShims) {
-      for (const [url, l] of this.shimLists) if (l.nodeKeys.has(nodeId)) return (await shim.nodeShimContainers!(url)).containers;
+      const url = this.shimUrlOfNode.get(nodeId);
+      if (url !== undefined) return (await shim.nodeShimContainers!(url)).containers;
     }
     return shim.containers();
   }
@@ -1555,13 +1633,7 @@ export function toContainerView(c: RmContainerInfo, appId: string, shim: ShimCon
  * The RM counts a container from its allocation, the NodeManager from its launch: until then
  * the node is incomplete (and read again next refresh), its apps read from the RM.
  */
-function completeShimList(
-  nodes: readonly string[],
-  containers: readonly ShimContainer[],
-  rmNode: ReadonlyMap<string, RmNodeInfo>,
-  nodeKeys: ReadonlyMap<string, string>,
-  nowMs: number,
-): ShimList {
+function completeShimList(nodes: readonly string[], containers: readonly ShimContainer[], rmNode: ReadonlyMap<string, RmNodeInfo>, nowMs: number): ShimList {
   const byNode = new Map<string, ShimContainer[]>();
   for (const c of containers) {
     const l = byNode.get(c.nodeId);
@@ -1574,7 +1646,7 @@ function completeShimList(
   for (const id of new Set([...nodes, ...byNode.keys()])) {
     const n = rmNode.get(id);
     if (!n) continue;
-    keys.set(id, nodeKeys.get(id)!);
+    keys.set(id, nodeShimKey(n));
     const list = byNode.get(id) ?? [];
     let memoryMB = 0;
     let vcores = 0;
@@ -1591,6 +1663,23 @@ function completeShimList(
     else incompleteNodes.add(id);
   }
   return { readAtMs: nowMs, containers, nodeKeys: keys, complete, incompleteNodes };
+}
+
+/** Drops the entries of ids `listed` (the items just listed, each under its id) no longer holds. */
+function forgetUnlisted<V>(byId: Map<string, V>, listed: readonly { readonly id: string }[]): void {
+  if (byId.size <= listed.length) return;
+  const ids = new Set<string>();
+  for (const x of listed) ids.add(x.id);
+  for (const id of byId.keys()) if (!ids.has(id)) byId.delete(id);
+}
+
+/** Whether `test` holds for some entry of the map (no entry arrays made, as `for … of` may). */
+function someEntry<K, V>(m: ReadonlyMap<K, V>, test: (value: V, key: K) => boolean): boolean {
+  let found = false;
+  m.forEach((v, k) => {
+    if (!found && test(v, k)) found = true;
+  });
+  return found;
 }
 
 /** The app's containers on complete shim lists add up to its counters in the apps list. */
