@@ -248,9 +248,44 @@ export interface ContainerReadStats {
 
 /** `container_[e<epoch>_]<clusterTs>_<app>_<attempt>_<seq>` → `application_<clusterTs>_<app>`. */
 export function appIdOfContainer(containerId: string): string | undefined {
-  const m = /^container_(?:e\d+_)?(\d+)_(\d+)_\d+_\d+$/.exec(containerId);
-  return m ? `application_${m[1]}_${m[2]}` : undefined;
+  // container_[e<epoch>_]<cluster timestamp>_<app>_<attempt>_<container>, read without a regex's match arrays.
+  const id = containerId;
+  if (!id.startsWith('container_')) return undefined;
+  let at = 10;
+  if (id.charCodeAt(at) === 101) {
+    const end = digitsEnd(id, at + 1);
+    if (end === at + 1 || id.charCodeAt(end) !== 95) return undefined;
+    at = end + 1;
+  }
+  const start = at;
+  let appEnd = -1;
+  for (let part = 0; part < 4; part++) {
+    const end = digitsEnd(id, at);
+    if (end === at || (part === 3 ? end !== id.length : id.charCodeAt(end) !== 95)) return undefined;
+    if (part === 1) appEnd = end;
+    at = end + 1;
+  }
+  return 'application_' + id.slice(start, appEnd);
 }
+
+/** Where the run of ASCII digits that starts at `from` ends. */
+function digitsEnd(s: string, from: number): number {
+  let i = from;
+  for (let c = s.charCodeAt(i); c >= 48 && c <= 57; c = s.charCodeAt(++i));
+  return i;
+}
+
+/**
+ * `appIdOfContainer` of a shim's container, found once per listed object: a list read again hands
+ * back the objects of containers listed as before, and a cold read asks of each container three times.
+ */
+function appIdOfShimContainer(c: ShimContainer): string | undefined {
+  if (shimAppIds.has(c)) return shimAppIds.get(c);
+  const appId = appIdOfContainer(c.containerId);
+  shimAppIds.set(c, appId);
+  return appId;
+}
+const shimAppIds = new WeakMap<ShimContainer, string | undefined>();
 
 export class YarnBackend implements ClusterBackend {
   readonly name = 'yarn';
@@ -722,7 +757,7 @@ export class YarnBackend implements ClusterBackend {
       const runningIds = new Set(running.map((a) => a.id));
       for (const c of shimContainers) {
         if (this.previous.containers.has(c.containerId)) continue;
-        const appId = appIdOfContainer(c.containerId);
+        const appId = appIdOfShimContainer(c);
         if (appId !== undefined && runningIds.has(appId)) toRead.add(appId);
       }
     }
@@ -883,7 +918,7 @@ export class YarnBackend implements ClusterBackend {
     for (const c of l.containers) if (!kept.has(c) && this.shimById.get(c.containerId) === c) this.shimById.delete(c.containerId);
     for (const c of l.complete) {
       if (keptComplete.has(c)) continue;
-      const appId = appIdOfContainer(c.containerId)!;
+      const appId = appIdOfShimContainer(c)!;
       const a = this.shimApps.get(appId);
       if (a?.byId.get(c.containerId) !== c) continue;
       a.byId.delete(c.containerId);
@@ -898,7 +933,7 @@ export class YarnBackend implements ClusterBackend {
   private addShimList(l: ShimList, dirty: ShimChanges): void {
     for (const c of l.containers) this.shimById.set(c.containerId, c);
     for (const c of l.complete) {
-      const appId = appIdOfContainer(c.containerId)!;
+      const appId = appIdOfShimContainer(c)!;
       let a = this.shimApps.get(appId);
       if (!a) this.shimApps.set(appId, (a = { byId: new Map(), n: 0, memoryMB: 0, vcores: 0 }));
       const had = a.byId.get(c.containerId);
@@ -1634,6 +1669,16 @@ export function toContainerView(c: RmContainerInfo, appId: string, shim: ShimCon
  * the node is incomplete (and read again next refresh), its apps read from the RM.
  */
 function completeShimList(nodes: readonly string[], containers: readonly ShimContainer[], rmNode: ReadonlyMap<string, RmNodeInfo>, nowMs: number): ShimList {
+  // A NodeManager's shim serves its one node: its list needs no grouping.
+  const only = nodes.length === 1 ? nodes[0]! : undefined;
+  if (only !== undefined && containers.every((c) => c.nodeId === only)) {
+    const n = rmNode.get(only);
+    if (!n) return { readAtMs: nowMs, containers, nodeKeys: new Map(), complete: NO_SHIM_CONTAINER_LIST, incompleteNodes: NO_NODE_IDS };
+    const nodeKeys = new Map([[only, nodeShimKey(n)]]);
+    return addsUpToNode(n, containers)
+      ? { readAtMs: nowMs, containers, nodeKeys, complete: containers, incompleteNodes: NO_NODE_IDS }
+      : { readAtMs: nowMs, containers, nodeKeys, complete: NO_SHIM_CONTAINER_LIST, incompleteNodes: new Set([only]) };
+  }
   const byNode = new Map<string, ShimContainer[]>();
   for (const c of containers) {
     const l = byNode.get(c.nodeId);
@@ -1648,22 +1693,26 @@ function completeShimList(nodes: readonly string[], containers: readonly ShimCon
     if (!n) continue;
     keys.set(id, nodeShimKey(n));
     const list = byNode.get(id) ?? [];
-    let memoryMB = 0;
-    let vcores = 0;
-    let allocated = true;
-    for (const c of list) {
-      if (!c.allocated || appIdOfContainer(c.containerId) === undefined) allocated = false;
-      else {
-        memoryMB += c.allocated.memoryMB;
-        vcores += c.allocated.vcores;
-      }
-    }
-    const used = n.usedResource ? toResources(n.usedResource) : { memoryMB: n.usedMemoryMB, vcores: n.usedVirtualCores };
-    if (allocated && list.length === n.numContainers && memoryMB === used.memoryMB && vcores === used.vcores) complete.push(...list);
+    if (addsUpToNode(n, list)) complete.push(...list);
     else incompleteNodes.add(id);
   }
   return { readAtMs: nowMs, containers, nodeKeys: keys, complete, incompleteNodes };
 }
+
+/** A node's listed containers all carry their allocation and add up to the RM's figures of the node (count, memory, vcores). */
+function addsUpToNode(n: RmNodeInfo, list: readonly ShimContainer[]): boolean {
+  let memoryMB = 0;
+  let vcores = 0;
+  for (const c of list) {
+    if (!c.allocated || appIdOfShimContainer(c) === undefined) return false;
+    memoryMB += c.allocated.memoryMB;
+    vcores += c.allocated.vcores;
+  }
+  const used = n.usedResource ? toResources(n.usedResource) : { memoryMB: n.usedMemoryMB, vcores: n.usedVirtualCores };
+  return list.length === n.numContainers && memoryMB === used.memoryMB && vcores === used.vcores;
+}
+const NO_SHIM_CONTAINER_LIST: readonly ShimContainer[] = [];
+const NO_NODE_IDS: ReadonlySet<string> = new Set();
 
 /** Drops the entries of ids `listed` (the items just listed, each under its id) no longer holds. */
 function forgetUnlisted<V>(byId: Map<string, V>, listed: readonly { readonly id: string }[]): void {

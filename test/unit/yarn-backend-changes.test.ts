@@ -243,6 +243,27 @@ describe('appIdOfContainer', () => {
     expect(appIdOfContainer('container_e17_1795254945306_0001_01_000003')).toBe(APP);
     expect(appIdOfContainer('not-a-container')).toBeUndefined();
   });
+
+  it('reads any string as the container id grammar does: container_[e<n>_]<n>_<n>_<n>_<n>, digits only', () => {
+    const grammar = (id: string): string | undefined => {
+      const m = /^container_(?:e\d+_)?(\d+)_(\d+)_\d+_\d+$/.exec(id);
+      return m ? `application_${m[1]}_${m[2]}` : undefined;
+    };
+    const digits = fc.stringMatching(/^[0-9]{0,4}$/);
+    const part = fc.oneof(digits, fc.constantFrom('', 'e', 'e1', 'x', '_', '1_', '٣', '0x1'));
+    const id = fc.oneof(
+      fc
+        .tuple(fc.constantFrom('container_', 'container_e17_', 'container_e_', 'containe_', ''), fc.array(part, { maxLength: 6 }))
+        .map(([head, parts]) => head + parts.join('_')),
+      fc.string(),
+    );
+    fc.assert(
+      fc.property(id, (s) => {
+        expect(appIdOfContainer(s)).toBe(grammar(s));
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });
 
 describe('a snapshot built on the last one', () => {
