@@ -69,16 +69,23 @@ export const FOLD_SKIPS_FROM = 10;
 export function foldRepeatedSkips(entries: readonly NewJournalEntry[], from = FOLD_SKIPS_FROM): NewJournalEntry[] {
   const keyOf = (e: NewJournalEntry): string | undefined =>
     e.result === 'skipped' && e.count === undefined ? `${e.policy}\0${e.rule}\0${e.skipReason ?? ''}\0${e.detail ?? ''}\0${e.action?.kind ?? ''}` : undefined;
+  // Each entry's key made once (tens of thousands of skips a cycle at 10,000 nodes in dry-run).
+  const keys = new Array<string | undefined>(entries.length);
   const sizes = new Map<string, number>();
-  for (const e of entries) {
-    const k = keyOf(e);
-    if (k !== undefined) sizes.set(k, (sizes.get(k) ?? 0) + 1);
+  let folds = false;
+  for (let i = 0; i < entries.length; i++) {
+    const k = (keys[i] = keyOf(entries[i]!));
+    if (k === undefined) continue;
+    const n = (sizes.get(k) ?? 0) + 1;
+    sizes.set(k, n);
+    if (n >= from) folds = true;
   }
-  if (![...sizes.values()].some((n) => n >= from)) return [...entries];
+  if (!folds) return [...entries];
   const out: NewJournalEntry[] = [];
   const seen = new Set<string>();
-  for (const e of entries) {
-    const k = keyOf(e);
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    const k = keys[i];
     const n = k === undefined ? 0 : sizes.get(k)!;
     if (k === undefined || n < from) out.push(e);
     else if (!seen.has(k)) {
