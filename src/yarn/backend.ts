@@ -275,18 +275,6 @@ function digitsEnd(s: string, from: number): number {
   return i;
 }
 
-/**
- * `appIdOfContainer` of a shim's container, found once per listed object: a list read again hands
- * back the objects of containers listed as before, and a cold read asks of each container three times.
- */
-function appIdOfShimContainer(c: ShimContainer): string | undefined {
-  if (shimAppIds.has(c)) return shimAppIds.get(c);
-  const appId = appIdOfContainer(c.containerId);
-  shimAppIds.set(c, appId);
-  return appId;
-}
-const shimAppIds = new WeakMap<ShimContainer, string | undefined>();
-
 export class YarnBackend implements ClusterBackend {
   readonly name = 'yarn';
   readonly client: RmClient;
@@ -757,7 +745,7 @@ export class YarnBackend implements ClusterBackend {
       const runningIds = new Set(running.map((a) => a.id));
       for (const c of shimContainers) {
         if (this.previous.containers.has(c.containerId)) continue;
-        const appId = appIdOfShimContainer(c);
+        const appId = appIdOfContainer(c.containerId);
         if (appId !== undefined && runningIds.has(appId)) toRead.add(appId);
       }
     }
@@ -918,7 +906,7 @@ export class YarnBackend implements ClusterBackend {
     for (const c of l.containers) if (!kept.has(c) && this.shimById.get(c.containerId) === c) this.shimById.delete(c.containerId);
     for (const c of l.complete) {
       if (keptComplete.has(c)) continue;
-      const appId = appIdOfShimContainer(c)!;
+      const appId = appIdOfContainer(c.containerId)!;
       const a = this.shimApps.get(appId);
       if (a?.byId.get(c.containerId) !== c) continue;
       a.byId.delete(c.containerId);
@@ -933,7 +921,7 @@ export class YarnBackend implements ClusterBackend {
   private addShimList(l: ShimList, dirty: ShimChanges): void {
     for (const c of l.containers) this.shimById.set(c.containerId, c);
     for (const c of l.complete) {
-      const appId = appIdOfShimContainer(c)!;
+      const appId = appIdOfContainer(c.containerId)!;
       let a = this.shimApps.get(appId);
       if (!a) this.shimApps.set(appId, (a = { byId: new Map(), n: 0, memoryMB: 0, vcores: 0 }));
       const had = a.byId.get(c.containerId);
@@ -1704,7 +1692,7 @@ function addsUpToNode(n: RmNodeInfo, list: readonly ShimContainer[]): boolean {
   let memoryMB = 0;
   let vcores = 0;
   for (const c of list) {
-    if (!c.allocated || appIdOfShimContainer(c) === undefined) return false;
+    if (!c.allocated || appIdOfContainer(c.containerId) === undefined) return false;
     memoryMB += c.allocated.memoryMB;
     vcores += c.allocated.vcores;
   }
