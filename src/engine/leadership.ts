@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 export type LeadershipRole = 'leader' | 'standby';
@@ -75,6 +75,35 @@ function parseRecord(text: string): LockRecord | undefined {
     return { holder: r.holder, epoch: r.epoch as number, heartbeatAtMs: r.heartbeatAtMs };
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Creates `path` holding `text`, failing with EEXIST when it exists: a temporary file beside it,
+ * hard-linked into place, so the file is never seen without its text. Where hard links are not
+ * supported, created exclusively and then written.
+ */
+async function createWhole(path: string, text: string): Promise<void> {
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fh = await open(tmp, 'wx', 0o644);
+  try {
+    await fh.writeFile(text);
+  } finally {
+    await fh.close();
+  }
+  try {
+    await link(tmp, path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw e;
+    const direct = await open(path, 'wx', 0o644);
+    try {
+      await direct.writeFile(text);
+    } finally {
+      await direct.close();
+    }
+  } finally {
+    await unlink(tmp).catch(() => undefined);
   }
 }
 
@@ -206,28 +235,35 @@ export class FileLeaderElection implements LeaderElection {
     }
   }
 
-  /** Creates the claim file exclusively; a claim left by a contender that died is broken after a lease. */
+  /**
+   * Creates the claim file exclusively, whole: written beside it first and hard-linked into
+   * place, so another contender never reads a claim half written (it took an empty one for a dead
+   * contender's and broke it: both then led). A claim left by a contender that died is broken
+   * after a lease; one that cannot be read (left by a crash mid-write where links are not
+   * supported), once its file is older than a lease.
+   */
   private async claim(): Promise<boolean> {
     const body = JSON.stringify({ holder: this.holder, atMs: this.now() });
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        const fh = await open(this.claimPath, 'wx', 0o644);
-        try {
-          await fh.writeFile(body);
-        } finally {
-          await fh.close();
-        }
+        await createWhole(this.claimPath, body);
         return true;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-        const text = await readFile(this.claimPath, 'utf8').catch(() => '');
+        const text = await readFile(this.claimPath, 'utf8').catch(() => undefined);
+        if (text === undefined) continue; // gone meanwhile: try again
         let atMs: number | undefined;
         try {
           atMs = (JSON.parse(text) as { atMs?: number }).atMs;
         } catch {
           atMs = undefined;
         }
-        if (typeof atMs === 'number' && this.now() - atMs < this.leaseMs) return false;
+        if (typeof atMs === 'number') {
+          if (this.now() - atMs < this.leaseMs) return false;
+        } else {
+          const file = await stat(this.claimPath).catch(() => undefined);
+          if (file && Date.now() - file.mtimeMs < this.leaseMs) return false;
+        }
         await unlink(this.claimPath).catch(() => undefined);
       }
     }

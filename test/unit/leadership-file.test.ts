@@ -3,7 +3,7 @@
  * heartbeat is older than the lease, every takeover raises the epoch, two contenders never both
  * lead, and a release hands over at once. Time is a fake clock shared by the contenders.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -118,6 +118,24 @@ describe('FileLeaderElection', () => {
     nowMs += LEASE;
     expect(await a.acquire()).toBe(true);
     expect(a.epoch).toBe(1);
+  });
+
+  it('a claim whose text is not there yet (a contender between creating and writing it) is not broken', async () => {
+    writeFileSync(join(dir, 'leader.lock.claim'), '');
+    const a = contender('a');
+    expect(await a.acquire()).toBe(false);
+    expect(a.isLeader()).toBe(false);
+  });
+
+  it('an unreadable claim whose file is older than a lease is broken', async () => {
+    const claim = join(dir, 'leader.lock.claim');
+    writeFileSync(claim, '{"hol');
+    const old = (Date.now() - 2 * LEASE) / 1000;
+    utimesSync(claim, old, old);
+    const a = contender('a');
+    expect(await a.acquire()).toBe(true);
+    expect(a.epoch).toBe(1);
+    expect(readdirSync(dir).sort()).toEqual(['leader.lock']);
   });
 
   it('an unreadable lock file counts as lapsed', async () => {
