@@ -78,30 +78,33 @@ function parseRecord(text: string): LockRecord | undefined {
   }
 }
 
+/** A temporary file's name beside `path`, unique to this process and call. */
+const tempBeside = (path: string): string => `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+
+/** Creates `path` exclusively (EEXIST when it exists) and writes `text` to it. */
+async function writeNewFile(path: string, text: string): Promise<void> {
+  const fh = await open(path, 'wx', 0o644);
+  try {
+    await fh.writeFile(text);
+  } finally {
+    await fh.close();
+  }
+}
+
 /**
  * Creates `path` holding `text`, failing with EEXIST when it exists: a temporary file beside it,
  * hard-linked into place, so the file is never seen without its text. Where hard links are not
  * supported, created exclusively and then written.
  */
 async function createWhole(path: string, text: string): Promise<void> {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fh = await open(tmp, 'wx', 0o644);
-  try {
-    await fh.writeFile(text);
-  } finally {
-    await fh.close();
-  }
+  const tmp = tempBeside(path);
+  await writeNewFile(tmp, text);
   try {
     await link(tmp, path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw e;
-    const direct = await open(path, 'wx', 0o644);
-    try {
-      await direct.writeFile(text);
-    } finally {
-      await direct.close();
-    }
+    await writeNewFile(path, text);
   } finally {
     await unlink(tmp).catch(() => undefined);
   }
@@ -109,7 +112,7 @@ async function createWhole(path: string, text: string): Promise<void> {
 
 /** Writes `text` to `path` atomically: a temporary file beside it, fsynced, renamed over it, the directory fsynced. */
 export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const tmp = tempBeside(path);
   const fh = await open(tmp, 'w', 0o644);
   try {
     await fh.writeFile(text);

@@ -520,7 +520,7 @@ export class YarnBackend implements ClusterBackend {
     const appViews = this.lastAppViews;
     for (let i = 0; i < apps.length; i++) {
       const base = apps[i]!;
-      const last = this.lastAppViews.get(base.id);
+      const last = appViews.get(base.id);
       let view = base;
       if (runningIds.has(base.id)) {
         const mine = this.appContainers.get(base.id);
